@@ -1,0 +1,183 @@
+"""Frozen value types shared by every layer: cluster, training plan, job, placement.
+
+Units: seconds for time, bytes for data, GB/s (1 GB = 1e9 B) for bandwidth.
+Nothing here mutates; the simulator keeps the only mutable cluster state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Hashable, Sequence
+
+GB = 1e9
+
+
+class ConfigError(ValueError):
+    """A value given by the user (config key, file, row, job) is invalid; the message names it."""
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigError(message)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """`servers` identical servers with `gpus_per_server` GPUs each and two bandwidth classes (GB/s)."""
+
+    servers: int
+    gpus_per_server: int
+    b_intra: float = 300.0
+    b_inter: float = 12.5
+
+    def __post_init__(self) -> None:
+        _require(isinstance(self.servers, int) and self.servers > 0,
+                 f"cluster.servers must be a positive integer, got {self.servers!r}")
+        _require(isinstance(self.gpus_per_server, int) and self.gpus_per_server > 0,
+                 f"cluster.gpus_per_server must be a positive integer, got {self.gpus_per_server!r}")
+        for key in ("b_intra", "b_inter"):
+            value = getattr(self, key)
+            _require(isinstance(value, (int, float)) and math.isfinite(value) and value > 0,
+                     f"cluster.{key} must be a positive bandwidth in GB/s, got {value!r}")
+
+    @property
+    def total_gpus(self) -> int:
+        return self.servers * self.gpus_per_server
+
+    def empty_free(self) -> tuple[int, ...]:
+        """Free GPUs per server on an empty cluster."""
+        return (self.gpus_per_server,) * self.servers
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One pipeline stage of a configured job (paper-notes 2.1).
+
+    compute_s: forward+backward time of the stage for one whole iteration's mini-batch on one GPU;
+    each of the `replicas` data-parallel replicas computes compute_s / replicas.
+    param_bytes: parameter (= gradient) bytes, all-reduced among the replicas.
+    activation_bytes: activation bytes leaving this stage per iteration (0 for the last stage);
+    the backward gradient across the same boundary has the same size.
+    """
+
+    compute_s: float
+    param_bytes: float
+    activation_bytes: float
+    replicas: int
+
+    def __post_init__(self) -> None:
+        _require(self.replicas >= 1, f"stage replicas must be >= 1, got {self.replicas}")
+        _require(self.compute_s >= 0 and self.param_bytes >= 0 and self.activation_bytes >= 0,
+                 "stage compute time and byte counts must be non-negative")
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    """A model under one parallel configuration: the stages the timing model and job graph need.
+
+    Vertices of the job graph are numbered stage-major: stage 0 replicas 0..m0-1, then stage 1, ...
+    `declared_alpha_max` overrides the computed worst-case time (hand-made theory instances).
+    """
+
+    model: str
+    config: str
+    stages: tuple[Stage, ...]
+    declared_alpha_max: float | None = None
+
+    def __post_init__(self) -> None:
+        _require(len(self.stages) >= 1, f"training plan {self.model}/{self.config} has no stages")
+
+    @property
+    def gpus(self) -> int:
+        return sum(stage.replicas for stage in self.stages)
+
+    @property
+    def is_fixed(self) -> bool:
+        """True for a fixed-alpha plan (a single stage with no communication)."""
+        return self.model == FIXED_MODEL
+
+    def vertex_stage(self) -> tuple[int, ...]:
+        """Stage index of every vertex, stage-major."""
+        return tuple(s for s, stage in enumerate(self.stages) for _ in range(stage.replicas))
+
+    def stage_vertices(self, s: int) -> range:
+        start = sum(stage.replicas for stage in self.stages[:s])
+        return range(start, start + self.stages[s].replicas)
+
+    @classmethod
+    def fixed(cls, gpus: int, alpha: float, alpha_max: float | None = None) -> "TrainingPlan":
+        """A plan whose per-iteration time is `alpha` on every placement (theory instances)."""
+        _require(gpus >= 1, f"gpus must be >= 1, got {gpus}")
+        _require(alpha > 0, f"alpha must be > 0, got {alpha}")
+        if alpha_max is not None:
+            _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")
+        stage = Stage(compute_s=alpha * gpus, param_bytes=0.0, activation_bytes=0.0, replicas=gpus)
+        return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max)
+
+
+FIXED_MODEL = "fixed-alpha"
+
+
+@dataclass(frozen=True)
+class Job:
+    """A training job as the simulator sees it.
+
+    iterations is the true n_i; schedulers never read it unless they declare themselves oracles.
+    `user` and `group` are recurrence features for the predictor (may be synthetic, see workloads).
+    """
+
+    job_id: Hashable
+    release: float
+    plan: TrainingPlan
+    iterations: int
+    user: str | None = None
+    group: str | None = None
+    duration: float | None = None
+    features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        _require(math.isfinite(self.release) and self.release >= 0,
+                 f"job {self.job_id!r}: release must be >= 0, got {self.release}")
+        _require(self.iterations >= 0, f"job {self.job_id!r}: iterations must be >= 0, got {self.iterations}")
+
+    @property
+    def gpus(self) -> int:
+        return self.plan.gpus
+
+    @property
+    def model(self) -> str:
+        return self.plan.model
+
+    @property
+    def config(self) -> str:
+        return self.plan.config
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Server of every job-graph vertex (stage-major order). GPU ids inside a server do not matter."""
+
+    servers: tuple[int, ...]
+
+    def counts(self, num_servers: int) -> list[int]:
+        """GPUs used on each server."""
+        used = [0] * num_servers
+        for h in self.servers:
+            used[h] += 1
+        return used
+
+    @property
+    def servers_used(self) -> int:
+        return len(set(self.servers))
+
+    def validate(self, plan: TrainingPlan, free: Sequence[int]) -> None:
+        """Raise if the placement does not put every vertex exactly once within free capacity."""
+        if len(self.servers) != plan.gpus:
+            raise ValueError(f"placement has {len(self.servers)} vertices, job needs {plan.gpus}")
+        for h in self.servers:
+            if not 0 <= h < len(free):
+                raise ValueError(f"placement uses unknown server {h}")
+        for h, used in enumerate(self.counts(len(free))):
+            if used > free[h]:
+                raise ValueError(f"placement puts {used} replicas on server {h} with {free[h]} free GPUs")

@@ -1,0 +1,111 @@
+"""Per-iteration time alpha(plan, placement, cluster): paper Eqs 4-7 as reconstructed in paper-notes 2.3.
+
+One pure function serves Heavy-Edge, the ILP and the simulator, so their alphas can never disagree.
+Only which communicating replicas share a server matters; the per-stage bandwidth choice is:
+- all-reduce of stage s uses b_intra iff all replicas of s sit on one server (ring bottleneck);
+- the s|s+1 boundary uses b_intra iff all replicas of s and s+1 sit on one common server.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from .core import GB, Cluster, ConfigError, Placement, TrainingPlan
+
+
+@dataclass(frozen=True)
+class TimingModel:
+    """The open choices of paper-notes 2.3 / section 10 item 3, with the paper-faithful defaults.
+
+    pipeline_mode "async" is Eq 7 (max over stations); "sync" is a GPipe/DAPPLE-style flush with
+    `microbatches` micro-batches. allreduce "tree" adds `tree_latency_s * ceil(log2 m)` to the ring
+    bandwidth term (nccl-tests: both need 2(m-1)/m * P / b). fold_p2p_into_stage adds the outgoing
+    boundary transfer to the stage's own time instead of treating the link as its own station.
+    """
+
+    pipeline_mode: Literal["async", "sync"] = "async"
+    allreduce: Literal["ring", "tree"] = "ring"
+    tree_latency_s: float = 0.0
+    fold_p2p_into_stage: bool = False
+    microbatches: int = 8
+
+    def __post_init__(self) -> None:
+        if self.pipeline_mode not in ("async", "sync"):
+            raise ConfigError(f"timing.pipeline_mode must be 'async' or 'sync', got {self.pipeline_mode!r}")
+        if self.allreduce not in ("ring", "tree"):
+            raise ConfigError(f"timing.allreduce must be 'ring' or 'tree', got {self.allreduce!r}")
+        if self.microbatches < 1:
+            raise ConfigError(f"timing.microbatches must be >= 1, got {self.microbatches}")
+        if self.tree_latency_s < 0:
+            raise ConfigError(f"timing.tree_latency_s must be >= 0, got {self.tree_latency_s}")
+
+    def allreduce_time(self, param_bytes: float, replicas: int, bandwidth_gbps: float) -> float:
+        """Eqs 5/6: 2(m-1)/m * P / b, plus the tree latency term when selected; 0 for one replica."""
+        if replicas <= 1 or param_bytes == 0:
+            return 0.0
+        t = 2.0 * (replicas - 1) / replicas * param_bytes / (bandwidth_gbps * GB)
+        if self.allreduce == "tree":
+            t += self.tree_latency_s * math.ceil(math.log2(replicas))
+        return t
+
+    @staticmethod
+    def p2p_time(activation_bytes: float, bandwidth_gbps: float) -> float:
+        """Eq 4: forward activations plus backward gradients across one stage boundary."""
+        return 2.0 * activation_bytes / (bandwidth_gbps * GB)
+
+    def alpha_from_links(self, plan: TrainingPlan, cluster: Cluster,
+                         stage_spread: Sequence[bool], boundary_spread: Sequence[bool]) -> float:
+        """alpha given, per stage, whether its replicas span >1 server and, per boundary, whether
+        the two adjacent stages span >1 server. The ILP uses the same decomposition."""
+        stages = plan.stages
+        stage_times = []
+        for s, stage in enumerate(stages):
+            bw = cluster.b_inter if stage_spread[s] else cluster.b_intra
+            stage_times.append((stage.compute_s / stage.replicas,
+                                self.allreduce_time(stage.param_bytes, stage.replicas, bw)))
+        p2p = [self.p2p_time(stages[s].activation_bytes,
+                             cluster.b_inter if boundary_spread[s] else cluster.b_intra)
+               for s in range(len(stages) - 1)]
+        if self.pipeline_mode == "sync":
+            micro = self.microbatches
+            per_micro = max(comp / micro + (p2p[s] / micro if s < len(p2p) else 0.0)
+                            for s, (comp, _) in enumerate(stage_times))
+            return (micro + len(stages) - 1) * per_micro + max(ar for _, ar in stage_times)
+        tau = [comp + ar for comp, ar in stage_times]
+        if self.fold_p2p_into_stage:
+            return max(tau[s] + (p2p[s] if s < len(p2p) else 0.0) for s in range(len(stages)))
+        return max(max(tau), max(p2p, default=0.0))
+
+    def alpha(self, plan: TrainingPlan, placement: Placement, cluster: Cluster) -> float:
+        """Per-iteration time of `plan` under `placement` on `cluster` (seconds)."""
+        servers = placement.servers
+        if len(servers) != plan.gpus:
+            raise ValueError(f"placement has {len(servers)} vertices, plan {plan.model}/{plan.config} "
+                             f"needs {plan.gpus}")
+        stage_sets: list[set[int]] = []
+        start = 0
+        for stage in plan.stages:
+            stage_sets.append(set(servers[start:start + stage.replicas]))
+            start += stage.replicas
+        stage_spread = [len(hosts) > 1 for hosts in stage_sets]
+        boundary_spread = [len(stage_sets[s] | stage_sets[s + 1]) > 1 for s in range(len(stage_sets) - 1)]
+        return self.alpha_from_links(plan, cluster, stage_spread, boundary_spread)
+
+    def alpha_consolidated(self, plan: TrainingPlan, cluster: Cluster) -> float:
+        """alpha with every link intra-server: a lower bound on alpha_min, attained when g <= M."""
+        n = len(plan.stages)
+        return self.alpha_from_links(plan, cluster, [False] * n, [False] * (n - 1))
+
+    def alpha_max(self, plan: TrainingPlan, cluster: Cluster) -> float:
+        """Worst-case alpha: every replica on a distinct server, so every link is inter-server
+        (paper-notes 2.4). A plan's declared alpha_max takes precedence (theory instances)."""
+        if plan.declared_alpha_max is not None:
+            return plan.declared_alpha_max
+        n = len(plan.stages)
+        spread = [stage.replicas > 1 for stage in plan.stages]
+        return self.alpha_from_links(plan, cluster, spread, [True] * (n - 1))
+
+
+DEFAULT_TIMING = TimingModel()
