@@ -1,0 +1,1 @@
+"""Job tables: one schema, loaders for real traces and plain CSV, synthetic workloads, instances."""

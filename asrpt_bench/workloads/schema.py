@@ -1,0 +1,109 @@
+"""The one job-table schema every loader produces (design.md section 4), with units and validation.
+
+A job table is a pandas DataFrame, one row per job. Either `model` + `config` describe the job
+(its per-iteration time then follows from the profiles and the placement) or `alpha` gives a fixed
+per-iteration time for every placement, with optional `alpha_max` (theory instances).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core import ConfigError
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: str  # "int", "float" or "str"
+    unit: str
+    required: bool
+    description: str
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("job_id", "str", "-", True, "unique job identifier"),
+    Column("release", "float", "s", True, "arrival time, >= 0 (trace submit time shifted to 0)"),
+    Column("gpus", "int", "GPUs", True, "GPUs the job holds while it runs, >= 1"),
+    Column("iterations", "int", "iterations", False, "true training iterations n_i, >= 0"),
+    Column("model", "str", "-", False, "zoo model name (with `config`)"),
+    Column("config", "str", "-", False, "parallel configuration name such as p2xd4 (with `model`)"),
+    Column("alpha", "float", "s/iteration", False, "fixed per-iteration time (instead of model+config)"),
+    Column("alpha_max", "float", "s/iteration", False, "declared worst-case per-iteration time"),
+    Column("user", "str", "-", False, "recurrence key: user (synthetic for Philly)"),
+    Column("group", "str", "-", False, "recurrence key: job group / recurring template"),
+    Column("duration", "float", "s", False, "trace run time, used to derive iterations"),
+)
+COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
+
+
+def _where(source: str, row: int, column: str) -> str:
+    return f"{source}: row {row + 1} (line {row + 2}), column {column!r}"
+
+
+def _coerce(table: pd.DataFrame, column: Column, source: str) -> pd.Series:
+    values = table[column.name]
+    if column.kind == "str":
+        present = values.notna()
+        return values.where(~present, values.astype(str))
+    numeric = pd.to_numeric(values, errors="coerce")
+    bad = numeric.isna() & values.notna() & (values.astype(str).str.strip() != "")
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ConfigError(f"{_where(source, row, column.name)}: not a number: {values.iloc[row]!r}")
+    if column.kind == "int":
+        finite = numeric.dropna()
+        fractional = finite[finite != np.floor(finite)]
+        if len(fractional):
+            row = int(table.index.get_loc(fractional.index[0]))
+            raise ConfigError(f"{_where(source, row, column.name)}: not an integer: {values.iloc[row]!r}")
+    return numeric.astype(float)
+
+
+def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Check and normalise a job table; errors name the source, the row and the column.
+
+    Returns a copy with a fresh RangeIndex, typed columns and all optional columns present.
+    """
+    table = table.reset_index(drop=True).copy()
+    missing = [c.name for c in COLUMNS if c.required and c.name not in table.columns]
+    if missing:
+        raise ConfigError(f"{source}: missing required column(s) {missing}; columns are {list(table.columns)}")
+    for column in COLUMNS:
+        if column.name not in table.columns:
+            table[column.name] = pd.NA if column.kind == "str" else np.nan
+            continue
+        table[column.name] = _coerce(table, column, source)
+    for name in ("job_id", "release", "gpus"):
+        empty = table[name].isna()
+        if empty.any():
+            raise ConfigError(f"{_where(source, int(np.flatnonzero(empty)[0]), name)}: value is missing")
+    checks = (
+        ("release", table["release"] < 0, "must be >= 0"),
+        ("gpus", table["gpus"] < 1, "must be >= 1"),
+        ("iterations", table["iterations"] < 0, "must be >= 0"),
+        ("alpha", table["alpha"] <= 0, "must be > 0"),
+        ("alpha_max", table["alpha_max"] < table["alpha"], "must be >= alpha"),
+        ("duration", table["duration"] < 0, "must be >= 0"),
+    )
+    for name, bad, problem in checks:
+        bad = bad.fillna(False).to_numpy(dtype=bool)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ConfigError(f"{_where(source, row, name)}: {problem}, got {table[name].iloc[row]!r}")
+    has_model = table["model"].notna() & table["config"].notna()
+    has_alpha = table["alpha"].notna()
+    neither = ~(has_model | has_alpha)
+    if neither.any() and table["duration"].isna().to_numpy()[neither.to_numpy()].any():
+        row = int(np.flatnonzero((neither & table["duration"].isna()).to_numpy())[0])
+        raise ConfigError(f"{_where(source, row, 'model')}: a job needs model+config, alpha, "
+                          "or a duration to assign a model from")
+    duplicated = table["job_id"].duplicated()
+    if duplicated.any():
+        row = int(np.flatnonzero(duplicated.to_numpy())[0])
+        raise ConfigError(f"{_where(source, row, 'job_id')}: duplicate job id {table['job_id'].iloc[row]!r}")
+    table["gpus"] = table["gpus"].astype("int64")
+    return table
