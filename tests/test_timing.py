@@ -1,0 +1,93 @@
+"""Per-iteration time model: the paper-notes 2.5 test vectors hold exactly, plus the model's options."""
+
+import pytest
+
+from asrpt_bench.core import Cluster, ConfigError, Placement, Stage, TrainingPlan
+from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
+
+CLUSTER = Cluster(servers=4, gpus_per_server=4, b_intra=100.0, b_inter=10.0)
+
+
+def two_stage(p1_gb: float) -> TrainingPlan:
+    """paper-notes 2.5: m = (2, 2), c = (0.2, 0.3) s, a_1 = 0.1 GB, P = (p1, 0.2) GB."""
+    return TrainingPlan("vector", "p2xd2", (Stage(0.2, p1_gb * 1e9, 0.1e9, 2), Stage(0.3, 0.2e9, 0.0, 2)))
+
+
+LIGHT, HEAVY = two_stage(0.4), two_stage(4.0)
+
+
+def test_light_vector_one_server_and_spread():
+    assert DEFAULT_TIMING.alpha(LIGHT, Placement((0, 0, 0, 0)), CLUSTER) == pytest.approx(0.152, rel=1e-12)
+    assert DEFAULT_TIMING.alpha(LIGHT, Placement((0, 1, 2, 3)), CLUSTER) == pytest.approx(0.17, rel=1e-12)
+    assert DEFAULT_TIMING.alpha_max(LIGHT, CLUSTER) == pytest.approx(0.17, rel=1e-12)
+    ratio = DEFAULT_TIMING.alpha_max(LIGHT, CLUSTER) / DEFAULT_TIMING.alpha_consolidated(LIGHT, CLUSTER)
+    assert ratio == pytest.approx(1.118, abs=5e-4) and ratio < 1.5
+
+
+def test_heavy_vector_placements():
+    timing = DEFAULT_TIMING
+    assert timing.alpha(HEAVY, Placement((0, 0, 0, 0)), CLUSTER) == pytest.approx(0.152, rel=1e-12)
+    assert timing.alpha_max(HEAVY, CLUSTER) == pytest.approx(0.5, rel=1e-12)
+    assert timing.alpha_max(HEAVY, CLUSTER) / timing.alpha_consolidated(HEAVY, CLUSTER) >= 1.5
+    # stage 1 on server A, stage 2 on server B: the 0.02 s boundary is not the bottleneck
+    assert timing.alpha(HEAVY, Placement((0, 0, 1, 1)), CLUSTER) == pytest.approx(0.152, rel=1e-12)
+    # each stage split across two servers: stage 1 all-reduce over b_inter dominates
+    assert timing.alpha(HEAVY, Placement((0, 1, 0, 1)), CLUSTER) == pytest.approx(0.5, rel=1e-12)
+
+
+def test_fixed_plan_is_placement_independent():
+    plan = TrainingPlan.fixed(gpus=3, alpha=2.5, alpha_max=4.0)
+    assert DEFAULT_TIMING.alpha(plan, Placement((0, 1, 2)), CLUSTER) == pytest.approx(2.5)
+    assert DEFAULT_TIMING.alpha(plan, Placement((0, 0, 0)), CLUSTER) == pytest.approx(2.5)
+    assert DEFAULT_TIMING.alpha_max(plan, CLUSTER) == 4.0
+
+
+def test_single_gpu_job_has_no_placement_sensitivity():
+    plan = TrainingPlan("m", "p1xd1", (Stage(0.4, 1e9, 0.0, 1),))
+    assert DEFAULT_TIMING.alpha_max(plan, CLUSTER) == DEFAULT_TIMING.alpha_consolidated(plan, CLUSTER) == 0.4
+
+
+def test_fold_p2p_adds_the_boundary_to_the_sending_stage():
+    folded = TimingModel(fold_p2p_into_stage=True)
+    # one server: stage 1 = 0.104 + 0.002 boundary; stage 2 = 0.152 stays the maximum
+    assert folded.alpha(LIGHT, Placement((0, 0, 0, 0)), CLUSTER) == pytest.approx(0.152)
+    # spread: stage 1 = 0.14 + 0.02 = 0.16 < stage 2 = 0.17
+    assert folded.alpha_max(LIGHT, CLUSTER) == pytest.approx(0.17)
+
+
+def test_tree_allreduce_adds_latency_per_level():
+    tree = TimingModel(allreduce="tree", tree_latency_s=0.001)
+    # m = 2 -> one level: stage 2 = 0.15 + 0.002 + 0.001
+    assert tree.alpha(LIGHT, Placement((0, 0, 0, 0)), CLUSTER) == pytest.approx(0.153)
+
+
+def test_sync_pipeline_flush():
+    sync = TimingModel(pipeline_mode="sync", microbatches=4)
+    # per micro-batch: stage 1 = 0.1/4 + 0.002/4, stage 2 = 0.15/4 -> max 0.0375; (4+1) * 0.0375 + max AR 0.004
+    assert sync.alpha(LIGHT, Placement((0, 0, 0, 0)), CLUSTER) == pytest.approx(5 * 0.0375 + 0.004)
+
+
+@pytest.mark.parametrize("kwargs, key", [({"pipeline_mode": "x"}, "pipeline_mode"),
+                                         ({"allreduce": "butterfly"}, "allreduce"),
+                                         ({"microbatches": 0}, "microbatches")])
+def test_bad_timing_options_name_the_key(kwargs, key):
+    with pytest.raises(ConfigError, match=key):
+        TimingModel(**kwargs)
+
+
+@pytest.mark.parametrize("field", ["b_intra", "b_inter"])
+@pytest.mark.parametrize("value", [0.0, -5.0])
+def test_non_positive_bandwidth_is_rejected(field, value):
+    kwargs = {"servers": 2, "gpus_per_server": 4, "b_intra": 100.0, "b_inter": 10.0, field: value}
+    with pytest.raises(ConfigError, match=f"cluster.{field}"):
+        Cluster(**kwargs)
+
+
+def test_zero_servers_rejected():
+    with pytest.raises(ConfigError, match="cluster.servers"):
+        Cluster(servers=0, gpus_per_server=8)
+
+
+def test_placement_vertex_count_must_match():
+    with pytest.raises(ValueError, match="needs 4"):
+        DEFAULT_TIMING.alpha(LIGHT, Placement((0, 0)), CLUSTER)
