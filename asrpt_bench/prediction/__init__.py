@@ -1,0 +1,23 @@
+"""Iteration predictors behind one sklearn-shaped interface; importing registers the built-ins."""
+
+from .accuracy import (
+    FIG4_BUCKETS,
+    RELATIVE_BUCKETS,
+    accuracy_summary,
+    accuracy_table,
+    evaluate_predictor,
+    plot_accuracy,
+    prediction_errors,
+)
+from .base import PREDICTORS, IterationPredictor, make_predictor, register_predictor
+from .forest import UNSEEN_POLICIES, ForestPredictor
+from .noisy import NoisyOraclePredictor
+from .oracle import OraclePredictor
+from .split import chronological_split
+
+__all__ = [
+    "FIG4_BUCKETS", "PREDICTORS", "RELATIVE_BUCKETS", "UNSEEN_POLICIES", "ForestPredictor",
+    "IterationPredictor", "NoisyOraclePredictor", "OraclePredictor", "accuracy_summary", "accuracy_table",
+    "chronological_split", "evaluate_predictor", "make_predictor", "plot_accuracy", "prediction_errors",
+    "register_predictor",
+]

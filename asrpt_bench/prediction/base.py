@@ -1,0 +1,83 @@
+"""The iteration-predictor interface and the registry every predictor joins by name.
+
+Predictors are scikit-learn shaped (design.md 6): `__init__` only stores parameters, `fit(table)`
+returns self, fitted state ends in `_`, randomness enters as `random_state`. They read job tables
+(workloads.schema) and return predicted iterations as a float array in row order. A predictor
+that reads the true iterations at predict time declares `oracle = True`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ..core import ConfigError
+
+
+class IterationPredictor(BaseEstimator):
+    """Base class: subclasses implement `fit` and `_predict`; `unseen_mask` defaults to none unseen."""
+
+    name: ClassVar[str] = ""
+    oracle: ClassVar[bool] = False
+
+    def fit(self, table: pd.DataFrame) -> "IterationPredictor":
+        raise NotImplementedError
+
+    def predict(self, table: pd.DataFrame) -> np.ndarray:
+        """Predicted iterations (>= 0), one per row of `table`."""
+        check_is_fitted(self)
+        return self._predict(table)
+
+    def _predict(self, table: pd.DataFrame) -> np.ndarray:
+        raise NotImplementedError
+
+    def unseen_mask(self, table: pd.DataFrame) -> np.ndarray:
+        """True for rows the predictor has no history for (the paper predicts 0 for them)."""
+        return np.zeros(len(table), dtype=bool)
+
+    def predictions(self, table: pd.DataFrame) -> dict[object, float]:
+        """job_id -> predicted iterations, the form the simulator takes."""
+        return dict(zip(table["job_id"].tolist(), self.predict(table).tolist()))
+
+
+PREDICTORS: dict[str, Callable[..., IterationPredictor]] = {}
+
+
+def register_predictor(name: str) -> Callable[[type[IterationPredictor]], type[IterationPredictor]]:
+    """Class decorator: make a predictor constructible by name (config `predictor=<name>`)."""
+
+    def decorator(cls: type[IterationPredictor]) -> type[IterationPredictor]:
+        cls.name = name
+        PREDICTORS[name] = cls
+        return cls
+
+    return decorator
+
+
+def make_predictor(name: str, **params: object) -> IterationPredictor:
+    """Construct a registered predictor; unknown names or parameters fail with what is known."""
+    if name not in PREDICTORS:
+        raise ConfigError(f"unknown predictor {name!r}; known: {sorted(PREDICTORS)}")
+    factory = PREDICTORS[name]
+    known = set(factory().get_params()) if isinstance(factory, type) else set()
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ConfigError(f"predictor {name!r}: unknown parameter(s) {unknown}; known: {sorted(known)}")
+    return factory(**params)
+
+
+def true_iterations(table: pd.DataFrame, who: str) -> np.ndarray:
+    """The `iterations` column as floats; a missing value is an error naming the job."""
+    if "iterations" not in table.columns:
+        raise ConfigError(f"{who}: the job table has no 'iterations' column")
+    values = pd.to_numeric(table["iterations"], errors="coerce").to_numpy(dtype=float)
+    missing = np.isnan(values)
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        raise ConfigError(f"{who}: job {table['job_id'].iloc[row]!r} (row {row + 1}) has no iterations; "
+                          "assign models first (workloads.assign_models)")
+    return values

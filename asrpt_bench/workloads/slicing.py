@@ -1,0 +1,117 @@
+"""Selecting jobs from a job table: contiguous time slices and single-GPU-share resampling.
+
+Both keep the table's schema and attrs. Time windows and job counts select a slice that is
+contiguous in time (paper-notes 10 item 25); resampling fixes the share of single-GPU jobs for the
+Fig 7 sweep (item 26).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core import ConfigError
+from .seeding import component_rng
+
+
+def sort_by_release(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows in release order; ties keep their current order (stable), index reset."""
+    order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
+    return _keep_attrs(table, table.iloc[order].reset_index(drop=True))
+
+
+def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int = 0,
+               start: float | None = None, end: float | None = None, shift: bool = True) -> pd.DataFrame:
+    """A contiguous-in-time slice: jobs released in [start, end) seconds, then `num_jobs` of them
+    starting at position `offset` (release order). `shift` moves the first kept release to 0."""
+    if num_jobs is not None and (not _is_int(num_jobs) or num_jobs < 1):
+        raise ConfigError(f"workload.num_jobs must be a positive integer or null, got {num_jobs!r}")
+    if not _is_int(offset) or offset < 0:
+        raise ConfigError(f"workload.offset must be a non-negative integer, got {offset!r}")
+    if start is not None and end is not None and end <= start:
+        raise ConfigError(f"workload.end ({end}) must be greater than workload.start ({start})")
+    ordered = sort_by_release(table)
+    release = ordered["release"].to_numpy(dtype=float)
+    keep = np.ones(len(ordered), dtype=bool)
+    if start is not None:
+        keep &= release >= start
+    if end is not None:
+        keep &= release < end
+    window = ordered[keep]
+    if offset >= len(window) and len(window) > 0:
+        raise ConfigError(f"workload.offset={offset} is past the {len(window)} jobs in the selected window")
+    stop = None if num_jobs is None else offset + num_jobs
+    chosen = window.iloc[offset:stop].reset_index(drop=True)
+    if len(chosen) == 0:
+        raise ConfigError(f"the time window start={start}, end={end} contains no jobs")
+    if shift:
+        chosen["release"] = chosen["release"] - chosen["release"].iloc[0]
+    return _keep_attrs(table, chosen)
+
+
+def resample_single_gpu_share(table: pd.DataFrame, share: float, *, num_jobs: int | None = None,
+                              seed: int = 0, replace: bool = False,
+                              releases: str = "original") -> pd.DataFrame:
+    """Draw `num_jobs` jobs (default: as many as the table has) of which round(share * num_jobs)
+    come from the single-GPU pool and the rest from the multi-GPU pool, uniformly at random.
+
+    releases="original": every drawn job keeps its own release (sorted, first shifted to 0);
+    releases="slots": the drawn jobs, in random order, take the release times of the table's first
+    `num_jobs` jobs, so the arrival process is the same at every share and only the mix changes.
+    With replace=False a pool smaller than its quota is an error; with replace=True duplicates get
+    job ids suffixed `#k`.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError(f"workload.single_gpu_share must be in [0, 1], got {share!r}")
+    if releases not in _RELEASE_MODES:
+        raise ConfigError(f"releases must be one of {sorted(_RELEASE_MODES)}, got {releases!r}")
+    total = len(table) if num_jobs is None else num_jobs
+    if not _is_int(total) or total < 1:
+        raise ConfigError(f"workload.num_jobs must be a positive integer, got {num_jobs!r}")
+    ordered = sort_by_release(table)
+    single = np.flatnonzero(ordered["gpus"].to_numpy() == 1)
+    multi = np.flatnonzero(ordered["gpus"].to_numpy() > 1)
+    want_single = int(round(share * total))
+    want = {"single-GPU": (single, want_single), "multi-GPU": (multi, total - want_single)}
+    rng = component_rng(seed, "single_gpu_share")
+    drawn = []
+    for pool_name, (pool, count) in want.items():
+        if count == 0:
+            continue
+        if len(pool) == 0 or (not replace and count > len(pool)):
+            raise ConfigError(f"single_gpu_share={share} with {total} jobs needs {count} {pool_name} jobs "
+                              f"but the table has {len(pool)}; lower num_jobs or pass replace=True")
+        drawn.append(rng.choice(pool, size=count, replace=replace))
+    rows = np.sort(np.concatenate(drawn), kind="stable")
+    sample = ordered.iloc[rows].reset_index(drop=True)
+    if replace:
+        repeat = sample.groupby("job_id", sort=False).cumcount().to_numpy()
+        ids = sample["job_id"].astype(str).to_numpy(dtype=object)
+        sample["job_id"] = [i if k == 0 else f"{i}#{k}" for i, k in zip(ids, repeat)]
+    sample = _RELEASE_MODES[releases](sample, ordered, rng)
+    sample["release"] = sample["release"] - sample["release"].iloc[0]
+    return _keep_attrs(table, sample)
+
+
+def _own_releases(sample: pd.DataFrame, ordered: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    return sample
+
+
+def _slot_releases(sample: pd.DataFrame, ordered: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    if len(sample) > len(ordered):
+        raise ConfigError(f"releases='slots' needs num_jobs <= {len(ordered)} (the table's jobs)")
+    shuffled = sample.iloc[rng.permutation(len(sample))].reset_index(drop=True)
+    shuffled["release"] = ordered["release"].to_numpy(dtype=float)[: len(sample)]
+    return shuffled
+
+
+_RELEASE_MODES = {"original": _own_releases, "slots": _slot_releases}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _keep_attrs(source: pd.DataFrame, result: pd.DataFrame) -> pd.DataFrame:
+    result.attrs.update(source.attrs)
+    return result
