@@ -1,0 +1,13 @@
+"""Schedulers behind one protocol; importing this package registers every built-in scheduler."""
+
+from .asrpt import ASRPT, asrpt_oracle
+from .base import (SCHEDULERS, DispatchContext, EventKind, JobView, Proposal, QueueScheduler, Scheduler,
+                   make_scheduler, register_scheduler)
+from .fifo import FIFO
+from .priority import SPJF, SPWF
+from .virtual_srpt import VirtualSRPT
+from .wcs import WCSDuration, WCSSubTime, WCSWorkload
+
+__all__ = ["ASRPT", "asrpt_oracle", "SCHEDULERS", "DispatchContext", "EventKind", "JobView", "Proposal",
+           "QueueScheduler", "Scheduler", "make_scheduler", "register_scheduler", "FIFO", "SPJF", "SPWF",
+           "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]

@@ -1,0 +1,10 @@
+"""The event-driven simulator, its records, metrics and the schedule audit."""
+
+from .audit import ScheduleAuditError, audit_schedule
+from .engine import EmptyClusterEstimate, SimulationResult, empty_cluster_estimate, simulate
+from .metrics import schedule_metrics
+from .records import JobRecord, records_frame
+from .state import ClusterState
+
+__all__ = ["ScheduleAuditError", "audit_schedule", "EmptyClusterEstimate", "SimulationResult",
+           "empty_cluster_estimate", "simulate", "schedule_metrics", "JobRecord", "records_frame", "ClusterState"]

@@ -1,0 +1,241 @@
+"""The event-driven, non-preemptive cluster simulator (design.md 3).
+
+One heap of events keyed by (time, kind, sequence): real completions, arrivals, virtual-SRPT
+completions and delay expiries, handled in that order at one instant, followed by one dispatch
+decision. A started job holds its GPUs until S_i + n_i * alpha_i(placement) with the TRUE n_i.
+The simulator is the only code that mutates cluster state; schedulers and placers see views.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Hashable, Mapping, Sequence
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ..core import Cluster, ConfigError, Job, TrainingPlan
+from ..placement.base import Placer
+from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
+from ..schedulers.asrpt import DEFAULT_COMM_HEAVY
+from ..schedulers.base import EventKind, JobView, Proposal, Scheduler
+from ..timing import DEFAULT_TIMING, TimingModel
+from .audit import audit_schedule
+from .metrics import schedule_metrics
+from .records import JobRecord, records_frame
+from .state import ClusterState
+
+
+@dataclass(frozen=True)
+class EmptyClusterEstimate:
+    """alpha~min (the estimate placer's alpha on the empty cluster), the servers it used, alpha_max."""
+
+    alpha_min: float
+    min_servers: int
+    alpha_max: float
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    records: tuple[JobRecord, ...]
+    metrics: dict[str, float | int]
+    dropped: tuple[Hashable, ...]
+    scheduler: str
+    placer: str
+
+    def frame(self) -> pd.DataFrame:
+        return records_frame(self.records)
+
+
+def empty_cluster_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
+                           placer: Placer | None = None) -> EmptyClusterEstimate:
+    """alpha~min and the servers of `placer`'s empty-cluster placement (Heavy-Edge when None), and
+    alpha_max (paper-notes 2.4); the placement and alpha are cached by placement.estimates."""
+    placement = empty_cluster_placement(plan, cluster, timing, placer)
+    placement.validate(plan, cluster.empty_free())
+    return EmptyClusterEstimate(alpha_min_estimate(plan, cluster, timing, placer), placement.servers_used,
+                                timing.alpha_max(plan, cluster))
+
+
+def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> tuple[list[Job], list[Hashable]]:
+    """Reject duplicate ids and negative values; drop (or reject) jobs larger than the cluster."""
+    seen: set[Hashable] = set()
+    kept, dropped = [], []
+    total = cluster.total_gpus
+    full = []
+    for job in jobs:
+        if job.job_id in seen:
+            raise ConfigError(f"job {job.job_id!r}: duplicate job id")
+        seen.add(job.job_id)
+        if not (math.isfinite(job.release) and job.release >= 0):
+            raise ConfigError(f"job {job.job_id!r}: release must be >= 0, got {job.release}")
+        if job.iterations < 0:
+            raise ConfigError(f"job {job.job_id!r}: iterations must be >= 0, got {job.iterations}")
+        if job.gpus > total:
+            if not drop_oversize:
+                raise ConfigError(f"job {job.job_id!r} needs {job.gpus} GPUs but the cluster has {total} "
+                                  "(pass drop_oversize=True to drop such jobs)")
+            dropped.append(job.job_id)
+            continue
+        if job.gpus == total:
+            full.append(job.job_id)
+        kept.append(job)
+    if dropped:
+        warnings.warn(f"dropped {len(dropped)} job(s) needing more than the cluster's {total} GPUs", stacklevel=3)
+    if full:
+        warnings.warn(f"{len(full)} job(s) need all {total} GPUs (first: {full[0]!r}); the A-SRPT bound "
+                      "assumes g_max < G", stacklevel=3)
+    return kept, dropped
+
+
+def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None) -> list[float]:
+    """Predicted iterations per job; None means perfect predictions."""
+    if predictions is None:
+        return [float(job.iterations) for job in jobs]
+    values = []
+    for job in jobs:
+        if job.job_id not in predictions:
+            raise ConfigError(f"job {job.job_id!r}: no predicted iterations given")
+        value = float(predictions[job.job_id])
+        if not (math.isfinite(value) and value >= 0):
+            raise ConfigError(f"job {job.job_id!r}: predicted iterations must be finite and >= 0, got {value}")
+        values.append(value)
+    return values
+
+
+class _Simulation:
+    """One run: the event heap, the cluster state and the records; also the DispatchContext."""
+
+    def __init__(self, jobs: list[Job], views: list[JobView], cluster: Cluster, scheduler: Scheduler,
+                 placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool):
+        self.jobs = jobs
+        self.views = views
+        self.cluster = cluster
+        self.scheduler = scheduler
+        self.placer = placer
+        self.timing = timing
+        self.estimates = estimates
+        self.state = ClusterState(cluster)
+        self.index = {job.job_id: i for i, job in enumerate(jobs)}
+        self.records: list[JobRecord | None] = [None] * len(jobs)
+        self.heap: list[tuple[float, int, int, int]] = []
+        self.sequence = 0
+        self.now = 0.0
+        self.checked: tuple[Proposal, int] | None = None
+        # the scheduler's comm-heavy threshold labels records; baselines have none, so the paper's 1.5
+        self.comm_heavy = float(getattr(scheduler, "comm_heavy", DEFAULT_COMM_HEAVY))
+        self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
+
+    def push(self, time: float, kind: EventKind, job_index: int) -> None:
+        heapq.heappush(self.heap, (time, int(kind), self.sequence, job_index))
+        self.sequence += 1
+
+    @property
+    def free(self) -> tuple[int, ...]:
+        return self.state.free_view()
+
+    @property
+    def idle_gpus(self) -> int:
+        return self.state.idle
+
+    def propose(self, job: JobView) -> Proposal | None:
+        free = self.state.free_view()
+        placement = self.placer.place(job.plan, free, self.cluster)
+        if placement is None:
+            return None
+        try:
+            placement.validate(job.plan, free)
+        except ValueError as error:
+            raise RuntimeError(f"placer {self.placer.name!r} returned an invalid placement for job "
+                               f"{job.job_id!r}: {error}") from error
+        proposal = Proposal(job.job_id, placement, self.timing.alpha(job.plan, placement, self.cluster))
+        self.checked = (proposal, self.state.version)
+        return proposal
+
+    def start(self, proposal: Proposal, eligible: float) -> None:
+        i = self.index[proposal.job_id]
+        job, view = self.jobs[i], self.views[i]
+        if self.records[i] is not None:
+            raise RuntimeError(f"scheduler {self.scheduler.name!r} started job {job.job_id!r} twice")
+        if not job.release <= eligible <= self.now:
+            raise RuntimeError(f"scheduler {self.scheduler.name!r}: job {job.job_id!r} eligible at {eligible}, "
+                               f"released {job.release}, started {self.now}")
+        placement = proposal.placement
+        if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
+            placement.validate(job.plan, self.state.free_view())
+            if proposal.alpha != self.timing.alpha(job.plan, placement, self.cluster):
+                raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
+                                   "carries a wrong alpha")
+        gpu_ids = self.state.allocate(job.job_id, placement)
+        end = self.now + job.iterations * proposal.alpha
+        estimate = self.estimates[i]
+        self.records[i] = JobRecord(
+            job_id=job.job_id, release=job.release, eligible=eligible, start=self.now, end=end, gpus=job.gpus,
+            model=job.model, config=job.config, servers_used=placement.servers_used, alpha=proposal.alpha,
+            alpha_min=estimate.alpha_min, alpha_max=estimate.alpha_max, iterations=job.iterations,
+            predicted_iterations=view.predicted_iterations, comm_heavy=bool(view.comm_ratio >= self.comm_heavy),
+            placement=placement.servers, gpu_ids=gpu_ids)
+        self.push(end, EventKind.COMPLETION, i)
+
+    def run(self) -> list[JobRecord]:
+        scheduler = self.scheduler
+        scheduler.reset(self.cluster)
+        for i in sorted(range(len(self.jobs)), key=lambda k: (self.jobs[k].release, k)):
+            self.push(self.jobs[i].release, EventKind.ARRIVAL, i)
+        last_timer: tuple[float, EventKind] | None = None
+        heap = self.heap
+        while heap:
+            self.now = now = heap[0][0]
+            while heap and heap[0][0] == now:
+                _, kind, _, i = heapq.heappop(heap)
+                if kind == EventKind.COMPLETION:
+                    self.state.release(self.jobs[i].job_id)
+                    self.bar.update(1)
+                elif kind == EventKind.ARRIVAL:
+                    scheduler.on_arrival(self.views[i], now)
+            scheduler.dispatch(self)
+            timer = scheduler.next_timer()
+            if timer is not None and timer != last_timer:
+                if not timer[0] > now:
+                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {timer[0]} <= now {now}")
+                self.push(timer[0], timer[1], -1)
+                last_timer = timer
+        self.bar.close()
+        never = [job.job_id for job, record in zip(self.jobs, self.records) if record is None]
+        if never:
+            raise RuntimeError(f"scheduler {scheduler.name!r} with placer {self.placer.name!r} never started "
+                               f"{len(never)} job(s), first {never[0]!r}")
+        return self.records  # type: ignore[return-value]
+
+
+def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer: Placer,
+             predictions: Mapping[Hashable, float] | None = None, timing: TimingModel = DEFAULT_TIMING,
+             drop_oversize: bool = False, progress: bool = False,
+             estimate_placer: Placer | None = None) -> SimulationResult:
+    """Simulate `jobs` on `cluster`; the schedule is audited before it is returned.
+
+    predictions: job_id -> predicted iterations, computed before the run (None = perfect).
+    estimate_placer: the placer whose empty-cluster placement gives alpha~min (default: Heavy-Edge
+    with `timing`, as in the paper); estimates are cached per plan.
+    """
+    kept, dropped = _check_jobs(jobs, cluster, drop_oversize)
+    predicted = _predicted(kept, predictions)
+    cache: dict[TrainingPlan, EmptyClusterEstimate] = {}
+    estimates = []
+    for job in kept:
+        if job.plan not in cache:
+            cache[job.plan] = empty_cluster_estimate(job.plan, cluster, timing, estimate_placer)
+        estimates.append(cache[job.plan])
+    oracle = bool(getattr(scheduler, "oracle", False))
+    views = [JobView(job_id=job.job_id, order=k, release=float(job.release), gpus=job.gpus, plan=job.plan,
+                     user=job.user, group=job.group, predicted_iterations=predicted[k],
+                     alpha_min=estimates[k].alpha_min, alpha_max=estimates[k].alpha_max,
+                     min_servers=estimates[k].min_servers, iterations=job.iterations if oracle else None)
+             for k, job in enumerate(kept)]
+    records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
+    audit_schedule(records, cluster, kept, timing)
+    metrics = schedule_metrics(records, cluster, dropped=len(dropped))
+    return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name)

@@ -1,0 +1,57 @@
+"""The only mutable cluster state: which concrete GPUs are free and which job holds which GPUs."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Hashable
+
+from ..core import Cluster, Placement
+
+
+class ClusterState:
+    """Free GPU ids per server; GPU id = server * gpus_per_server + local index.
+
+    `allocate` gives each vertex the lowest free GPU id on its server, so runs are deterministic.
+    `version` changes whenever the free GPUs change, so a placement checked at one version stays valid.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        per = cluster.gpus_per_server
+        self._free_ids: list[list[int]] = [list(range(h * per, (h + 1) * per)) for h in range(cluster.servers)]
+        self._free = [per] * cluster.servers
+        self._held: dict[Hashable, tuple[int, ...]] = {}
+        self.idle = cluster.total_gpus
+        self.version = 0
+
+    def free_view(self) -> tuple[int, ...]:
+        """Free GPUs per server (an immutable snapshot)."""
+        return tuple(self._free)
+
+    def allocate(self, job_id: Hashable, placement: Placement) -> tuple[int, ...]:
+        """Give `job_id` one free GPU per placement vertex; returns the GPU ids in vertex order."""
+        if job_id in self._held:
+            raise RuntimeError(f"job {job_id!r} already holds GPUs")
+        gpu_ids = []
+        for h in placement.servers:
+            free_ids = self._free_ids[h]
+            if not free_ids:
+                raise RuntimeError(f"job {job_id!r}: no free GPU left on server {h}")
+            gpu_ids.append(free_ids.pop(0))
+            self._free[h] -= 1
+        held = tuple(gpu_ids)
+        self._held[job_id] = held
+        self.idle -= len(held)
+        self.version += 1
+        return held
+
+    def release(self, job_id: Hashable) -> None:
+        """Return the GPUs of a finished job."""
+        held = self._held.pop(job_id)
+        per = self.cluster.gpus_per_server
+        for gpu in held:
+            h = gpu // per
+            bisect.insort(self._free_ids[h], gpu)
+            self._free[h] += 1
+        self.idle += len(held)
+        self.version += 1

@@ -1,0 +1,83 @@
+"""The audit accepts real schedules and catches corrupted ones, naming the job and the rule."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from asrpt_bench.core import Cluster, Job, TrainingPlan
+from asrpt_bench.placement import FirstFitPlacer
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.sim import ScheduleAuditError, audit_schedule, simulate
+
+CLUSTER = Cluster(2, 2)
+
+
+def fixed(job_id: str, release: float, gpus: int, iterations: int) -> Job:
+    return Job(job_id, release, TrainingPlan.fixed(gpus, 1.0), iterations)
+
+
+JOBS = [fixed("a", 0, 2, 4), fixed("b", 1, 2, 3), fixed("c", 2, 2, 2)]
+
+
+@pytest.fixture()
+def records():
+    """FIFO, first fit on 2x2: a 0-4 on GPUs 0,1; b 1-4 on GPUs 2,3; c waits for a: 4-6 on GPUs 0,1."""
+    result = simulate(JOBS, CLUSTER, make_scheduler("fifo"), FirstFitPlacer())
+    got = {r.job_id: (r.start, r.end, r.gpu_ids) for r in result.records}
+    assert got == {"a": (0.0, 4.0, (0, 1)), "b": (1.0, 4.0, (2, 3)), "c": (4.0, 6.0, (0, 1))}
+    return list(result.records)
+
+
+def corrupt(records, job_id, **changes):
+    return [replace(r, **changes) if r.job_id == job_id else r for r in records]
+
+
+def test_valid_schedule_passes(records):
+    assert audit_schedule(records, CLUSTER, JOBS) is None
+
+
+def test_overlapping_gpus_are_caught(records):
+    """c moved to start at 3 on a's GPUs (still ends S + n * alpha): GPU 0 is held twice at 3."""
+    bad = corrupt(records, "c", start=3.0, end=5.0)
+    with pytest.raises(ScheduleAuditError, match=r"GPU 0 is held by jobs 'a' and 'c' at time 3.0"):
+        audit_schedule(bad, CLUSTER, JOBS)
+
+
+def test_start_before_release_is_caught(records):
+    bad = corrupt(records, "b", start=0.5, end=3.5, eligible=0.5)
+    with pytest.raises(ScheduleAuditError, match=r"job 'b' starts at 0.5 before its release 1"):
+        audit_schedule(bad, CLUSTER, JOBS)
+
+
+def test_start_before_eligibility_is_caught(records):
+    bad = corrupt(records, "c", eligible=5.0)
+    with pytest.raises(ScheduleAuditError, match=r"job 'c' starts at 4.0, eligible at 5.0"):
+        audit_schedule(bad, CLUSTER, JOBS)
+
+
+def test_wrong_completion_time_is_caught(records):
+    bad = corrupt(records, "a", end=4.5)
+    with pytest.raises(ScheduleAuditError, match=r"job 'a' ends at 4.5, expected S \+ n \* alpha = 4.0"):
+        audit_schedule(bad, CLUSTER, JOBS)
+
+
+def test_missing_and_repeated_jobs_are_caught(records):
+    with pytest.raises(ScheduleAuditError, match=r"job 'c' completed 0 times"):
+        audit_schedule(records[:2], CLUSTER, JOBS)
+    with pytest.raises(ScheduleAuditError, match=r"job 'a' completed 2 times"):
+        audit_schedule(records + records[:1], CLUSTER, JOBS)
+
+
+def test_gpus_inconsistent_with_placement_are_caught(records):
+    with pytest.raises(ScheduleAuditError, match=r"job 'b': GPUs \(0, 3\) do not match placement \(1, 1\)"):
+        audit_schedule(corrupt(records, "b", gpu_ids=(0, 3)), CLUSTER, JOBS)
+    with pytest.raises(ScheduleAuditError, match=r"job 'b' needs 2 distinct GPUs"):
+        audit_schedule(corrupt(records, "b", gpu_ids=(2, 2)), CLUSTER, JOBS)
+
+
+def test_wrong_alpha_is_caught(records):
+    bad = corrupt(records, "a", alpha=2.0, end=8.0)
+    with pytest.raises(ScheduleAuditError, match=r"job 'a': recorded alpha 2.0 but its placement gives 1.0"):
+        audit_schedule(bad, CLUSTER, JOBS)

@@ -1,0 +1,270 @@
+"""The simulator and A-SRPT on hand-checked instances; input errors; determinism."""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+
+from asrpt_bench.core import Cluster, ConfigError, Job, Stage, TrainingPlan
+from asrpt_bench.placement import FirstFitPlacer
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.sim import records_frame, simulate
+from asrpt_bench.workloads.instances import get_instance
+
+GB = 1e9
+FIRST_FIT = FirstFitPlacer()
+
+
+def fixed(job_id: str, release: float, gpus: int, iterations: int, alpha: float = 1.0) -> Job:
+    return Job(job_id, release, TrainingPlan.fixed(gpus, alpha), iterations)
+
+
+def schedule(result) -> dict[str, tuple[float, float]]:
+    return {r.job_id: (r.start, r.end) for r in result.records}
+
+
+def test_reviewer_counterexample_under_asrpt_tau0():
+    """paper-notes 7.5: G=100, A (g=1, n=1e5) and B (g=50, n=2000), alpha=1, both at 0.
+    p_A = p_B = 1000; SRPT tie -> A first (release, id): C~_A = 1000, C~_B = 2000.
+    A starts at 1000 and ends 101000; B starts at 2000 on 50 of the 99 idle GPUs, ends 4000."""
+    instance = get_instance("lemma2_reviewer")
+    result = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0), FIRST_FIT,
+                      predictions=instance.perfect_predictions())
+    assert schedule(result) == {"A": (1000.0, 101000.0), "B": (2000.0, 4000.0)}
+    assert [r.eligible for r in result.records] == [1000.0, 2000.0]
+    assert result.metrics["sum_completion"] == 105000.0
+    assert result.metrics["total_jct"] == 105000.0
+    oracle = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt_oracle", tau=0.0), FIRST_FIT)
+    assert schedule(oracle) == schedule(result)
+
+
+def test_asrpt_preemptive_virtual_order_on_orders_instance():
+    """1 server x 4 GPUs, alpha = 1, perfect predictions, tau = 0. Virtual sizes (g/4 * n):
+    L1 (r0,g2,n10) 5, L2 (r0,g2,n4) 2, A (r1,g2,n2) 1, B (r2,g1,n6) 1.5, C (r3,g1,n3) 0.75.
+    SRPT: L2 0-2 (at t=1 L2 has 1 left = A's size, tie to the earlier release), A 2-3, C 3-3.75,
+    B 3.75-5.25, L1 5.25-10.25. Real: L2 2-6, A 3-5, C waits for A: 5-8, B 5.25-11.25,
+    L1 10.25-20.25 (3 idle GPUs then)."""
+    jobs = orders_instance()
+    result = simulate(jobs, Cluster(1, 4), make_scheduler("asrpt", tau=0.0), FIRST_FIT)
+    assert schedule(result) == {"L1": (10.25, 20.25), "L2": (2.0, 6.0), "A": (3.0, 5.0), "B": (5.25, 11.25),
+                                "C": (5.0, 8.0)}
+    assert {r.job_id: r.eligible for r in result.records} == {"L1": 10.25, "L2": 2.0, "A": 3.0, "B": 5.25,
+                                                              "C": 3.75}
+
+
+def orders_instance() -> list[Job]:
+    return [fixed("L1", 0, 2, 10), fixed("L2", 0, 2, 4), fixed("A", 1, 2, 2), fixed("B", 2, 1, 6),
+            fixed("C", 3, 1, 3)]
+
+
+def test_head_that_does_not_fit_blocks_asrpt():
+    """head_of_line instance, all predictions 0 so A-SRPT's pending order is release order:
+    L (g5) 0-10; W (g5, r1) waits for L; S (g1, r2) would fit at 2 but waits behind W until W starts at 10
+    (6 GPUs: W and S fit together then): W 10-11, S 10-12."""
+    instance = get_instance("head_of_line")
+    result = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0), FIRST_FIT,
+                      predictions={"L": 0, "W": 0, "S": 0})
+    assert schedule(result) == {"L": (0.0, 10.0), "W": (10.0, 11.0), "S": (10.0, 12.0)}
+
+
+def test_backfill_extension_lets_later_jobs_pass_the_head():
+    """Same instance with backfill=True: S starts at 2 on the idle GPU while W waits."""
+    instance = get_instance("head_of_line")
+    result = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0, backfill=True),
+                      FIRST_FIT, predictions={"L": 0, "W": 0, "S": 0})
+    assert schedule(result) == {"L": (0.0, 10.0), "W": (10.0, 11.0), "S": (2.0, 4.0)}
+
+
+def test_unseen_jobs_are_eligible_at_release():
+    """1x4 GPUs. Y (g2, n100, r0) predicted 100: p_Y = 2/4*100 = 50, eligible at 50.
+    X (g1, n10, r5) predicted 0 (unseen): eligible at 5, starts at 5 on the empty cluster."""
+    jobs = [fixed("Y", 0, 2, 100), fixed("X", 5, 1, 10)]
+    result = simulate(jobs, Cluster(1, 4), make_scheduler("asrpt", tau=1.0), FIRST_FIT,
+                      predictions={"Y": 100, "X": 0})
+    records = {r.job_id: r for r in result.records}
+    assert (records["X"].eligible, records["X"].start, records["X"].end) == (5.0, 5.0, 15.0)
+    assert (records["Y"].eligible, records["Y"].start, records["Y"].end) == (50.0, 50.0, 150.0)
+    assert records["X"].predicted_iterations == 0
+
+
+# Comm-heavy delay (paper-notes 2.5 "heavy" vector): 4 servers x 2 GPUs, b_intra 100, b_inter 10.
+# alpha = 0.152 with each stage pair on its own server (the empty-cluster estimate), 0.5 when a stage
+# spans servers; alpha_max / alpha~min = 3.29 >= 1.5, so the job is comm-heavy.
+HEAVY = TrainingPlan("heavy", "p2xd2", (Stage(0.2, 4 * GB, 0.1 * GB, 2), Stage(0.3, 0.2 * GB, 0.0, 2)))
+LIGHT = TrainingPlan("light", "p2xd2", (Stage(0.2, 0.4 * GB, 0.1 * GB, 2), Stage(0.3, 0.2 * GB, 0.0, 2)))
+BANDWIDTH_CLUSTER = Cluster(4, 2, b_intra=100.0, b_inter=10.0)
+
+
+def fragmented(plan: TrainingPlan, long_blockers_end: int) -> tuple[list[Job], dict[str, float]]:
+    """Eight 1-GPU blockers at t=0 (predicted 0, dispatched in order, first fit): k1,k2 on server 0, ...
+    Odd ones end at 1, even ones at `long_blockers_end`, so from t=1 each server has 1 free GPU.
+    H (the 4-GPU job, r=1, n=100) has p = 4/8 * 100 * 0.152 = 7.6 and is eligible at 8.6."""
+    jobs = [fixed(f"k{k}", 0, 1, 1 if k % 2 else long_blockers_end) for k in range(1, 9)]
+    jobs.append(Job("H", 1.0, plan, 100))
+    predictions = {job.job_id: 0.0 for job in jobs}
+    predictions["H"] = 100.0
+    return jobs, predictions
+
+
+def heavy_record(tau: float, long_blockers_end: int = 100, plan: TrainingPlan = HEAVY, **params):
+    jobs, predictions = fragmented(plan, long_blockers_end)
+    result = simulate(jobs, BANDWIDTH_CLUSTER, make_scheduler("asrpt", tau=tau, **params), FIRST_FIT,
+                      predictions=predictions)
+    return next(r for r in result.records if r.job_id == "H")
+
+
+def test_tau0_never_delays_a_fitting_comm_heavy_job():
+    record = heavy_record(tau=0.0)
+    assert record.comm_heavy
+    assert record.alpha_min == pytest.approx(0.152)
+    assert record.eligible == pytest.approx(8.6)
+    assert record.start == record.eligible
+    assert record.alpha == pytest.approx(0.5)
+    assert record.servers_used == 4
+
+
+@pytest.mark.parametrize("test", ["alpha", "servers", "ratio"])
+@pytest.mark.parametrize("origin", ["enqueue", "head"])
+def test_comm_heavy_job_waits_exactly_its_budget_when_no_consolidation_comes(test, origin):
+    """tau = 1: budget tau * p = 7.6; blockers hold the fragments until 100, so H starts at
+    8.6 + 7.6 = 16.2 on the fragmented GPUs (alpha 0.5). H is head as soon as it is eligible."""
+    record = heavy_record(tau=1.0, consolidation_test=test, delay_origin=origin)
+    assert record.start == pytest.approx(16.2)
+    assert record.start - record.eligible <= 1.0 * 7.6 * (1 + 1e-12)
+    assert record.alpha == pytest.approx(0.5)
+
+
+def test_comm_heavy_job_takes_the_consolidated_placement_when_it_frees_up_within_budget():
+    """Blockers end at 10 < 16.2: at t=10 the cluster is empty, first fit puts each stage pair on
+    one server (alpha 0.152), H starts at 10 and ends at 10 + 100 * 0.152 = 25.2."""
+    record = heavy_record(tau=1.0, long_blockers_end=10)
+    assert record.start == 10.0
+    assert record.alpha == pytest.approx(0.152)
+    assert record.end == pytest.approx(25.2)
+
+
+def test_light_job_is_not_delayed():
+    """The "light" vector: alpha_max / alpha~min = 0.17 / 0.152 < 1.5, so it starts when eligible."""
+    record = heavy_record(tau=4.0, plan=LIGHT)
+    assert not record.comm_heavy
+    assert record.start == record.eligible
+
+
+def test_records_frame_columns_and_values():
+    instance = get_instance("lemma2_reviewer")
+    result = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0), FIRST_FIT)
+    frame = records_frame(result.records)
+    for column in ("job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha",
+                   "alpha_min", "alpha_max", "iterations", "predicted_iterations", "comm_heavy", "eligible",
+                   "queueing_delay", "gpu_ids"):
+        assert column in frame.columns
+    assert frame["queueing_delay"].tolist() == [1000.0, 2000.0]
+    assert frame["gpu_ids"].tolist() == ["0", " ".join(str(g) for g in range(1, 51))]
+    assert result.frame().equals(frame)
+
+
+def test_metrics_on_reviewer_instance():
+    """C = (101000, 4000): mean JCT 52500, makespan 101000, busy GPU-s = 1*100000 + 50*2000 = 200000,
+    utilization 200000 / (100 * 101000); mean queueing delay (1000 + 2000) / 2."""
+    instance = get_instance("lemma2_reviewer")
+    metrics = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0), FIRST_FIT).metrics
+    assert metrics["mean_jct"] == 52500.0
+    assert metrics["makespan"] == 101000.0
+    assert metrics["utilization"] == pytest.approx(200000 / (100 * 101000))
+    assert metrics["mean_queueing_delay"] == 1500.0
+    assert metrics["p95_jct"] == pytest.approx(4000 + 0.95 * 97000)
+    assert (metrics["num_jobs"], metrics["dropped"]) == (2, 0)
+
+
+def test_same_inputs_give_identical_records():
+    jobs = orders_instance()
+    runs = [simulate(jobs, Cluster(2, 2), make_scheduler(name), FIRST_FIT, predictions={j.job_id: 3 for j in jobs})
+            for name in ("asrpt", "asrpt")]
+    assert runs[0].records == runs[1].records
+
+
+def test_oversize_job_is_rejected_naming_it():
+    with pytest.raises(ConfigError, match=r"job 'big' needs 5 GPUs but the cluster has 4"):
+        simulate([fixed("ok", 0, 1, 1), fixed("big", 0, 5, 1)], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
+
+
+def test_drop_oversize_drops_warns_once_and_reports():
+    jobs = [fixed("ok", 0, 1, 1), fixed("big", 0, 5, 1), fixed("bigger", 0, 6, 1)]
+    with pytest.warns(UserWarning, match=r"dropped 2 job\(s\)") as caught:
+        result = simulate(jobs, Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT, drop_oversize=True)
+    assert len([w for w in caught if "dropped" in str(w.message)]) == 1
+    assert result.dropped == ("big", "bigger")
+    assert result.metrics["dropped"] == 2
+    assert [r.job_id for r in result.records] == ["ok"]
+
+
+def test_job_using_the_whole_cluster_is_flagged():
+    with pytest.warns(UserWarning, match=r"1 job\(s\) need all 4 GPUs .*'all'.*g_max < G"):
+        simulate([fixed("all", 0, 4, 1)], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
+
+
+def test_duplicate_job_ids_are_rejected():
+    with pytest.raises(ConfigError, match=r"job 'a': duplicate job id"):
+        simulate([fixed("a", 0, 1, 1), fixed("a", 1, 1, 1)], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
+
+
+def test_negative_release_and_iterations_are_rejected_naming_the_job():
+    with pytest.raises(ConfigError, match=r"job 'neg': release must be >= 0"):
+        fixed("neg", -1, 1, 1)
+    with pytest.raises(ConfigError, match=r"job 'neg': iterations must be >= 0"):
+        fixed("neg", 0, 1, -1)
+    bad = fixed("neg", 0, 1, 1)
+    object.__setattr__(bad, "iterations", -3)
+    with pytest.raises(ConfigError, match=r"job 'neg': iterations must be >= 0, got -3"):
+        simulate([bad], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
+
+
+def test_predictions_must_cover_every_job():
+    with pytest.raises(ConfigError, match=r"job 'b': no predicted iterations"):
+        simulate([fixed("a", 0, 1, 1), fixed("b", 0, 1, 1)], Cluster(1, 4), make_scheduler("asrpt"), FIRST_FIT,
+                 predictions={"a": 1})
+    with pytest.raises(ConfigError, match=r"job 'a': predicted iterations must be finite and >= 0"):
+        simulate([fixed("a", 0, 1, 1)], Cluster(1, 4), make_scheduler("asrpt"), FIRST_FIT, predictions={"a": -1})
+
+
+def test_non_oracle_scheduler_never_sees_true_iterations():
+    """A scheduler that is not an oracle receives views with iterations=None."""
+    seen = []
+
+    class Spy:
+        name, oracle = "spy", False
+
+        def reset(self, cluster):
+            self.queue = []
+
+        def on_arrival(self, job, now):
+            seen.append(job.iterations)
+            self.queue.append(job)
+
+        def dispatch(self, ctx):
+            while self.queue and (proposal := ctx.propose(self.queue[0])) is not None:
+                ctx.start(proposal, eligible=self.queue.pop(0).release)
+
+        def next_timer(self):
+            return None
+
+    simulate([fixed("a", 0, 1, 7)], Cluster(1, 2), Spy(), FIRST_FIT)
+    Spy.oracle = True
+    simulate([fixed("a", 0, 1, 7)], Cluster(1, 2), Spy(), FIRST_FIT)
+    assert seen == [None, 7]
+
+
+def test_progress_bar_runs(capsys):
+    simulate(orders_instance(), Cluster(1, 4), make_scheduler("asrpt"), FIRST_FIT, progress=True)
+    assert "simulate asrpt" in capsys.readouterr().err
+
+
+def test_job_table_instance_round_trip_through_frame():
+    instance = get_instance("head_of_line")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = simulate(instance.jobs(), instance.cluster, make_scheduler("wcs_subtime"), FIRST_FIT)
+    frame = result.frame()
+    assert isinstance(frame, pd.DataFrame) and list(frame["job_id"]) == ["L", "W", "S"]
