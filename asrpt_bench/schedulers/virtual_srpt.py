@@ -52,7 +52,14 @@ class VirtualSRPT:
                 self._now = finish
                 completed.append((job_id, finish))
             else:
-                heapq.heapreplace(heap, (remaining - (t - self._now), tiebreak, job_id))
+                left = remaining - (t - self._now)
+                if t + left <= t:
+                    # Rounding left less work than one ulp of t: the job completes now, not in the past.
+                    heapq.heappop(heap)
+                    self._now = t
+                    completed.append((job_id, t))
+                    continue
+                heapq.heapreplace(heap, (left, tiebreak, job_id))
                 break
         self._now = t
         return completed
