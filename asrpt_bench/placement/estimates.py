@@ -1,0 +1,53 @@
+"""alpha~min (paper-notes 2.4): alpha of the placer's choice on an empty cluster, and the
+communication-heavy test of Algorithm 1 line 8 built on it."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..timing import DEFAULT_TIMING, TimingModel
+from .base import Placer
+from .heavy_edge import HeavyEdgePlacer
+
+
+def _default_placer(timing: TimingModel, placer: Placer | None) -> Placer:
+    return placer if placer is not None else HeavyEdgePlacer(timing=timing)
+
+
+@lru_cache(maxsize=4096)
+def _empty_cluster_placement(plan: TrainingPlan, cluster: Cluster, placer: Placer) -> Placement:
+    placement = placer.place(plan, cluster.empty_free(), cluster)
+    if placement is None:
+        raise ConfigError(f"job {plan.model}/{plan.config} needs {plan.gpus} GPUs but the cluster has only "
+                          f"{cluster.total_gpus} ({cluster.servers} x {cluster.gpus_per_server})")
+    return placement
+
+
+def empty_cluster_placement(plan: TrainingPlan, cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
+                            placer: Placer | None = None) -> Placement:
+    """Where the placer (Heavy-Edge by default) puts `plan` on an empty cluster; cached.
+
+    Raises ConfigError naming the model and configuration if the job is larger than the cluster.
+    """
+    return _empty_cluster_placement(plan, cluster, _default_placer(timing, placer))
+
+
+@lru_cache(maxsize=4096)
+def _alpha_min_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel, placer: Placer) -> float:
+    return timing.alpha(plan, _empty_cluster_placement(plan, cluster, placer), cluster)
+
+
+def alpha_min_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
+                       placer: Placer | None = None) -> float:
+    """alpha~min: per-iteration time of the placer's empty-cluster placement; cached per
+    (plan, cluster, timing, placer). The placer must be hashable (the built-ins are frozen)."""
+    return _alpha_min_estimate(plan, cluster, timing, _default_placer(timing, placer))
+
+
+def is_comm_heavy(plan: TrainingPlan, cluster: Cluster, threshold: float = 1.5,
+                  timing: TimingModel = DEFAULT_TIMING, placer: Placer | None = None) -> bool:
+    """Algorithm 1 line 8: alpha_max / alpha~min >= threshold (COMM_HEAVY, 1.5 in the paper)."""
+    if threshold <= 0:
+        raise ConfigError(f"scheduler.comm_heavy must be > 0, got {threshold}")
+    return timing.alpha_max(plan, cluster) >= threshold * alpha_min_estimate(plan, cluster, timing, placer)

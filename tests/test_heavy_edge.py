@@ -1,0 +1,190 @@
+"""Heavy-Edge modes, brute force, alpha~min estimates and fragmentation patterns on hand-checked
+instances, plus optimality of the refined mode against brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asrpt_bench.core import GB, Cluster, ConfigError, Placement, Stage, TrainingPlan
+from asrpt_bench.graph import build_omega, cut_weight
+from asrpt_bench.placement.bruteforce import optimal_placement
+from asrpt_bench.placement.estimates import alpha_min_estimate, empty_cluster_placement, is_comm_heavy
+from asrpt_bench.placement.first_fit import FirstFitPlacer
+from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, pack_blocks
+from asrpt_bench.placement.patterns import fragmentation_patterns
+from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
+
+MODES = ("contract", "greedy_edge", "refined")
+PAPER_CLUSTER = Cluster(servers=2, gpus_per_server=2, b_intra=100.0, b_inter=10.0)
+
+
+def two_stage(p1_gb: float, p2_gb: float) -> TrainingPlan:
+    """paper-notes 2.5: m = (2, 2), c = (0.2, 0.3) s, a1 = 0.1 GB."""
+    return TrainingPlan("vector25", f"P{p1_gb}-{p2_gb}",
+                        (Stage(0.2, p1_gb * GB, 0.1 * GB, 2), Stage(0.3, p2_gb * GB, 0.0, 2)))
+
+
+HEAVY, LIGHT = two_stage(4.0, 0.2), two_stage(0.4, 0.2)
+
+
+def ring(m: int, param_gb: float = 1.0) -> TrainingPlan:
+    return TrainingPlan("ring", f"m{m}", (Stage(0.4, param_gb * GB, 0.0, m),))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_heavy_vector_pairs_each_stage_and_matches_brute_force(mode):
+    placement = HeavyEdgePlacer(mode=mode).place(HEAVY, (2, 2), PAPER_CLUSTER)
+    assert placement == Placement((0, 0, 1, 1))
+    alpha = DEFAULT_TIMING.alpha(HEAVY, placement, PAPER_CLUSTER)
+    assert alpha == pytest.approx(0.152)
+    best, optimum = optimal_placement(HEAVY, (2, 2), PAPER_CLUSTER)
+    assert optimum == pytest.approx(0.152)
+    assert best == Placement((0, 0, 1, 1))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("gpus", "server"), [(3, 1), (4, 3), (5, 0), (8, 2), (1, 1)])
+def test_single_server_fast_path_is_best_fit(mode, gpus, server):
+    free = (5, 3, 8, 4, 3)
+    placement = HeavyEdgePlacer(mode=mode).place(ring(gpus), free, Cluster(5, 8))
+    assert placement == Placement((server,) * gpus)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_returns_none_when_free_gpus_are_too_few(mode):
+    assert HeavyEdgePlacer(mode=mode).place(HEAVY, (1, 2), PAPER_CLUSTER) is None
+
+
+def test_contract_follows_the_listing_on_a_ring():
+    # Edges (0,1),(0,3),(1,2),(2,3) weigh the same; cap 3 merges {0,1,3}; that group takes server 1
+    # (the only one with 3 free), vertex 2 the most-free lowest-numbered server 0.
+    placement = HeavyEdgePlacer(mode="contract").place(ring(4), (2, 3, 2), Cluster(3, 4))
+    assert placement == Placement((1, 1, 0, 1))
+
+
+def test_greedy_edge_follows_the_variant_on_a_ring():
+    # (0,1): both to the most-free server 1; (0,3): 3 joins server 1, now full; (1,2): 2 goes to the
+    # most-free remaining server, 0 (lowest index among the 2-free servers).
+    placement = HeavyEdgePlacer(mode="greedy_edge").place(ring(4), (2, 3, 2), Cluster(3, 4))
+    assert placement == Placement((1, 1, 0, 1))
+
+
+def test_refined_splits_the_light_stage_where_contract_splits_the_heavy_one():
+    # m = (3, 2), P = (0.2, 4) GB on free (4, 1, 1): the 4-GPU hole must take the heavy pair whole.
+    plan = TrainingPlan("t", "3+2", (Stage(0.3, 0.2 * GB, 0.1 * GB, 3), Stage(0.2, 4 * GB, 0.0, 2)))
+    cluster, free = Cluster(3, 4, 100.0, 10.0), (4, 1, 1)
+    refined = HeavyEdgePlacer().place(plan, free, cluster)
+    contract = HeavyEdgePlacer(mode="contract").place(plan, free, cluster)
+    assert DEFAULT_TIMING.alpha(plan, contract, cluster) == pytest.approx(0.5)
+    assert DEFAULT_TIMING.alpha(plan, refined, cluster) == pytest.approx(0.14)
+    assert optimal_placement(plan, free, cluster)[1] == pytest.approx(0.14)
+    assert refined.servers[3] == refined.servers[4] == 0
+
+
+def test_pack_blocks_backtracks_where_best_fit_fails():
+    # Best fit puts the first 3 into the 4 and strands a 2; only 3+3 | 2+2 packs.
+    plan = TrainingPlan("t", "blocks", tuple(Stage(0.1, GB, 0.0, m) for m in (3, 3, 2, 2)))
+    blocks = [[0], [1], [2], [3]]
+    assignment, exhausted = pack_blocks(plan, blocks, (6, 4))
+    assert not exhausted
+    assert sorted(zip(assignment, (3, 3, 2, 2))) == [(0, 3), (0, 3), (1, 2), (1, 2)]
+    assert pack_blocks(plan, blocks, (5, 4, 1)) == (None, False)
+
+
+def test_unknown_mode_is_a_config_error():
+    with pytest.raises(ConfigError, match="placement.mode"):
+        HeavyEdgePlacer(mode="fastest")
+
+
+small_plans = st.lists(
+    st.tuples(st.integers(1, 3), st.floats(0.05, 0.5), st.floats(0.0, 4.0), st.floats(0.0, 0.5)),
+    min_size=1, max_size=3,
+).map(lambda rows: TrainingPlan("h", "cfg", tuple(
+    Stage(c * m, p * GB, a * GB if s < len(rows) - 1 else 0.0, m) for s, (m, c, p, a) in enumerate(rows))))
+small_free = st.lists(st.integers(0, 4), min_size=2, max_size=4).map(tuple)
+
+
+@settings(max_examples=60, deadline=None)
+@given(plan=small_plans, free=small_free)
+def test_refined_is_optimal_under_the_default_timing(plan, free):
+    """Design guarantee: under the async max-of-stations timing the stage packing is exact."""
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    placement = HeavyEdgePlacer().place(plan, free, cluster)
+    if sum(free) < plan.gpus:
+        assert placement is None
+        return
+    alpha = DEFAULT_TIMING.alpha(plan, placement, cluster)
+    assert alpha == pytest.approx(optimal_placement(plan, free, cluster)[1], rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(plan=small_plans, free=small_free,
+       timing=st.sampled_from([TimingModel(pipeline_mode="sync", microbatches=4),
+                               TimingModel(fold_p2p_into_stage=True)]))
+def test_refined_never_worse_than_contract_and_never_better_than_optimum(plan, free, timing):
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    if sum(free) < plan.gpus:
+        return
+    refined = timing.alpha(plan, HeavyEdgePlacer(timing=timing).place(plan, free, cluster), cluster)
+    contract = timing.alpha(plan, HeavyEdgePlacer(mode="contract").place(plan, free, cluster), cluster)
+    optimum = optimal_placement(plan, free, cluster, timing)[1]
+    assert optimum - 1e-12 <= refined <= contract + 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(plan=small_plans.filter(lambda p: p.gpus <= 5), free=st.lists(st.integers(0, 3), min_size=2, max_size=3).map(tuple))
+def test_brute_force_equals_enumeration_of_every_vertex_map(plan, free):
+    cluster = Cluster(len(free), 3, 100.0, 10.0)
+    if sum(free) < plan.gpus:
+        with pytest.raises(ValueError, match="needs"):
+            optimal_placement(plan, free, cluster)
+        return
+    placement, alpha = optimal_placement(plan, free, cluster)
+    placement.validate(plan, free)
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == alpha
+    graph = build_omega(plan)
+    every = [(DEFAULT_TIMING.alpha(plan, Placement(xs), cluster), cut_weight(graph, xs))
+             for xs in itertools.product(range(len(free)), repeat=plan.gpus)
+             if all(xs.count(h) <= f for h, f in enumerate(free))]
+    assert (alpha, cut_weight(graph, placement.servers)) == pytest.approx(min(every))
+
+
+def test_brute_force_refuses_large_instances():
+    with pytest.raises(ValueError, match="limit"):
+        optimal_placement(ring(16), (4,) * 8, Cluster(8, 4), max_states=1000)
+
+
+def test_alpha_min_estimate_uses_heavy_edge_or_the_given_placer():
+    cluster = Cluster(4, 3, 100.0, 10.0)
+    assert alpha_min_estimate(HEAVY, cluster) == pytest.approx(0.152)
+    # first fit fills server 0 with 3 replicas, splitting stage 2: tau_2 = 0.15 + 0.2/10 = 0.17
+    assert alpha_min_estimate(HEAVY, cluster, placer=FirstFitPlacer()) == pytest.approx(0.17)
+    assert empty_cluster_placement(HEAVY, cluster) is empty_cluster_placement(HEAVY, cluster)
+
+
+def test_comm_heavy_flags_match_paper_notes_vector():
+    assert is_comm_heavy(HEAVY, PAPER_CLUSTER)
+    assert not is_comm_heavy(LIGHT, PAPER_CLUSTER)
+    assert is_comm_heavy(LIGHT, PAPER_CLUSTER, threshold=1.1)
+
+
+def test_alpha_min_estimate_of_an_oversize_job_names_it():
+    with pytest.raises(ConfigError, match="vector25/P4.0-0.2 needs 4 GPUs"):
+        alpha_min_estimate(HEAVY, Cluster(1, 2))
+
+
+def test_fragmentation_patterns_are_reproducible_and_shaped():
+    cluster = Cluster(16, 8)
+    patterns = fragmentation_patterns(cluster, seed=3)
+    assert patterns == fragmentation_patterns(cluster, seed=3)
+    assert patterns != fragmentation_patterns(cluster, seed=4)
+    assert patterns["empty"] == (8,) * 16
+    assert sum(patterns["half_full"]) == 64
+    assert all(1 <= f <= 3 for f in patterns["scattered"])
+    crumbs = sorted(patterns["hole_and_crumbs"])
+    assert crumbs[-1] == 8 and all(c <= 2 for c in crumbs[:-1])
+    assert all(len(free) == 16 and all(0 <= f <= 8 for f in free) for free in patterns.values())
