@@ -1,0 +1,190 @@
+"""The placement study (paper-notes 4, "evaluation to reproduce"): Heavy-Edge against the exact ILP.
+
+For every zoo model x parallel configuration x fragmentation pattern of free GPUs it records Heavy-Edge's
+alpha and wall time next to the ILP's alpha, bound, status and wall time, and the gap
+alpha_HE / alpha_ILP - 1 (the paper reports <= ~6%). Jobs that do not fit a pattern are skipped.
+Console entry point: ``asrpt-bench-placement-study``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from .. import profiles
+from ..core import Cluster, ConfigError, TrainingPlan
+from ..solvers import DEFAULT_SOLVER, SolverSettings
+from ..timing import DEFAULT_TIMING, TimingModel
+from .heavy_edge import HeavyEdgePlacer
+from .ilp import optimal_placement_ilp
+from .patterns import fragmentation_patterns
+
+DEFAULT_GPU_COUNTS = (2, 4, 8, 16, 32, 64)
+DEFAULT_STUDY_CLUSTER = Cluster(servers=64, gpus_per_server=8)
+
+COLUMNS = (
+    "model", "config", "gpus", "stages", "pattern", "free_gpus", "servers_with_free",
+    "alpha_consolidated", "he_mode", "he_alpha", "he_wall_s", "he_servers_used",
+    "ilp_solver", "ilp_status", "ilp_alpha", "ilp_bound", "ilp_solver_gap", "ilp_wall_s", "ilp_servers_used",
+    "gap", "time_limit_s", "seed", "cluster_servers", "gpus_per_server", "b_intra", "b_inter",
+)
+
+
+def select_patterns(cluster: Cluster, seed: int, names: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
+    """The named fragmentation patterns (all when `names` is None); unknown names raise ConfigError."""
+    available = fragmentation_patterns(cluster, seed)
+    if names is None:
+        return available
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ConfigError(f"unknown fragmentation pattern(s) {unknown}; known: {sorted(available)}")
+    return {n: available[n] for n in names}
+
+
+def study_plans(models: Sequence[str] | None, gpu_counts: Sequence[int]) -> list[TrainingPlan]:
+    """Every zoo plan of the given models (all when None) whose GPU count is in `gpu_counts`."""
+    known = profiles.model_names()
+    chosen = list(known) if models is None else list(models)
+    unknown = [m for m in chosen if m not in known]
+    if unknown:
+        raise ConfigError(f"unknown model(s) {unknown}; known: {list(known)}")
+    plans = []
+    for model in chosen:
+        for gpus in profiles.available_gpu_counts(model, tuple(gpu_counts)):
+            plans.extend(profiles.build_plan(model, config) for config in profiles.configurations(model, gpus))
+    return plans
+
+
+def compare_on(plan: TrainingPlan, pattern: str, free: tuple[int, ...], cluster: Cluster,
+               heavy_edge: HeavyEdgePlacer, settings: SolverSettings, timing: TimingModel) -> dict[str, object]:
+    """One study row: Heavy-Edge and the ILP on one plan and free vector."""
+    start = time.perf_counter()
+    he_placement = heavy_edge.place(plan, free, cluster)
+    he_wall = time.perf_counter() - start
+    assert he_placement is not None
+    he_placement.validate(plan, free)
+    he_alpha = timing.alpha(plan, he_placement, cluster)
+    ilp_placement, result = optimal_placement_ilp(plan, free, cluster, settings, "alpha", timing)
+    ilp_alpha = timing.alpha(plan, ilp_placement, cluster) if ilp_placement is not None else float("nan")
+    return {
+        "model": plan.model, "config": plan.config, "gpus": plan.gpus, "stages": len(plan.stages),
+        "pattern": pattern, "free_gpus": sum(free), "servers_with_free": sum(1 for f in free if f > 0),
+        "alpha_consolidated": timing.alpha_consolidated(plan, cluster),
+        "he_mode": heavy_edge.mode, "he_alpha": he_alpha, "he_wall_s": he_wall,
+        "he_servers_used": he_placement.servers_used,
+        "ilp_solver": result.solver, "ilp_status": result.status, "ilp_alpha": ilp_alpha,
+        "ilp_bound": result.bound, "ilp_solver_gap": result.gap, "ilp_wall_s": result.wall_time_s,
+        "ilp_servers_used": ilp_placement.servers_used if ilp_placement is not None else None,
+        "gap": he_alpha / ilp_alpha - 1.0,
+    }
+
+
+def run_placement_study(models: Sequence[str] | None = None, gpu_counts: Sequence[int] = DEFAULT_GPU_COUNTS,
+                        cluster: Cluster = DEFAULT_STUDY_CLUSTER, patterns: Sequence[str] | None = None,
+                        solver: str = DEFAULT_SOLVER, time_limit_s: float = 60.0, seed: int = 0,
+                        timing: TimingModel = DEFAULT_TIMING, heavy_edge_mode: str = "refined") -> pd.DataFrame:
+    """One row per (model, configuration, pattern) with the columns in `COLUMNS`.
+
+    `models` None means the whole zoo, `patterns` None every pattern of `fragmentation_patterns`
+    (drawn with `seed`). Apart from the wall-time columns the table is a function of the arguments.
+    """
+    settings = SolverSettings(solver, time_limit_s=time_limit_s)
+    too_big = [g for g in gpu_counts if g > cluster.total_gpus]
+    if too_big:
+        raise ConfigError(f"gpu counts {too_big} exceed the cluster's {cluster.total_gpus} GPUs")
+    free_by_pattern = select_patterns(cluster, seed, patterns)
+    heavy_edge = HeavyEdgePlacer(mode=heavy_edge_mode, timing=timing)
+    rows = []
+    for plan in study_plans(models, gpu_counts):
+        for pattern, free in free_by_pattern.items():
+            if sum(free) >= plan.gpus:
+                rows.append(compare_on(plan, pattern, free, cluster, heavy_edge, settings, timing))
+    frame = pd.DataFrame(rows)
+    constants = {"time_limit_s": time_limit_s, "seed": seed, "cluster_servers": cluster.servers,
+                 "gpus_per_server": cluster.gpus_per_server, "b_intra": cluster.b_intra, "b_inter": cluster.b_inter}
+    for column, value in constants.items():
+        frame[column] = value
+    return frame.reindex(columns=list(COLUMNS))
+
+
+def summarize_study(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per pattern: rows, share proven optimal, mean/max gap, median Heavy-Edge ms, median/max ILP s."""
+    grouped = frame.groupby("pattern", sort=False)
+    return pd.DataFrame({
+        "rows": grouped.size(),
+        "optimal_share": grouped["ilp_status"].apply(lambda s: (s == "optimal").mean()),
+        "mean_gap": grouped["gap"].mean(),
+        "max_gap": grouped["gap"].max(),
+        "he_median_ms": grouped["he_wall_s"].median() * 1e3,
+        "ilp_median_s": grouped["ilp_wall_s"].median(),
+        "ilp_max_s": grouped["ilp_wall_s"].max(),
+    })
+
+
+def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Write `frame` to `path` through a temporary file in the same directory and os.replace, so a
+    reader never sees a half-written table."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", newline="") as stream:
+            frame.to_csv(stream, index=False)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from exc
+
+
+def _name_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="asrpt-bench-placement-study",
+                                     description="Heavy-Edge vs exact ILP placement on zoo models and "
+                                                 "fragmented free-GPU patterns; writes one CSV row per case.")
+    parser.add_argument("--out", default="results/placement_study.csv", help="output CSV (written atomically)")
+    parser.add_argument("--models", type=_name_list, default=None, help="comma-separated zoo models (default: all)")
+    parser.add_argument("--gpus", type=_int_list, default=list(DEFAULT_GPU_COUNTS), help="comma-separated GPU counts")
+    parser.add_argument("--patterns", type=_name_list, default=None,
+                        help="comma-separated fragmentation patterns (default: all)")
+    parser.add_argument("--solver", default=DEFAULT_SOLVER, help="highs, cbc, cpsat or gurobi")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="ILP time limit per case (s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fragmentation patterns")
+    parser.add_argument("--servers", type=int, default=DEFAULT_STUDY_CLUSTER.servers)
+    parser.add_argument("--gpus-per-server", type=int, default=DEFAULT_STUDY_CLUSTER.gpus_per_server)
+    parser.add_argument("--b-intra", type=float, default=DEFAULT_STUDY_CLUSTER.b_intra, help="GB/s")
+    parser.add_argument("--b-inter", type=float, default=DEFAULT_STUDY_CLUSTER.b_inter, help="GB/s")
+    parser.add_argument("--heavy-edge-mode", default="refined", help="refined, contract or greedy_edge")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    cluster = Cluster(args.servers, args.gpus_per_server, args.b_intra, args.b_inter)
+    frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, args.solver, args.time_limit,
+                                args.seed, heavy_edge_mode=args.heavy_edge_mode)
+    path = write_csv_atomic(frame, args.out)
+    print(summarize_study(frame).to_string(float_format=lambda x: f"{x:.4g}"))
+    print(f"wrote {len(frame)} rows to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
