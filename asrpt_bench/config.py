@@ -1,0 +1,284 @@
+"""Typed run configuration: one dataclass per config group, with range checks that name the key.
+
+These dataclasses are the schema of the Hydra config tree in `asrpt_bench/conf` (the CLI merges the
+composed config into them, which rejects unknown keys and wrong types), and they are what
+`experiment.run_experiment` takes, so Python callers never need Hydra. Each group holds the union of
+the keys its options use; a component receives only the keys its constructor accepts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+from .core import ConfigError
+
+BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
+COMPARE_SCHEDULERS = ("asrpt", "asrpt_oracle") + BASELINES
+
+
+def _check(condition: bool, key: str, requirement: str, value: object) -> None:
+    if not condition:
+        raise ConfigError(f"{key} must be {requirement}, got {value!r}")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass
+class ClusterConfig:
+    """Cluster shape and the two bandwidth classes (GB/s)."""
+
+    servers: int = 8
+    gpus_per_server: int = 8
+    b_intra: float = 300.0
+    b_inter: float = 12.5
+
+    def validate(self, prefix: str = "cluster") -> None:
+        _check(_is_int(self.servers) and self.servers >= 1, f"{prefix}.servers", "an integer >= 1", self.servers)
+        _check(_is_int(self.gpus_per_server) and self.gpus_per_server >= 1, f"{prefix}.gpus_per_server",
+               "an integer >= 1", self.gpus_per_server)
+        for key in ("b_intra", "b_inter"):
+            value = getattr(self, key)
+            _check(_is_number(value) and value > 0, f"{prefix}.{key}", "a bandwidth > 0 in GB/s", value)
+
+
+@dataclass
+class TimingConfig:
+    """Open choices of the per-iteration time model (paper-notes 2.3); passed to TimingModel."""
+
+    pipeline_mode: str = "async"
+    allreduce: str = "ring"
+    tree_latency_s: float = 0.0
+    fold_p2p_into_stage: bool = False
+    microbatches: int = 8
+
+    def validate(self, prefix: str = "timing") -> None:
+        _check(self.pipeline_mode in ("async", "sync"), f"{prefix}.pipeline_mode", "'async' or 'sync'",
+               self.pipeline_mode)
+        _check(self.allreduce in ("ring", "tree"), f"{prefix}.allreduce", "'ring' or 'tree'", self.allreduce)
+        _check(_is_number(self.tree_latency_s) and self.tree_latency_s >= 0, f"{prefix}.tree_latency_s", ">= 0",
+               self.tree_latency_s)
+        _check(_is_int(self.microbatches) and self.microbatches >= 1, f"{prefix}.microbatches", "an integer >= 1",
+               self.microbatches)
+
+
+@dataclass
+class WorkloadConfig:
+    """Which jobs are simulated and which earlier jobs train the predictor.
+
+    Trace workloads are split chronologically: the first `train_fraction` of the jobs is the
+    history the predictor learns from; the simulated jobs are `num_jobs` consecutive jobs of the
+    later part, starting `offset` jobs in. `single_gpu_share` (Fig 7) instead draws `num_jobs` jobs
+    from the later part with that share of single-GPU jobs (`resample_replace`: with replacement
+    when a pool is too small; `resample_releases=slots`: the draw takes the arrival times of the
+    default slice, so only the mix changes); for `synthetic` it is also the generator's share. `max_gpus` caps a
+    trace job's GPU demand before a configuration is assigned (null: jobs larger than the cluster
+    are dropped with a warning and counted when `drop_oversize`). `job_cap` is a
+    hard cap on the simulated jobs applied last (debug/CI runs). `recurrence` chooses Philly's
+    recurrence keys: `synthetic` (generated per virtual cluster, labelled) or `virtual_cluster`.
+    """
+
+    name: str = "philly"
+    path: Optional[str] = None
+    num_jobs: Optional[int] = 2000
+    offset: int = 0
+    train_fraction: float = 0.8
+    single_gpu_share: Optional[float] = None
+    resample_replace: bool = False
+    resample_releases: str = "slots"
+    time_compression: float = 1.0
+    recurrence: str = "synthetic"
+    drop_oversize: bool = True
+    job_cap: Optional[int] = None
+    max_gpus: Optional[int] = None
+    synthetic_jobs: int = 2500
+    arrival_rate: float = 1.0 / 60.0
+
+    def validate(self, prefix: str = "workload") -> None:
+        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a workload name", self.name)
+        for key in ("num_jobs", "job_cap", "max_gpus"):
+            value = getattr(self, key)
+            _check(value is None or (_is_int(value) and value >= 1), f"{prefix}.{key}", "null or an integer >= 1",
+                   value)
+        _check(_is_int(self.offset) and self.offset >= 0, f"{prefix}.offset", "an integer >= 0", self.offset)
+        _check(_is_number(self.train_fraction) and 0 < self.train_fraction < 1, f"{prefix}.train_fraction",
+               "a number in (0, 1)", self.train_fraction)
+        _check(self.single_gpu_share is None or (_is_number(self.single_gpu_share) and 0 <= self.single_gpu_share <= 1),
+               f"{prefix}.single_gpu_share", "null or a number in [0, 1]", self.single_gpu_share)
+        _check(self.resample_releases in ("slots", "original"), f"{prefix}.resample_releases",
+               "'slots' or 'original'", self.resample_releases)
+        _check(_is_number(self.time_compression) and self.time_compression > 0, f"{prefix}.time_compression",
+               "a number > 0", self.time_compression)
+        _check(self.recurrence in ("synthetic", "virtual_cluster"), f"{prefix}.recurrence",
+               "'synthetic' or 'virtual_cluster'", self.recurrence)
+        _check(_is_int(self.synthetic_jobs) and self.synthetic_jobs >= 1, f"{prefix}.synthetic_jobs",
+               "an integer >= 1", self.synthetic_jobs)
+        _check(_is_number(self.arrival_rate) and self.arrival_rate > 0, f"{prefix}.arrival_rate",
+               "a number > 0 (jobs per second)", self.arrival_rate)
+
+
+@dataclass
+class PredictorConfig:
+    """Iteration predictor: `forest` (random forest on recurrence keys), `oracle`, `noisy` (epsilon).
+
+    `unseen` is the forest's rule for groups absent from the history (the paper: zero); `mode` and
+    `distribution` shape the noisy oracle's error of mean relative size `epsilon`.
+    """
+
+    name: str = "forest"
+    epsilon: float = 0.0
+    n_estimators: int = 100
+    features: list[str] = field(default_factory=lambda: ["group", "user"])
+    log_target: bool = False
+    unseen: str = "zero"
+    n_jobs: int = 1
+    mode: str = "both"
+    distribution: str = "uniform"
+
+    def validate(self, prefix: str = "predictor") -> None:
+        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a predictor name", self.name)
+        _check(_is_number(self.epsilon) and self.epsilon >= 0, f"{prefix}.epsilon", ">= 0", self.epsilon)
+        _check(_is_int(self.n_estimators) and self.n_estimators >= 1, f"{prefix}.n_estimators", "an integer >= 1",
+               self.n_estimators)
+        _check(len(self.features) >= 1, f"{prefix}.features", "a non-empty list", self.features)
+        _check(_is_int(self.n_jobs) and (self.n_jobs >= 1 or self.n_jobs == -1), f"{prefix}.n_jobs",
+               "an integer >= 1 or -1 (all cores)", self.n_jobs)
+
+
+@dataclass
+class SchedulerConfig:
+    """Scheduler choice and parameters; each scheduler receives the keys its constructor accepts."""
+
+    name: str = "asrpt"
+    comm_heavy: float = 1.5
+    tau: float = 1.0
+    backfill: bool = False
+    consolidation_test: str = "alpha"
+    delay_origin: str = "enqueue"
+    srpt_tiebreak: str = "release_id"
+    duration_source: str = "predicted"
+
+    def validate(self, prefix: str = "scheduler") -> None:
+        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a scheduler name", self.name)
+        _check(_is_number(self.comm_heavy) and self.comm_heavy >= 1, f"{prefix}.comm_heavy", ">= 1", self.comm_heavy)
+        _check(_is_number(self.tau) and self.tau >= 0, f"{prefix}.tau", ">= 0", self.tau)
+        _check(self.duration_source in ("predicted", "oracle"), f"{prefix}.duration_source",
+               "'predicted' or 'oracle'", self.duration_source)
+
+
+@dataclass
+class PlacementConfig:
+    """Placer choice; `allreduce_edges` shapes the job graph the graph-based placers cut, `mode` is
+    Heavy-Edge's variant. The random placer's seed derives from the run seed."""
+
+    name: str = "heavy_edge"
+    mode: str = "refined"
+    objective: str = "alpha"
+    allreduce_edges: str = "ring"
+
+    def validate(self, prefix: str = "placement") -> None:
+        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a placement name", self.name)
+        _check(self.allreduce_edges in ("ring", "clique"), f"{prefix}.allreduce_edges", "'ring' or 'clique'",
+               self.allreduce_edges)
+
+
+@dataclass
+class SolverConfig:
+    """MILP/CP backend of the ILP placer and exact bounds."""
+
+    name: str = "highs"
+    time_limit_s: float = 600.0
+    mip_gap: float = 1e-4
+    threads: int = 1
+
+    def validate(self, prefix: str = "solver") -> None:
+        _check(self.name in ("highs", "cbc", "cpsat", "gurobi"), f"{prefix}.name",
+               "one of highs, cbc, cpsat, gurobi", self.name)
+        _check(_is_number(self.time_limit_s) and self.time_limit_s > 0, f"{prefix}.time_limit_s", "> 0",
+               self.time_limit_s)
+        _check(_is_number(self.mip_gap) and 0 <= self.mip_gap < 1, f"{prefix}.mip_gap", "in [0, 1)", self.mip_gap)
+        _check(_is_int(self.threads) and self.threads >= 1, f"{prefix}.threads", "an integer >= 1", self.threads)
+
+
+@dataclass
+class TaskConfig:
+    """What a run does: `compare`, `simulate`, `placement` (study) or `predictor` (accuracy report).
+
+    `schedulers` are compared by `compare`; the placement study runs Heavy-Edge and the ILP on every
+    zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
+    fragmentation pattern of `study_patterns` (null: all) of the cluster group's cluster.
+    """
+
+    name: str = "compare"
+    schedulers: list[str] = field(default_factory=lambda: list(COMPARE_SCHEDULERS))
+    study_models: Optional[list[str]] = None
+    study_gpu_counts: list[int] = field(default_factory=lambda: [2, 4, 8, 16, 32])
+    study_patterns: Optional[list[str]] = None
+
+    def validate(self, prefix: str = "task") -> None:
+        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a task name", self.name)
+        _check(len(self.schedulers) >= 1 and len(set(self.schedulers)) == len(self.schedulers),
+               f"{prefix}.schedulers", "a non-empty list without repeats", self.schedulers)
+        _check(len(self.study_gpu_counts) >= 1 and all(_is_int(g) and g >= 1 for g in self.study_gpu_counts),
+               f"{prefix}.study_gpu_counts", "a non-empty list of integers >= 1", self.study_gpu_counts)
+
+
+@dataclass
+class TheoryConfig:
+    """Which reconstruction of the Theorem 1 symbols and of alpha_min the reported bounds use."""
+
+    rho_bar_definition: str = "alpha_min_spread"
+    eps_bar_definition: str = "per_smallest_job"
+    alpha_min_source: str = "consolidated"
+
+    def validate(self, prefix: str = "theory") -> None:
+        _check(self.alpha_min_source in ("consolidated", "exact"), f"{prefix}.alpha_min_source",
+               "'consolidated' or 'exact'", self.alpha_min_source)
+
+
+@dataclass
+class RunConfig:
+    """Everything one run needs; `seed` derives every random stream of the run."""
+
+    seed: int = 0
+    progress: bool = True
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    timing: TimingConfig = field(default_factory=TimingConfig)
+    workload: WorkloadConfig = field(default_factory=WorkloadConfig)
+    predictor: PredictorConfig = field(default_factory=PredictorConfig)
+    scheduler: SchedulerConfig = field(default_factory=SchedulerConfig)
+    placement: PlacementConfig = field(default_factory=PlacementConfig)
+    solver: SolverConfig = field(default_factory=SolverConfig)
+    task: TaskConfig = field(default_factory=TaskConfig)
+    theory: TheoryConfig = field(default_factory=TheoryConfig)
+
+    def groups(self) -> Iterator[tuple[str, Any]]:
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if dataclasses.is_dataclass(value):
+                yield item.name, value
+
+    def validate(self) -> "RunConfig":
+        """Raise ConfigError naming the first out-of-range key; return self for chaining."""
+        _check(_is_int(self.seed) and self.seed >= 0, "seed", "an integer >= 0", self.seed)
+        for name, group in self.groups():
+            group.validate(name)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def group_params(group: Any, accepted: Iterator[str] | list[str]) -> dict[str, Any]:
+    """The keys of a config group (except `name`) that a component's constructor accepts."""
+    accepted = set(accepted)
+    return {item.name: getattr(group, item.name) for item in dataclasses.fields(group)
+            if item.name != "name" and item.name in accepted}

@@ -1,0 +1,1 @@
+"""Tables and figures from run outputs and collected results (never reruns simulations)."""

@@ -1,0 +1,74 @@
+"""The one figure style every plot shares: labels, colours, markers, size, and PNG+PDF output."""
+
+from __future__ import annotations
+
+import zlib
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+SCHEDULER_LABELS = {
+    "asrpt": "A-SRPT",
+    "asrpt_oracle": "A-SRPT (oracle)",
+    "spjf": "SPJF",
+    "spwf": "SPWF",
+    "wcs_duration": "WCS-Duration",
+    "wcs_workload": "WCS-Workload",
+    "wcs_subtime": "WCS-SubTime",
+    "fifo": "FIFO",
+}
+PLACER_LABELS = {"heavy_edge": "Heavy-Edge", "ilp": "ILP (optimal)", "first_fit": "First-fit", "random": "Random"}
+_PALETTE = plt.get_cmap("tab10").colors
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
+RC = {
+    "figure.figsize": (6.0, 3.8),
+    "figure.dpi": 120,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "legend.fontsize": 8,
+    "lines.linewidth": 1.6,
+    "lines.markersize": 5,
+    "pdf.fonttype": 42,
+}
+
+
+def label(name: str) -> str:
+    """Display name of a scheduler or placer (the raw name when unknown)."""
+    return SCHEDULER_LABELS.get(name, PLACER_LABELS.get(name, name))
+
+
+def series_style(name: str) -> dict[str, object]:
+    """Stable colour and marker per series name, the same in every figure."""
+    order = list(SCHEDULER_LABELS) + list(PLACER_LABELS)
+    index = order.index(name) if name in order else zlib.crc32(name.encode()) % len(_PALETTE)
+    return {"color": _PALETTE[index % len(_PALETTE)], "marker": _MARKERS[index % len(_MARKERS)]}
+
+
+@contextmanager
+def figure_style() -> Iterator[None]:
+    with plt.rc_context(RC):
+        yield
+
+
+def save_figure(figure: Figure, out_dir: Path, name: str) -> list[Path]:
+    """Write `name`.png and `name`.pdf into `out_dir`; close the figure."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{name}.{suffix}" for suffix in ("png", "pdf")]
+    for path in paths:
+        figure.savefig(path, metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
+    plt.close(figure)
+    return paths

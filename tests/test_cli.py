@@ -1,0 +1,82 @@
+"""The asrpt-bench app end to end in subprocesses: outputs, validation exits, sweeps, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from asrpt_bench import io
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["debug=tiny", "workload=synthetic"]
+SUMMARY_KEYS = {"num_jobs", "total_jct", "mean_jct", "sum_completion", "makespan", "utilization", "lower_bound",
+                "ratio_to_lower_bound", "theorem1_bound", "rho", "epsilon_bar", "wall_time_s", "versions",
+                "config_hash", "dropped", "recurrence_keys"}
+JOB_COLUMNS = {"job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
+               "alpha_max", "iterations", "predicted_iterations", "comm_heavy"}
+
+
+def run_app(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HYDRA_FULL_ERROR": "0"}
+    return subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_compare_writes_the_design_outputs(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    done = run_app(*TINY, f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "A-SRPT reduction" in done.stdout and "wcs_subtime" in done.stdout
+    assert io.run_status(run_dir) == "complete" and (run_dir / ".hydra" / "config.yaml").exists()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert SUMMARY_KEYS <= set(summary) and summary["recurrence_keys"] == "synthetic"
+    comparison = pd.read_csv(run_dir / "comparison.csv")
+    assert comparison["scheduler"].tolist() == ["asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration",
+                                                "wcs_workload", "wcs_subtime", "fifo"]
+    asrpt_jct = comparison.set_index("scheduler").loc["asrpt", "total_jct"]
+    assert (comparison["asrpt_reduction"] - (1 - asrpt_jct / comparison["total_jct"])).abs().max() < 1e-12
+    jobs = pd.read_parquet(run_dir / "jobs.parquet")
+    assert JOB_COLUMNS | {"scheduler"} <= set(jobs.columns)
+    assert len(jobs) == 8 * summary["num_jobs"]
+    assert summary["total_jct"] == asrpt_jct
+
+
+def test_invalid_value_exits_before_work_naming_the_key(tmp_path: Path) -> None:
+    run_dir = tmp_path / "bad"
+    done = run_app(*TINY, "scheduler.comm_heavy=0.5", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "scheduler.comm_heavy must be >= 1" in done.stderr
+    assert io.run_status(run_dir) == "failed" and not (run_dir / "summary.json").exists()
+
+
+def test_sweep_records_failures_and_resume_skips_complete_points(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    args = ("-m", *TINY, "task=simulate", "seed=0", "scheduler.tau=0,-1", f"hydra.sweep.dir={sweep}")
+    first = run_app(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    good = sweep / "debug=tiny,scheduler.tau=0,seed=0,task=simulate,workload=synthetic"
+    bad = sweep / "debug=tiny,scheduler.tau=-1,seed=0,task=simulate,workload=synthetic"
+    assert io.run_status(good) == "complete"
+    assert io.run_status(bad) == "failed" and "scheduler.tau" in io.read_failure(bad)
+    stamp = (good / "summary.json").stat().st_mtime_ns
+    second = run_app(*args, cwd=tmp_path)
+    assert second.returncode == 0
+    assert "already complete" in second.stderr + second.stdout
+    assert (good / "summary.json").stat().st_mtime_ns == stamp
+    assert io.run_status(bad) == "failed"
+
+
+def test_joblib_launcher_runs_points_in_parallel_processes(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    done = run_app("-m", *TINY, "task=simulate", "seed=0,1", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
+                   f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    dirs = sorted(p for p in sweep.iterdir() if p.is_dir())
+    assert [io.run_status(p) for p in dirs] == ["complete", "complete"]
+    hashes = {io.read_summary(p)["config_hash"] for p in dirs}
+    assert len(hashes) == 2

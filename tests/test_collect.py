@@ -1,0 +1,108 @@
+"""Run directories are written atomically and collected into one tidy table that flags bad runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from asrpt_bench import io
+from asrpt_bench.collect import collect, flatten, main
+from asrpt_bench.report.plots import mean_ci
+
+
+def _result(task: str = "simulate", with_comparison: bool = False) -> io.RunResult:
+    jobs = pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 1.0], "end": [3.0, 5.0]})
+    comparison = None
+    if with_comparison:
+        comparison = pd.DataFrame({"scheduler": ["asrpt", "fifo"], "total_jct": [6.0, 9.0]})
+    return io.RunResult(task=task, summary={"total_jct": 7.0, "config_hash": "abc", "versions": {"numpy": "1"}},
+                        jobs=jobs, comparison=comparison)
+
+
+def _config(tau: float) -> dict:
+    return {"seed": 0, "scheduler": {"name": "asrpt", "tau": tau}, "task": {"name": "simulate"}}
+
+
+def test_write_outputs_marks_complete_last(tmp_path: Path) -> None:
+    io.mark_started(tmp_path, _config(1.0), ["scheduler.tau=1.0"])
+    assert io.run_status(tmp_path) == "incomplete"
+    io.write_outputs(tmp_path, _result())
+    assert io.run_status(tmp_path) == "complete"
+    assert not (tmp_path / io.INCOMPLETE).exists()
+    assert io.read_summary(tmp_path)["total_jct"] == 7.0
+    assert io.read_jobs(tmp_path)["job_id"].tolist() == ["a", "b"]
+    assert io.is_complete(tmp_path, "abc") and not io.is_complete(tmp_path, "other")
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
+    bad = pd.DataFrame({"x": [object()]})  # parquet cannot store a bare object
+    with pytest.raises(Exception):
+        io.atomic_write_frame(tmp_path / "jobs.parquet", bad)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_run_dir_is_all_or_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "run"
+    io.write_run_dir(target, _result(), _config(0.5))
+    assert io.run_status(target) == "complete"
+    assert not (tmp_path / "run.incomplete").exists()
+
+
+def test_restart_clears_an_earlier_failure(tmp_path: Path) -> None:
+    io.mark_started(tmp_path, _config(1.0), [])
+    io.mark_failed(tmp_path, "Traceback\nValueError: boom\n")
+    assert io.run_status(tmp_path) == "failed"
+    io.mark_started(tmp_path, _config(1.0), [])
+    assert io.run_status(tmp_path) == "incomplete"
+
+
+def test_collect_flags_failed_and_incomplete_runs(tmp_path: Path) -> None:
+    good, failed, unfinished = tmp_path / "good", tmp_path / "failed", tmp_path / "unfinished"
+    io.mark_started(good, _config(1.0), ["scheduler.tau=1.0"])
+    io.write_outputs(good, _result())
+    io.mark_started(failed, _config(2.0), ["scheduler.tau=2.0"])
+    io.mark_failed(failed, "Traceback (most recent call last):\nValueError: boom\n")
+    io.mark_started(unfinished, _config(3.0), ["scheduler.tau=3.0"])
+    table = collect([tmp_path]).set_index("scheduler.tau")
+    assert table.loc[1.0, "status"] == "complete" and table.loc[1.0, "total_jct"] == 7.0
+    assert table.loc[2.0, "status"] == "failed" and table.loc[2.0, "error"] == "ValueError: boom"
+    assert np.isnan(table.loc[2.0, "total_jct"])
+    assert table.loc[3.0, "status"] == "incomplete"
+    assert table.loc[1.0, "overrides"] == "scheduler.tau=1.0"
+    assert table.loc[1.0, "versions.numpy"] == "1"
+
+
+def test_compare_runs_give_one_row_per_scheduler(tmp_path: Path) -> None:
+    io.mark_started(tmp_path, _config(1.0), [])
+    io.write_outputs(tmp_path, _result("compare", with_comparison=True))
+    table = collect([tmp_path])
+    assert table["scheduler"].tolist() == ["asrpt", "fifo"]
+    assert table["total_jct"].tolist() == [6.0, 9.0]
+    assert (table["scheduler.tau"] == 1.0).all()
+
+
+def test_collect_cli_writes_csv_and_rejects_missing_dirs(tmp_path: Path) -> None:
+    run = tmp_path / "sweep" / "p1"
+    io.mark_started(run, _config(1.0), [])
+    io.write_outputs(run, _result())
+    out = tmp_path / "results" / "x.csv"
+    assert main([str(tmp_path / "sweep"), "--out", str(out)]) == 0
+    assert pd.read_csv(out)["status"].tolist() == ["complete"]
+    assert main([str(tmp_path / "absent")]) == 2
+
+
+def test_flatten_makes_dotted_scalar_columns() -> None:
+    assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": "x"}) == {"a.b": 1, "a.c": "[1, 2]", "d": "x"}
+
+
+def test_mean_ci_is_the_student_t_interval() -> None:
+    table = pd.DataFrame({"x": [1, 1, 1, 2], "v": [1.0, 2.0, 3.0, 5.0]})
+    summary = mean_ci(table, ["x"], "v").set_index("x")
+    half = 4.302652729911275 * 1.0 / np.sqrt(3)  # t(0.975, 2) * s / sqrt(n), s = 1
+    assert summary.loc[1, "mean"] == pytest.approx(2.0)
+    assert summary.loc[1, "high"] - summary.loc[1, "mean"] == pytest.approx(half)
+    assert summary.loc[2, "low"] == summary.loc[2, "high"] == 5.0 and summary.loc[2, "n"] == 1

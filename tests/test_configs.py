@@ -1,0 +1,98 @@
+"""Every option of every config group composes and validates; bad values fail naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from asrpt_bench.cli import CONFIG_DIR, compose_run_config, to_run_config
+from asrpt_bench.config import RunConfig, SchedulerConfig, group_params
+from asrpt_bench.core import ConfigError
+from asrpt_bench.experiment import config_hash
+
+GROUPS = sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir())
+OPTIONS = [(group, path.stem) for group in GROUPS for path in sorted((CONFIG_DIR / group).glob("*.yaml"))]
+
+
+def test_every_design_group_has_its_options() -> None:
+    options = {group: {o for g, o in OPTIONS if g == group} for group in GROUPS}
+    assert {"asrpt", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo"} <= options["scheduler"]
+    assert options["predictor"] >= {"forest", "oracle", "noisy"}
+    assert options["placement"] >= {"heavy_edge", "ilp", "first_fit", "random"}
+    assert options["solver"] >= {"highs", "cbc", "cpsat", "gurobi"}
+    assert options["workload"] >= {"philly", "pai2020", "csv", "synthetic", "lemma2_reviewer"}
+    assert options["task"] >= {"compare", "simulate", "placement", "predictor"}
+    assert {"cluster", "experiment", "timing"} <= set(GROUPS)
+
+
+@pytest.mark.parametrize(("group", "option"), OPTIONS, ids=[f"{g}={o}" for g, o in OPTIONS])
+def test_every_option_composes_and_validates(group: str, option: str) -> None:
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[f"{group}={option}"])
+    missing = OmegaConf.missing_keys(OmegaConf.masked_copy(cfg, [k for k in cfg.keys() if k != "hydra"]))
+    if missing:  # an option with a mandatory key (a path) must say which key to set
+        with pytest.raises(ConfigError, match=sorted(missing)[0].replace(".", r"\.")):
+            to_run_config(cfg)
+        return
+    run = to_run_config(cfg)
+    if group in ("scheduler", "predictor", "placement", "solver", "task", "workload"):
+        assert getattr(run, group).name == option
+
+
+def test_defaults_match_design() -> None:
+    run = compose_run_config([])
+    assert run.task.name == "compare" and run.scheduler.name == "asrpt"
+    assert run.scheduler.comm_heavy == 1.5
+    assert (run.cluster.servers, run.cluster.gpus_per_server) == (8, 8)
+    assert (run.cluster.b_intra, run.cluster.b_inter) == (300.0, 12.5)
+    assert run.workload.name == "philly" and run.workload.num_jobs == 2000
+    assert run.predictor.name == "forest" and run.seed == 0
+
+
+@pytest.mark.parametrize(("override", "key"), [
+    ("scheduler.comm_heavy=0.5", "scheduler.comm_heavy"),
+    ("scheduler.tau=-1", "scheduler.tau"),
+    ("predictor.epsilon=-0.1", "predictor.epsilon"),
+    ("cluster.servers=0", "cluster.servers"),
+    ("cluster.servers=abc", "cluster.servers"),
+    ("cluster.b_inter=fast", "cluster.b_inter"),
+    ("workload.single_gpu_share=1.5", "workload.single_gpu_share"),
+    ("+scheduler.bogus=1", "scheduler.bogus"),
+    ("seed=-3", "seed"),
+])
+def test_bad_values_fail_naming_the_key(override: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        compose_run_config([override])
+
+
+def test_unknown_option_lists_the_available_ones() -> None:
+    with pytest.raises(ConfigError, match="scheduler/nope"):
+        compose_run_config(["scheduler=nope"])
+
+
+def test_named_experiments_set_their_task() -> None:
+    assert compose_run_config(["experiment=fig4_prediction_error"]).task.name == "predictor"
+    assert compose_run_config(["experiment=sensitivity"]).predictor.name == "noisy"
+    fig7 = compose_run_config(["experiment=fig7_single_gpu_share"])
+    assert fig7.workload.num_jobs == 1000 and fig7.workload.resample_replace
+
+
+def test_config_hash_tracks_results_not_progress() -> None:
+    base = RunConfig()
+    assert config_hash(base) == config_hash(RunConfig())
+    quiet = RunConfig(progress=False)
+    assert config_hash(quiet) == config_hash(base)
+    assert config_hash(RunConfig(scheduler=SchedulerConfig(tau=2.0))) != config_hash(base)
+
+
+def test_group_params_passes_only_accepted_keys() -> None:
+    params = group_params(SchedulerConfig(tau=0.5), ["tau", "comm_heavy", "unrelated"])
+    assert params == {"tau": 0.5, "comm_heavy": 1.5}
+
+
+def test_conf_tree_is_inside_the_package() -> None:
+    assert (Path(__file__).resolve().parents[1] / "asrpt_bench" / "conf" / "config.yaml") == CONFIG_DIR / "config.yaml"
