@@ -215,6 +215,17 @@ class TaskConfig:
     `schedulers` are compared by `compare`; the placement study runs Heavy-Edge and the ILP on every
     zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
     fragmentation pattern of `study_patterns` (null: all) of the cluster group's cluster.
+
+    `theory` (theory_task.py) draws `theory_instances` tiny instances of `theory_jobs` jobs on G =
+    `theory_gpus` GPUs (servers of `theory_gpus_per_server`, null: one server), job GPUs, iterations and
+    integral releases uniform in the inclusive `[low, high]` ranges. `theory_alpha=fixed`: alpha = 1 s per
+    iteration on every placement, declared alpha_max = alpha * U[1, theory_rho_max], so CP-SAT's optimum
+    (time limit `theory_time_limit_s`) is the true OPT; `placement`: synthetic communicating plans whose
+    alpha depends on the placement, and CP-SAT with the true alpha_min gives a lower bound on OPT.
+    `adversarial` runs the seeded search for `adversarial_budget` evaluations of objective
+    `adversarial_objective` (eq12 | ratio) on instances of up to `adversarial_max_jobs` jobs on G =
+    `theory_gpus`, with iterations up to `adversarial_max_iterations` and releases up to
+    `adversarial_max_release`.
     """
 
     name: str = "compare"
@@ -222,6 +233,21 @@ class TaskConfig:
     study_models: Optional[list[str]] = None
     study_gpu_counts: list[int] = field(default_factory=lambda: [2, 4, 8, 16, 32])
     study_patterns: Optional[list[str]] = None
+    theory_instances: int = 20
+    theory_jobs: int = 5
+    theory_gpus: int = 8
+    theory_gpus_per_server: Optional[int] = None
+    theory_job_gpus: list[int] = field(default_factory=lambda: [1, 6])
+    theory_iterations: list[int] = field(default_factory=lambda: [1, 100])
+    theory_releases: list[int] = field(default_factory=lambda: [0, 50])
+    theory_alpha: str = "fixed"
+    theory_rho_max: float = 1.0
+    theory_time_limit_s: float = 10.0
+    adversarial_objective: str = "eq12"
+    adversarial_budget: int = 200
+    adversarial_max_jobs: int = 4
+    adversarial_max_iterations: int = 100_000
+    adversarial_max_release: int = 1_000
 
     def validate(self, prefix: str = "task") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a task name", self.name)
@@ -229,6 +255,39 @@ class TaskConfig:
                f"{prefix}.schedulers", "a non-empty list without repeats", self.schedulers)
         _check(len(self.study_gpu_counts) >= 1 and all(_is_int(g) and g >= 1 for g in self.study_gpu_counts),
                f"{prefix}.study_gpu_counts", "a non-empty list of integers >= 1", self.study_gpu_counts)
+        self._validate_theory(prefix)
+
+    def _validate_theory(self, prefix: str) -> None:
+        for key in ("theory_instances", "theory_jobs", "adversarial_budget", "adversarial_max_jobs",
+                    "adversarial_max_iterations"):
+            value = getattr(self, key)
+            _check(_is_int(value) and value >= 1, f"{prefix}.{key}", "an integer >= 1", value)
+        _check(_is_int(self.theory_gpus) and self.theory_gpus >= 2, f"{prefix}.theory_gpus", "an integer >= 2 (G)",
+               self.theory_gpus)
+        per_server = self.theory_gpus_per_server
+        _check(per_server is None or (_is_int(per_server) and per_server >= 1 and self.theory_gpus % per_server == 0),
+               f"{prefix}.theory_gpus_per_server", f"null or an integer >= 1 dividing theory_gpus={self.theory_gpus}",
+               per_server)
+        _check(_is_int(self.adversarial_max_release) and self.adversarial_max_release >= 0,
+               f"{prefix}.adversarial_max_release", "an integer >= 0", self.adversarial_max_release)
+        for key, low in (("theory_job_gpus", 1), ("theory_iterations", 1), ("theory_releases", 0)):
+            value = getattr(self, key)
+            _check(len(value) == 2 and all(_is_int(v) for v in value) and low <= value[0] <= value[1],
+                   f"{prefix}.{key}", f"[low, high] integers with {low} <= low <= high", value)
+        _check(self.theory_job_gpus[1] < self.theory_gpus, f"{prefix}.theory_job_gpus",
+               f"below theory_gpus={self.theory_gpus} (Theorem 1 needs g_max < G)", self.theory_job_gpus)
+        _check(self.theory_alpha in ("fixed", "placement"), f"{prefix}.theory_alpha", "'fixed' or 'placement'",
+               self.theory_alpha)
+        if self.theory_alpha == "placement":
+            _check(per_server is not None and self.theory_job_gpus[1] <= per_server, f"{prefix}.theory_job_gpus",
+                   "at most theory_gpus_per_server (set it) with theory_alpha=placement, so that the consolidated "
+                   "alpha is the true alpha_min", self.theory_job_gpus)
+        _check(_is_number(self.theory_rho_max) and self.theory_rho_max >= 1, f"{prefix}.theory_rho_max", ">= 1",
+               self.theory_rho_max)
+        _check(_is_number(self.theory_time_limit_s) and self.theory_time_limit_s > 0, f"{prefix}.theory_time_limit_s",
+               "> 0 seconds", self.theory_time_limit_s)
+        _check(self.adversarial_objective in ("eq12", "ratio"), f"{prefix}.adversarial_objective",
+               "'eq12' or 'ratio'", self.adversarial_objective)
 
 
 @dataclass

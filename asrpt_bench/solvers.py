@@ -38,7 +38,7 @@ from .core import ConfigError
 SolveStatus = Literal["optimal", "feasible", "infeasible", "time_limit_no_solution", "error"]
 
 DEFAULT_SOLVER = "cpsat"
-"""Chosen from measurements on this project's placement ILP (docs/readme/solvers.md, bench_solvers.py)."""
+"""Chosen from measurements on this project's placement ILP (docs/solvers.md, bench_solvers.py)."""
 
 GUROBI_SIZE_LIMIT = 2000
 """Variables (and rows) the size-limited Gurobi licence accepts; the probe solves one variable more."""

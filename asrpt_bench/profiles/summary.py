@@ -1,6 +1,6 @@
 """A one-table overview of the zoo: size, compute, parameters, GPU counts and alpha of every plan.
 
-`python -m asrpt_bench.profiles --gpus 8` prints it; the numbers in docs/readme/profiles.md come from here.
+`python -m asrpt_bench.profiles --gpus 8` prints it; the numbers in docs/profiles.md come from here.
 """
 
 from __future__ import annotations
