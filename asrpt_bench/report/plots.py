@@ -128,27 +128,37 @@ def plot_prediction_error(table: pd.DataFrame) -> Figure:
 
 
 def plot_placement_quality(table: pd.DataFrame) -> Figure:
-    """Heavy-Edge vs ILP: Heavy-Edge's alpha penalty over the ILP optimum (mean and worst case per run)
-    and the median time per placement of each, as mean and 95% CI over seeds."""
+    """Heavy-Edge vs ILP per Heavy-Edge mode: alpha penalty over the ILP optimum (mean and worst case
+    per run) and median time per placement, as mean and 95% CI over seeds."""
     table = complete_runs(table)
+    mode = "placement.mode"
     penalty = ["alpha_penalty_mean", "alpha_penalty_max"]
-    runtime = ["heavy_edge_time_median_s", "ilp_time_median_s"]
-    require(table, penalty + runtime, "Heavy-Edge vs ILP")
+    require(table, [mode] + penalty + ["heavy_edge_time_median_s", "ilp_time_median_s"], "Heavy-Edge vs ILP")
+    modes = list(dict.fromkeys(table[mode]))
+    width = 0.8 / len(modes)
     with figure_style():
         figure, panels = plt.subplots(1, 2, figsize=(9.0, 3.6))
-        for axes, columns, names, ylabel, scale in (
-                (panels[0], penalty, ["mean", "worst"], "Heavy-Edge alpha / ILP alpha - 1 (%)", 100.0),
-                (panels[1], runtime, [label("heavy_edge"), label("ilp")], "median time per placement (ms)", 1e3)):
-            long = table.melt(id_vars=[SEED] if SEED in table.columns else [], value_vars=columns,
-                              var_name="column", value_name="value")
-            summary = mean_ci(long, ["column"], "value").set_index("column").loc[columns]
-            positions = np.arange(len(columns))
-            axes.bar(positions, scale * summary["mean"],
-                     color=[series_style(n)["color"] for n in ("heavy_edge", "ilp")],
-                     yerr=[scale * (summary["mean"] - summary["low"]), scale * (summary["high"] - summary["mean"])],
-                     capsize=3)
-            axes.set_xticks(positions, names)
-            axes.set_ylabel(ylabel)
+        for k, name in enumerate(modes):
+            part = table[table[mode] == name]
+            long = part.melt(id_vars=[SEED] if SEED in part.columns else [], value_vars=penalty,
+                             var_name="column", value_name="value")
+            summary = mean_ci(long, ["column"], "value").set_index("column").loc[penalty]
+            positions = np.arange(len(penalty)) + (k - (len(modes) - 1) / 2) * width
+            panels[0].bar(positions, 100 * summary["mean"], width, label=name,
+                          yerr=[100 * (summary["mean"] - summary["low"]), 100 * (summary["high"] - summary["mean"])],
+                          capsize=3)
+        panels[0].set_xticks(np.arange(len(penalty)), ["mean", "worst"])
+        panels[0].set_ylabel("Heavy-Edge alpha / ILP alpha - 1 (%)")
+        panels[0].legend(title="Heavy-Edge mode")
+        times = [(f"Heavy-Edge {name}", table[table[mode] == name], "heavy_edge_time_median_s") for name in modes]
+        times.append((label("ilp"), table, "ilp_time_median_s"))
+        for k, (name, part, column) in enumerate(times):
+            summary = mean_ci(part.assign(all="all"), ["all"], column)
+            panels[1].bar(k, 1e3 * summary["mean"].iloc[0], capsize=3,
+                          yerr=[[1e3 * (summary["mean"] - summary["low"]).iloc[0]],
+                                [1e3 * (summary["high"] - summary["mean"]).iloc[0]]])
+        panels[1].set_xticks(range(len(times)), [name for name, _, _ in times], rotation=20, ha="right")
+        panels[1].set_ylabel("median time per placement (ms)")
         panels[1].set_yscale("log")
         figure.suptitle("Heavy-Edge vs the ILP optimum")
     return figure
@@ -156,28 +166,32 @@ def plot_placement_quality(table: pd.DataFrame) -> Figure:
 
 def plot_sensitivity(table: pd.DataFrame) -> Figure:
     """COMM_HEAVY x tau heatmaps of A-SRPT's mean total JCT, one panel per prediction error epsilon,
-    each relative to the best cell of its panel."""
+    all relative to the best cell of the whole study, so both the parameter and the error effect show."""
     table = complete_runs(table)
     keys = ["scheduler.comm_heavy", "scheduler.tau", "predictor.epsilon"]
     require(table, keys + ["total_jct"], "sensitivity")
     summary = mean_ci(table, keys, "total_jct")
+    summary["relative"] = summary["mean"] / summary["mean"].min()
+    low, high = summary["relative"].min(), summary["relative"].max()
     epsilons = sorted(summary["predictor.epsilon"].unique())
     with figure_style():
         figure, panels = plt.subplots(1, len(epsilons), figsize=(3.4 * len(epsilons), 3.4), squeeze=False)
         for axes, epsilon in zip(panels[0], epsilons):
             part = summary[summary["predictor.epsilon"] == epsilon]
-            grid = part.pivot(index="scheduler.comm_heavy", columns="scheduler.tau", values="mean")
-            relative = grid / np.nanmin(grid.to_numpy())
-            image = axes.imshow(relative.to_numpy(), origin="lower", cmap="viridis_r", aspect="auto")
+            grid = part.pivot(index="scheduler.comm_heavy", columns="scheduler.tau", values="relative")
+            image = axes.imshow(grid.to_numpy(), origin="lower", cmap="viridis_r", aspect="auto",
+                                vmin=low, vmax=max(high, low * (1 + 1e-6)))
             axes.set_xticks(range(len(grid.columns)), [f"{v:g}" for v in grid.columns])
             axes.set_yticks(range(len(grid.index)), [f"{v:g}" for v in grid.index])
-            for (i, j), value in np.ndenumerate(relative.to_numpy()):
-                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7, color="white")
+            middle = (low + high) / 2
+            for (i, j), value in np.ndenumerate(grid.to_numpy()):
+                axes.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=7,
+                          color="white" if value > middle else "black")
             axes.set_xlabel("tau")
             axes.set_ylabel("COMM_HEAVY")
             axes.set_title(f"epsilon = {epsilon:g}")
             axes.grid(False)
-        figure.colorbar(image, ax=panels[0].tolist(), label="total JCT / best in panel")
+        figure.colorbar(image, ax=panels[0].tolist(), label="total JCT / best cell")
         figure.suptitle("A-SRPT sensitivity (mean over seeds)")
     return figure
 

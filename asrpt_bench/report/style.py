@@ -42,6 +42,7 @@ RC = {
     "lines.linewidth": 1.6,
     "lines.markersize": 5,
     "pdf.fonttype": 42,
+    "figure.constrained_layout.use": True,
 }
 
 
@@ -69,6 +70,7 @@ def save_figure(figure: Figure, out_dir: Path, name: str) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{name}.{suffix}" for suffix in ("png", "pdf")]
     for path in paths:
-        figure.savefig(path, metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
+        figure.savefig(path, bbox_inches="tight",
+                       metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
     plt.close(figure)
     return paths
