@@ -210,7 +210,8 @@ class SolverConfig:
 
 @dataclass
 class TaskConfig:
-    """What a run does: `compare`, `simulate`, `placement` (study) or `predictor` (accuracy report).
+    """What a run does: `compare`, `simulate`, `placement` (study), `predictor` (accuracy report), `theory`
+    (ratio to OPT vs Theorem 1 on tiny instances) or `adversarial` (worst-instance search).
 
     `schedulers` are compared by `compare`; the placement study runs Heavy-Edge and the ILP on every
     zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU

@@ -339,11 +339,16 @@ class Context:
 
 
 TASKS: dict[str, Callable[[Context], RunResult]] = {}
+# Tasks that build their own instances: run_experiment does not load the workload group for them.
+WORKLOAD_FREE_TASKS: set[str] = set()
 
 
-def register_task(name: str) -> Callable[[Callable[[Context], RunResult]], Callable[[Context], RunResult]]:
+def register_task(name: str, needs_workload: bool = True
+                  ) -> Callable[[Callable[[Context], RunResult]], Callable[[Context], RunResult]]:
     def decorator(function: Callable[[Context], RunResult]) -> Callable[[Context], RunResult]:
         TASKS[name] = function
+        if not needs_workload:
+            WORKLOAD_FREE_TASKS.add(name)
         return function
 
     return decorator
@@ -404,7 +409,7 @@ def predictor_report(context: Context) -> RunResult:
                              "prediction_errors": errors.assign(job_id=errors["job_id"].astype(str))})
 
 
-@register_task("placement")
+@register_task("placement", needs_workload=False)
 def placement_study(context: Context) -> RunResult:
     """Heavy-Edge vs the ILP optimum on every zoo plan and fragmentation pattern of free GPUs."""
     from .placement.study import run_placement_study
@@ -445,7 +450,7 @@ def run_experiment(config: RunConfig) -> RunResult:
     config.validate()
     _check_components(config)
     started = time.perf_counter()
-    needs_workload = config.task.name != "placement"
+    needs_workload = config.task.name not in WORKLOAD_FREE_TASKS
     workload = load_workload(config) if needs_workload else None
     provenance: dict[str, Any] = {
         "config_hash": config_hash(config),
@@ -461,3 +466,6 @@ def run_experiment(config: RunConfig) -> RunResult:
     result = TASKS[config.task.name](Context(config, workload, provenance))  # type: ignore[arg-type]
     result.summary["wall_time_s"] = time.perf_counter() - started
     return result
+
+
+from . import theory_task  # noqa: E402,F401  (registers the theory and adversarial tasks)

@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 APP=(python -m asrpt_bench.cli)
 EXPERIMENTS=(compare_default fig4_prediction_error fig6_num_jobs fig7_single_gpu_share
-             placement_heavy_edge_vs_ilp sensitivity)
+             placement_heavy_edge_vs_ilp sensitivity
+             theory_ratio_vs_bound theory_trace_ratio adversarial_search
+             ablation_novelty_bias ablation_placement ablation_backfill)
 for name in "${EXPERIMENTS[@]}"; do
   echo "== ${name}"
   "${APP[@]}" -m "experiment=${name}" progress=false "$@"

@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core import ConfigError
-from . import plots
+from . import plots, theory_plots
 from .style import save_figure
 
 
@@ -42,6 +42,18 @@ FIGURES: tuple[FigureSpec, ...] = (
                "COMM_HEAVY x tau x epsilon sensitivity of A-SRPT"),
     FigureSpec("compare_default", "compare_default.csv", plots.plot_scheduler_comparison,
                "Total JCT per scheduler on the default workload"),
+    FigureSpec("theory_ratio_vs_bound", "theory_ratio_vs_bound.csv", theory_plots.plot_theory_ratio_vs_bound,
+               "Tiny instances: A-SRPT's ratio to exact OPT vs the Theorem 1 bound over tau x COMM_HEAVY x epsilon"),
+    FigureSpec("theory_trace_ratio", "theory_trace_ratio.csv", theory_plots.plot_trace_ratio_vs_bound,
+               "Philly slice: A-SRPT's ratio to the lower bound vs the Theorem 1 bound"),
+    FigureSpec("adversarial_search", "adversarial_search.csv", theory_plots.plot_adversarial,
+               "Adversarial search: Eq. 12 violation and ratio / bound of the best instances"),
+    FigureSpec("ablation_novelty_bias", "ablation_novelty_bias.csv", theory_plots.plot_ablation_novelty_bias,
+               "Ablation: unseen jobs predicted as 0 vs as the forest's mean"),
+    FigureSpec("ablation_placement", "ablation_placement.csv", theory_plots.plot_ablation_placement,
+               "Ablation: Heavy-Edge vs first-fit placement under A-SRPT"),
+    FigureSpec("ablation_backfill", "ablation_backfill.csv", theory_plots.plot_ablation_backfill,
+               "Ablation: strict head-of-line dispatch vs backfill"),
 )
 
 
