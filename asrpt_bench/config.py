@@ -109,8 +109,8 @@ class WorkloadConfig:
             _check(value is None or (_is_int(value) and value >= 1), f"{prefix}.{key}", "null or an integer >= 1",
                    value)
         _check(_is_int(self.offset) and self.offset >= 0, f"{prefix}.offset", "an integer >= 0", self.offset)
-        _check(_is_number(self.train_fraction) and 0 < self.train_fraction < 1, f"{prefix}.train_fraction",
-               "a number in (0, 1)", self.train_fraction)
+        _check(_is_number(self.train_fraction) and 0 <= self.train_fraction < 1, f"{prefix}.train_fraction",
+               "a number in [0, 1)", self.train_fraction)
         _check(self.single_gpu_share is None or (_is_number(self.single_gpu_share) and 0 <= self.single_gpu_share <= 1),
                f"{prefix}.single_gpu_share", "null or a number in [0, 1]", self.single_gpu_share)
         _check(self.resample_releases in ("slots", "original"), f"{prefix}.resample_releases",

@@ -261,10 +261,9 @@ def theory_ratio(context: Context) -> RunResult:
 
 def rerun_command(G: int, tau: float, path: str = "best_instance.csv") -> str:
     """The asrpt-bench command that replays a saved instance: same cluster, scheduler, placer and
-    perfect predictions; a train fraction small enough that no job goes to the (unused) history."""
+    perfect predictions; the csv workload simulates every row (no predictor history)."""
     return (f"asrpt-bench task=simulate scheduler=asrpt scheduler.tau={tau:g} predictor=oracle placement=first_fit "
-            f"cluster.servers=1 cluster.gpus_per_server={G} workload=csv workload.path={path} "
-            f"workload.train_fraction=0.0001")
+            f"cluster.servers=1 cluster.gpus_per_server={G} workload=csv workload.path={path}")
 
 
 @register_task("adversarial", needs_workload=False)

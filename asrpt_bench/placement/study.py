@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
@@ -19,6 +18,7 @@ import pandas as pd
 
 from .. import profiles
 from ..core import Cluster, ConfigError, TrainingPlan
+from ..io import atomic_write_frame
 from ..solvers import DEFAULT_SOLVER, SolverSettings
 from ..timing import DEFAULT_TIMING, TimingModel
 from .heavy_edge import HeavyEdgePlacer
@@ -131,16 +131,7 @@ def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write `frame` to `path` through a temporary file in the same directory and os.replace, so a
     reader never sees a half-written table."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", newline="") as stream:
-            frame.to_csv(stream, index=False)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_frame(target, frame)
     return target
 
 

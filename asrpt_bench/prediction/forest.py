@@ -43,7 +43,8 @@ class ForestPredictor(IterationPredictor):
         features = self._check_params(table)
         target = true_iterations(table, "forest predictor (training table)")
         if len(table) == 0:
-            raise ConfigError("forest predictor: the training table is empty")
+            raise ConfigError("forest predictor: the training table is empty "
+                              "(set workload.train_fraction > 0 so the trace has a history)")
         self.categorical_ = [f for f in features if f not in NUMERIC_FEATURES]
         self.encoder_ = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=UNKNOWN_CODE,
                                        dtype=np.float64)

@@ -10,9 +10,10 @@ from ..core import ConfigError
 
 def chronological_split(table: pd.DataFrame, train_fraction: float = 0.8) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(history, test): the first floor(train_fraction * N) jobs by release (ties keep row order)
-    and the rest, each with a fresh index and the table's attrs."""
-    if not 0.0 < train_fraction < 1.0:
-        raise ConfigError(f"predictor.train_fraction must be in (0, 1), got {train_fraction!r}")
+    and the rest, each with a fresh index and the table's attrs. train_fraction = 0 gives no history
+    (every job is simulated: hand-made instances with an oracle or noisy predictor)."""
+    if not 0.0 <= train_fraction < 1.0:
+        raise ConfigError(f"workload.train_fraction must be in [0, 1), got {train_fraction!r}")
     order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
     cut = int(np.floor(train_fraction * len(table)))
     parts = []

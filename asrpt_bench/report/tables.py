@@ -12,7 +12,8 @@ from ..io import RunResult
 SCALARS_SHOWN = ("num_jobs", "dropped", "total_jct", "mean_jct", "makespan", "utilization", "lower_bound",
                  "ratio_to_lower_bound", "theorem1_bound", "mae", "median_relative_error", "unseen_share",
                  "placements", "ilp_optimal_share", "alpha_penalty_mean", "alpha_penalty_max",
-                 "heavy_edge_time_median_s", "ilp_time_median_s", "wall_time_s")
+                 "heavy_edge_time_median_s", "ilp_time_median_s", "ratio_to_opt_max", "ratio_over_bound_max",
+                 "bound_violations", "best_value", "eq12_violation_rel", "wall_time_s")
 
 
 def _number(value: Any) -> str:
