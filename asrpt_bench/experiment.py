@@ -10,7 +10,6 @@ data is read, so a bad parameter fails before any work.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import math
 import platform
@@ -29,11 +28,10 @@ from tqdm.auto import tqdm
 from .config import PlacementConfig, RunConfig, SchedulerConfig, group_params
 from .core import Cluster, ConfigError, Job
 from .io import RunResult
-from .placement import make_placer
-from .placement import heavy_edge, ilp, random_fit  # noqa: F401  (importing registers these placers)
-from .placement.base import PLACERS, Placer
+from .placement import PLACERS, Placer, make_placer
 from .prediction import (FIG4_BUCKETS, PREDICTORS, RELATIVE_BUCKETS, accuracy_summary, accuracy_table,
                          chronological_split, make_predictor, prediction_errors)
+from .registry import constructor_parameters
 from .schedulers import SCHEDULERS, Scheduler, make_scheduler
 from .sim import simulate
 from .theory.bound import theory_symbols
@@ -88,45 +86,35 @@ def versions() -> dict[str, str]:
 
 # ---------------------------------------------------------------- components
 
-def _accepted(factory: Callable[..., Any]) -> list[str]:
-    return [name for name in inspect.signature(factory).parameters if name not in ("self", "name")]
-
-
 def build_timing(config: RunConfig) -> TimingModel:
-    return TimingModel(**group_params(config.timing, _accepted(TimingModel)))
+    return TimingModel(**group_params(config.timing, constructor_parameters(TimingModel)))
 
 
 def build_cluster(config: RunConfig) -> Cluster:
-    return Cluster(**group_params(config.cluster, _accepted(Cluster)))
+    return Cluster(**group_params(config.cluster, constructor_parameters(Cluster)))
 
 
 def build_scheduler(name: str, config: SchedulerConfig) -> Scheduler:
     """Scheduler `name` with the keys of the scheduler group its constructor accepts."""
-    if name not in SCHEDULERS:
-        raise ConfigError(f"unknown scheduler {name!r}; known: {sorted(SCHEDULERS)}")
-    return make_scheduler(name, **group_params(config, _accepted(SCHEDULERS[name])))
+    return make_scheduler(name, **group_params(config, SCHEDULERS.parameters(name)))
 
 
 def build_placer(config: RunConfig, name: str | None = None) -> Placer:
     """Placer `name` (default: the placement group's) with the placement, solver and timing keys it
     accepts; a random placer's seed comes from (seed, "placement")."""
     name = name or config.placement.name
-    if name not in PLACERS:
-        raise ConfigError(f"unknown placement {name!r}; known: {sorted(PLACERS)}")
+    accepted = PLACERS.parameters(name)
     available: dict[str, Any] = group_params(config.placement, [f for f in vars(PlacementConfig())])
     available.update(solver=config.solver.name, time_limit_s=config.solver.time_limit_s,
                      mip_gap=config.solver.mip_gap, threads=config.solver.threads, timing=build_timing(config),
                      seed=int(component_rng(config.seed, "placement").integers(2**31)))
-    accepted = _accepted(PLACERS[name])
     return make_placer(name, **{key: value for key, value in available.items() if key in accepted})
 
 
 def predictor_params(config: RunConfig) -> tuple[str, dict[str, Any]]:
     """The predictor group's name and constructor parameters; random_state from (seed, "predictor")."""
     name = config.predictor.name
-    if name not in PREDICTORS:
-        raise ConfigError(f"unknown predictor {name!r}; known: {sorted(PREDICTORS)}")
-    known = set(PREDICTORS[name]().get_params())
+    known = set(PREDICTORS.parameters(name))
     params = group_params(config.predictor, known)
     if "features" in params:
         params["features"] = tuple(params["features"])

@@ -6,9 +6,10 @@ puts every vertex of the job graph once within free capacity, or None when the j
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, Sequence, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
-from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..core import Cluster, Placement, TrainingPlan
+from ..registry import Registry
 
 
 @runtime_checkable
@@ -20,21 +21,6 @@ class Placer(Protocol):
         ...
 
 
-PLACERS: dict[str, Callable[..., Placer]] = {}
-
-
-def register_placer(name: str) -> Callable[[Callable[..., Placer]], Callable[..., Placer]]:
-    """Class decorator: make a placer constructible by name (config `placement=<name>`)."""
-
-    def decorator(factory: Callable[..., Placer]) -> Callable[..., Placer]:
-        PLACERS[name] = factory
-        return factory
-
-    return decorator
-
-
-def make_placer(name: str, **params: object) -> Placer:
-    """Construct a registered placer; unknown names fail with the list of known ones."""
-    if name not in PLACERS:
-        raise ConfigError(f"unknown placement {name!r}; known: {sorted(PLACERS)}")
-    return PLACERS[name](**params)
+PLACERS: Registry[Placer] = Registry("placement")
+register_placer = PLACERS.register
+make_placer = PLACERS.make

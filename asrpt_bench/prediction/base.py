@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..core import ConfigError
+from ..registry import Registry
 
 
 class IterationPredictor(BaseEstimator):
@@ -44,7 +45,8 @@ class IterationPredictor(BaseEstimator):
         return dict(zip(table["job_id"].tolist(), self.predict(table).tolist()))
 
 
-PREDICTORS: dict[str, Callable[..., IterationPredictor]] = {}
+PREDICTORS: Registry[IterationPredictor] = Registry("predictor")
+make_predictor = PREDICTORS.make
 
 
 def register_predictor(name: str) -> Callable[[type[IterationPredictor]], type[IterationPredictor]]:
@@ -52,22 +54,9 @@ def register_predictor(name: str) -> Callable[[type[IterationPredictor]], type[I
 
     def decorator(cls: type[IterationPredictor]) -> type[IterationPredictor]:
         cls.name = name
-        PREDICTORS[name] = cls
-        return cls
+        return PREDICTORS.register(name)(cls)
 
     return decorator
-
-
-def make_predictor(name: str, **params: object) -> IterationPredictor:
-    """Construct a registered predictor; unknown names or parameters fail with what is known."""
-    if name not in PREDICTORS:
-        raise ConfigError(f"unknown predictor {name!r}; known: {sorted(PREDICTORS)}")
-    factory = PREDICTORS[name]
-    known = set(factory().get_params()) if isinstance(factory, type) else set()
-    unknown = sorted(set(params) - known)
-    if unknown:
-        raise ConfigError(f"predictor {name!r}: unknown parameter(s) {unknown}; known: {sorted(known)}")
-    return factory(**params)
 
 
 def true_iterations(table: pd.DataFrame, who: str) -> np.ndarray:

@@ -9,13 +9,13 @@ for placements through a `DispatchContext`.
 from __future__ import annotations
 
 import bisect
-import inspect
 import math
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Callable, Hashable, Literal, Protocol, runtime_checkable
 
 from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..registry import Registry
 
 
 class EventKind(IntEnum):
@@ -122,29 +122,9 @@ class Scheduler(Protocol):
         ...
 
 
-SCHEDULERS: dict[str, Callable[..., Scheduler]] = {}
-
-
-def register_scheduler(name: str) -> Callable[[Callable[..., Scheduler]], Callable[..., Scheduler]]:
-    """Make a scheduler constructible by name (config `scheduler=<name>`)."""
-
-    def decorator(factory: Callable[..., Scheduler]) -> Callable[..., Scheduler]:
-        SCHEDULERS[name] = factory
-        return factory
-
-    return decorator
-
-
-def make_scheduler(name: str, **params: object) -> Scheduler:
-    """Construct a registered scheduler; unknown names and parameters fail naming the key."""
-    if name not in SCHEDULERS:
-        raise ConfigError(f"unknown scheduler {name!r}; known: {sorted(SCHEDULERS)}")
-    factory = SCHEDULERS[name]
-    accepted = [p for p in inspect.signature(factory).parameters if p != "self"]
-    for key in params:
-        if key not in accepted:
-            raise ConfigError(f"scheduler {name!r} has no parameter {key!r}; parameters: {accepted}")
-    return factory(**params)
+SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
+register_scheduler = SCHEDULERS.register
+make_scheduler = SCHEDULERS.make
 
 
 def check_choice(scheduler: str, key: str, value: object, allowed: tuple[object, ...]) -> None:
