@@ -136,3 +136,12 @@ def test_chronological_split():
     assert history["job_id"].tolist() == ["a", "b", "c"] and test["job_id"].tolist() == ["d", "e"]
     with pytest.raises(ConfigError, match="train_fraction"):
         chronological_split(table, 1.0)
+
+
+def test_chronological_split_is_exact_for_decimal_fractions():
+    """0.7 * 90 is 62.999... in binary floating point; the history must still hold 63 jobs."""
+    table = validate_job_table(pd.DataFrame({"job_id": [f"j{i}" for i in range(90)], "release": range(90),
+                                             "gpus": 1, "iterations": 1, "alpha": 1.0}), "ninety")
+    for fraction, expected in ((0.7, 63), (0.29, 26), (0.0, 0), (0.5, 45)):
+        history, test = chronological_split(table, fraction)
+        assert (len(history), len(test)) == (expected, 90 - expected)

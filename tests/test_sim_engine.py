@@ -268,3 +268,49 @@ def test_job_table_instance_round_trip_through_frame():
         result = simulate(instance.jobs(), instance.cluster, make_scheduler("wcs_subtime"), FIRST_FIT)
     frame = result.frame()
     assert isinstance(frame, pd.DataFrame) and list(frame["job_id"]) == ["L", "W", "S"]
+
+
+@pytest.mark.parametrize("origin", ["enqueue", "head"])
+def test_delay_budget_runs_while_the_comm_heavy_head_does_not_fit(origin):
+    """As `fragmented`, but k7 (the fragment of server 3) holds its GPU until 20: H is eligible and
+    head at 8.6 with 3 idle GPUs, so it does not fit; at 20 it fits fragmented. Its budget (7.6,
+    to 16.2) ran out while it waited, under either origin, so it starts at 20 (not 20 + 7.6)."""
+    jobs = [fixed(f"k{k}", 0, 1, 20 if k == 7 else 1 if k % 2 else 100) for k in range(1, 9)]
+    jobs.append(Job("H", 1.0, HEAVY, 100))
+    predictions = {job.job_id: 0.0 for job in jobs}
+    predictions["H"] = 100.0
+    result = simulate(jobs, BANDWIDTH_CLUSTER, make_scheduler("asrpt", tau=1.0, delay_origin=origin), FIRST_FIT,
+                      predictions=predictions)
+    record = next(r for r in result.records if r.job_id == "H")
+    assert record.eligible == pytest.approx(8.6)
+    assert record.start == 20.0
+    assert record.alpha == pytest.approx(0.5)
+
+
+def test_dispatch_context_exposes_only_the_protocol():
+    """The context a scheduler gets has no route to the true iterations or the future end times."""
+    contexts = []
+
+    class Spy:
+        name, oracle = "spy", False
+
+        def reset(self, cluster):
+            self.queue = []
+
+        def on_arrival(self, job, now):
+            self.queue.append(job)
+
+        def dispatch(self, ctx):
+            contexts.append((ctx, ctx.now, ctx.idle_gpus, ctx.free))
+            while self.queue and (proposal := ctx.propose(self.queue[0])) is not None:
+                ctx.start(proposal, eligible=self.queue.pop(0).release)
+
+        def next_timer(self):
+            return None
+
+    simulate([fixed("a", 0, 2, 7), fixed("b", 0, 2, 3)], Cluster(1, 3), Spy(), FIRST_FIT)
+    # t=0: a starts, b (2 GPUs) waits; t=7: a ends, b starts; t=10: b ends
+    assert [c[1:] for c in contexts] == [(0.0, 3, (3,)), (7.0, 3, (3,)), (10.0, 3, (3,))]
+    ctx = contexts[0][0]
+    public = {name for name in dir(ctx) if not name.startswith("_")}
+    assert public == {"now", "free", "idle_gpus", "propose", "start"}

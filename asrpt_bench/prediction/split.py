@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 
@@ -15,7 +18,8 @@ def chronological_split(table: pd.DataFrame, train_fraction: float = 0.8) -> tup
     if not 0.0 <= train_fraction < 1.0:
         raise ConfigError(f"workload.train_fraction must be in [0, 1), got {train_fraction!r}")
     order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
-    cut = int(np.floor(train_fraction * len(table)))
+    # floor of the decimal value as written: 0.7 * 90 is 62.99999... in binary floating point, 63 here
+    cut = math.floor(Fraction(str(float(train_fraction))) * len(table))
     parts = []
     for rows in (order[:cut], order[cut:]):
         part = table.iloc[rows].reset_index(drop=True)

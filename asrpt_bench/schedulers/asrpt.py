@@ -74,18 +74,17 @@ class ASRPT:
         self.srpt_tiebreak = srpt_tiebreak
         self.backfill = backfill
         self.oracle = oracle
-        self.total_gpus_ = 0
+        self._clear(total_gpus=0)
+
+    def reset(self, cluster: Cluster) -> None:
+        self._clear(cluster.total_gpus)
+
+    def _clear(self, total_gpus: int) -> None:
+        self.total_gpus_ = total_gpus
         self.virtual_ = VirtualSRPT()
         self.waiting_: dict[Hashable, _Pending] = {}
         self.pending_: deque[_Pending] = deque()
         self.delay_deadlines_: list[float] = []
-
-    def reset(self, cluster: Cluster) -> None:
-        self.total_gpus_ = cluster.total_gpus
-        self.virtual_ = VirtualSRPT()
-        self.waiting_ = {}
-        self.pending_ = deque()
-        self.delay_deadlines_ = []
 
     def is_comm_heavy(self, job: JobView) -> bool:
         """Line 8: alpha_max / alpha~min >= comm_heavy."""
@@ -119,7 +118,11 @@ class ASRPT:
         return proposal.alpha < self.comm_heavy * job.alpha_min
 
     def _try_start(self, entry: _Pending, ctx: DispatchContext) -> bool:
-        """Lines 14-17: start `entry` now unless it does not fit or waits for consolidation."""
+        """Lines 14-17: start `entry` now unless it does not fit or waits for consolidation.
+
+        A comm-heavy job whose budget has not started (delay_origin="head", a job behind the head
+        under backfill) does not take an unconsolidated placement.
+        """
         job = entry.job
         if job.gpus > ctx.idle_gpus:
             return False
@@ -128,7 +131,7 @@ class ASRPT:
             return False
         if entry.heavy and not self._consolidated(entry, proposal):
             if entry.deadline is None:
-                entry.deadline = ctx.now + self.tau * entry.virtual_size
+                return False
             if ctx.now < entry.deadline:
                 self.delay_deadlines_.append(entry.deadline)
                 return False
@@ -139,7 +142,14 @@ class ASRPT:
         self._enqueue(self.virtual_.advance_to(ctx.now))
         self.delay_deadlines_ = []
         pending = self.pending_
-        while pending and self._try_start(pending[0], ctx):
+        while pending:
+            head = pending[0]
+            if head.deadline is None:
+                # delay_origin="head": the budget runs from the instant the job reaches the head,
+                # whether or not it fits then (dispatch runs at every instant the head changes).
+                head.deadline = ctx.now + self.tau * head.virtual_size
+            if not self._try_start(head, ctx):
+                break
             pending.popleft()
         if self.backfill and len(pending) > 1 and ctx.idle_gpus > 0:
             head = pending.popleft()

@@ -106,8 +106,39 @@ def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None
     return values
 
 
+class _Context:
+    """The DispatchContext a scheduler gets: now, free GPUs, propose and start, and nothing else.
+
+    The simulation itself holds the true iterations (`jobs`) and end times (`records`), so it is
+    never handed to a scheduler; this keeps the oracle boundary enforced, not just documented.
+    """
+
+    __slots__ = ("_simulation",)
+
+    def __init__(self, simulation: "_Simulation") -> None:
+        self._simulation = simulation
+
+    @property
+    def now(self) -> float:
+        return self._simulation.now
+
+    @property
+    def free(self) -> tuple[int, ...]:
+        return self._simulation.state.free_view()
+
+    @property
+    def idle_gpus(self) -> int:
+        return self._simulation.state.idle
+
+    def propose(self, job: JobView) -> Proposal | None:
+        return self._simulation.propose(job)
+
+    def start(self, proposal: Proposal, eligible: float) -> None:
+        self._simulation.start(proposal, eligible)
+
+
 class _Simulation:
-    """One run: the event heap, the cluster state and the records; also the DispatchContext."""
+    """One run: the event heap, the cluster state and the records."""
 
     def __init__(self, jobs: list[Job], views: list[JobView], cluster: Cluster, scheduler: Scheduler,
                  placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool):
@@ -132,14 +163,6 @@ class _Simulation:
     def push(self, time: float, kind: EventKind, job_index: int) -> None:
         heapq.heappush(self.heap, (time, int(kind), self.sequence, job_index))
         self.sequence += 1
-
-    @property
-    def free(self) -> tuple[int, ...]:
-        return self.state.free_view()
-
-    @property
-    def idle_gpus(self) -> int:
-        return self.state.idle
 
     def propose(self, job: JobView) -> Proposal | None:
         free = self.state.free_view()
@@ -187,6 +210,7 @@ class _Simulation:
             self.push(self.jobs[i].release, EventKind.ARRIVAL, i)
         last_timer: tuple[float, EventKind] | None = None
         heap = self.heap
+        context = _Context(self)
         while heap:
             self.now = now = heap[0][0]
             while heap and heap[0][0] == now:
@@ -196,7 +220,7 @@ class _Simulation:
                     self.bar.update(1)
                 elif kind == EventKind.ARRIVAL:
                     scheduler.on_arrival(self.views[i], now)
-            scheduler.dispatch(self)
+            scheduler.dispatch(context)
             timer = scheduler.next_timer()
             if timer is not None and timer != last_timer:
                 if not timer[0] > now:

@@ -7,19 +7,14 @@ placement (theory instances). Rows with `model` + `config` get their plan from `
 
 from __future__ import annotations
 
-import math
-from typing import Callable
+from typing import Callable, Mapping
 
 import pandas as pd
 
 from ..core import ConfigError, Job, TrainingPlan
-from .schema import validate_job_table
+from .schema import _where, validate_job_table
 
 PlanLookup = Callable[[str, str], TrainingPlan]
-
-
-def _where(source: str, row: int, column: str) -> str:
-    return f"{source}: row {row + 1} (line {row + 2}), column {column!r}"
 
 
 def _default_plan_lookup() -> PlanLookup:
@@ -32,7 +27,8 @@ def _optional(value: object) -> object | None:
     return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
 
 
-def _row_plan(row: pd.Series, index: int, source: str, lookup: Callable[[str, str], TrainingPlan]) -> TrainingPlan:
+def _row_plan(row: Mapping[str, object], index: int, source: str,
+              lookup: Callable[[str, str], TrainingPlan]) -> TrainingPlan:
     has_alpha = _optional(row["alpha"]) is not None
     has_model = _optional(row["model"]) is not None and _optional(row["config"]) is not None
     if has_alpha and has_model:
@@ -76,9 +72,9 @@ def jobs_from_table(table: pd.DataFrame, source: str, plan_lookup: PlanLookup | 
         iterations = _optional(row["iterations"])
         if iterations is None:
             raise ConfigError(f"{_where(source, index, 'iterations')}: value is missing")
-        plan = _row_plan(pd.Series(row), index, source, cached_lookup)
+        plan = _row_plan(row, index, source, cached_lookup)
         duration = _optional(row["duration"])
         jobs.append(Job(job_id=row["job_id"], release=float(row["release"]), plan=plan,
                         iterations=int(iterations), user=_optional(row["user"]), group=_optional(row["group"]),
-                        duration=None if duration is None or math.isnan(duration) else float(duration)))
+                        duration=None if duration is None else float(duration)))
     return jobs

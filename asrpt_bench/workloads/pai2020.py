@@ -72,7 +72,7 @@ def _read_tables(path: Path) -> dict[str, tuple[pd.DataFrame, str]]:
                 source = f"{path}:{members[name].name}"
                 with ExitStack() as stack:
                     handle: IO[bytes] = stack.enter_context(archive.extractfile(members[name]))
-                    result[name] = (read_text_csv(handle, source, names=columns, compression=_compression(name)),
+                    result[name] = (read_text_csv(handle, source, names=columns),
                                     source)
             return result
     raise ConfigError(f"{path}: not a directory or a .tar.gz archive holding {sorted(PAI_FILES)}")
@@ -83,10 +83,6 @@ def _find_in_dir(directory: Path, name: str) -> Path:
     if not matches:
         raise ConfigError(f"{directory}: no {name} found (looked in all subdirectories)")
     return matches[0]
-
-
-def _compression(name: str) -> str | None:
-    return "gzip" if name.endswith(".gz") else None
 
 
 def _job_table(jobs: tuple[pd.DataFrame, str], tasks: tuple[pd.DataFrame, str],

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from .parsing import location, require_columns
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
 
 
 def _where(source: str, row: int, column: str) -> str:
-    return f"{source}: row {row + 1} (line {row + 2}), column {column!r}"
+    """'source: row r (line r+1), column c' for 0-based row `row` of a table read with one header line."""
+    return location(source, row, column, header_lines=1)
 
 
 def _coerce(table: pd.DataFrame, column: Column, source: str) -> pd.Series:
@@ -69,9 +71,7 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
     Returns a copy with a fresh RangeIndex, typed columns and all optional columns present.
     """
     table = table.reset_index(drop=True).copy()
-    missing = [c.name for c in COLUMNS if c.required and c.name not in table.columns]
-    if missing:
-        raise ConfigError(f"{source}: missing required column(s) {missing}; columns are {list(table.columns)}")
+    require_columns(table, [c.name for c in COLUMNS if c.required], source)
     for column in COLUMNS:
         if column.name not in table.columns:
             table[column.name] = pd.NA if column.kind == "str" else np.nan
