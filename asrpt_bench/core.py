@@ -77,13 +77,15 @@ class TrainingPlan:
     """A model under one parallel configuration: the stages the timing model and job graph need.
 
     Vertices of the job graph are numbered stage-major: stage 0 replicas 0..m0-1, then stage 1, ...
-    `declared_alpha_max` overrides the computed worst-case time (hand-made theory instances).
+    `declared_alpha` fixes the per-iteration time on every placement and `declared_alpha_max`
+    overrides the computed worst-case time (hand-made theory instances, see `fixed`).
     """
 
     model: str
     config: str
     stages: tuple[Stage, ...]
     declared_alpha_max: float | None = None
+    declared_alpha: float | None = None
 
     def __post_init__(self) -> None:
         _require(len(self.stages) >= 1, f"training plan {self.model}/{self.config} has no stages")
@@ -95,7 +97,7 @@ class TrainingPlan:
     @property
     def is_fixed(self) -> bool:
         """True for a fixed-alpha plan (a single stage with no communication)."""
-        return self.model == FIXED_MODEL
+        return self.declared_alpha is not None
 
     def vertex_stage(self) -> tuple[int, ...]:
         """Stage index of every vertex, stage-major."""
@@ -107,13 +109,18 @@ class TrainingPlan:
 
     @classmethod
     def fixed(cls, gpus: int, alpha: float, alpha_max: float | None = None) -> "TrainingPlan":
-        """A plan whose per-iteration time is `alpha` on every placement (theory instances)."""
+        """A plan whose per-iteration time is exactly `alpha` on every placement (theory instances).
+
+        The stage's compute is alpha * gpus split over gpus replicas, which is alpha only up to float
+        rounding (0.7 * 3 / 3 != 0.7), so the timing model returns the declared `alpha` itself.
+        """
         _require(gpus >= 1, f"gpus must be >= 1, got {gpus}")
         _require(alpha > 0, f"alpha must be > 0, got {alpha}")
         if alpha_max is not None:
             _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")
         stage = Stage(compute_s=alpha * gpus, param_bytes=0.0, activation_bytes=0.0, replicas=gpus)
-        return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max)
+        return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max,
+                   declared_alpha=alpha)
 
 
 FIXED_MODEL = "fixed-alpha"

@@ -7,9 +7,12 @@ settings: `highs` (highspy), `cbc` (PuLP's bundled CBC), `cpsat` (OR-Tools CP-SA
 
 CP-SAT accepts only integer variables and coefficients. A model therefore carries `integer_scale`: for
 CP-SAT every continuous variable becomes an integer count of 1/integer_scale units, and every row or
-objective that contains one is multiplied by integer_scale before all coefficients are rounded to the
-nearest integer (the placement ILP uses 1e9, i.e. nanoseconds). Rows over integer variables only are
-rounded unscaled. The rounding error is at most half a unit per term.
+objective that contains one, or a non-integral coefficient, is multiplied by integer_scale before all
+coefficients are rounded to the nearest integer (the placement ILP uses 1e9, i.e. nanoseconds); rows
+with integral coefficients over integer variables only are kept unscaled, hence exact. The rounding
+error is at most half a unit per coefficient. The row expression is then an integer, so its bounds
+are rounded inwards (lower up, upper down, forgiving 1e-6 of a unit of float noise): exact for integer
+rows, e.g. 2x >= 2.5 becomes 2x >= 3.
 
 Availability is probed once per process. Gurobi counts only with a full licence: the pip wheel ships a
 size-limited licence that refuses models past 2000 variables or rows, detected by optimising a
@@ -409,6 +412,10 @@ def _solve_cbc(model: LinearModel, settings: SolverSettings) -> SolveResult:
     return _result("error", None, None, "cbc", None)
 
 
+_CPSAT_BOUND_SLACK = 1e-6
+"""Float noise (in integer units) forgiven when a row bound is rounded inwards for CP-SAT."""
+
+
 def _cpsat_coef(value: float, what: str) -> int:
     rounded = round(value)
     if abs(rounded) >= 2 ** 62:
@@ -434,16 +441,18 @@ def _solve_cpsat(model: LinearModel, settings: SolverSettings) -> SolveResult:
     continuous = [not v.integer for v in model.variables]
 
     def scaled(terms: tuple[tuple[int, float], ...], what: str) -> tuple[cp_model.LinearExpr, float]:
-        row_scale = scale if any(continuous[i] for i, _ in terms) else 1.0
+        exact = all(not continuous[i] and float(c).is_integer() for i, c in terms)
+        row_scale = 1.0 if exact else scale
         coefs = [_cpsat_coef(c if continuous[i] else c * row_scale, what) for i, c in terms]
         return cp_model.LinearExpr.weighted_sum([xs[i] for i, _ in terms], coefs), row_scale
 
     for con in model.constraints:
-        expr, row_scale = scaled(con.terms, f"row {con.name}")
+        what = f"row {con.name}"
+        expr, row_scale = scaled(con.terms, what)
         if not math.isinf(con.lb):
-            cp.add(expr >= _cpsat_coef(con.lb * row_scale, f"row {con.name}"))
+            cp.add(expr >= _cpsat_coef(math.ceil(con.lb * row_scale - _CPSAT_BOUND_SLACK), what))
         if not math.isinf(con.ub):
-            cp.add(expr <= _cpsat_coef(con.ub * row_scale, f"row {con.name}"))
+            cp.add(expr <= _cpsat_coef(math.floor(con.ub * row_scale + _CPSAT_BOUND_SLACK), what))
     objective, objective_scale = scaled(model.objective, "objective")
     cp.minimize(objective)
     solver = cp_model.CpSolver()

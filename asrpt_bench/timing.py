@@ -58,7 +58,10 @@ class TimingModel:
     def alpha_from_links(self, plan: TrainingPlan, cluster: Cluster,
                          stage_spread: Sequence[bool], boundary_spread: Sequence[bool]) -> float:
         """alpha given, per stage, whether its replicas span >1 server and, per boundary, whether
-        the two adjacent stages span >1 server. The ILP uses the same decomposition."""
+        the two adjacent stages span >1 server. The ILP uses the same decomposition.
+        A fixed-alpha plan (`TrainingPlan.fixed`) returns its declared alpha whatever the links."""
+        if plan.declared_alpha is not None:
+            return plan.declared_alpha
         stages = plan.stages
         stage_times = []
         for s, stage in enumerate(stages):
@@ -94,7 +97,8 @@ class TimingModel:
         return self.alpha_from_links(plan, cluster, stage_spread, boundary_spread)
 
     def alpha_consolidated(self, plan: TrainingPlan, cluster: Cluster) -> float:
-        """alpha with every link intra-server: a lower bound on alpha_min, attained when g <= M."""
+        """alpha with every link intra-server. When b_inter <= b_intra (every real cluster) this is a
+        lower bound on alpha_min, attained when g <= M; with faster inter-server links spreading can win."""
         n = len(plan.stages)
         return self.alpha_from_links(plan, cluster, [False] * n, [False] * (n - 1))
 

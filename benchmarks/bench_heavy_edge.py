@@ -1,6 +1,6 @@
 """Heavy-Edge speed and quality: time per placement per mode, and the alpha gap to the optimum.
 
-Plans: the profiles zoo (`asrpt_bench.profiles`) when it is installed, else synthetic plans with
+Plans: the profiles zoo (`asrpt_bench.profiles`), or with --plans synthetic random plans with
 realistic magnitudes (compute 0.05-0.5 s, parameters 0.01-4 GB, activations 0.01-0.5 GB).
 Free GPUs: `fragmentation_patterns` on an 8x8 and a 64x8 cluster. The gap is measured against the
 brute-force optimum wherever its enumeration is small enough.
@@ -17,6 +17,7 @@ from typing import Iterator
 
 import numpy as np
 
+from asrpt_bench import profiles
 from asrpt_bench.core import GB, Cluster, Stage, TrainingPlan
 from asrpt_bench.placement.bruteforce import enumeration_size, optimal_placement
 from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, job_graph, stage_packing_placement
@@ -41,12 +42,8 @@ def synthetic_plan(gpus: int, rng: np.random.Generator) -> TrainingPlan:
                      for s, m in enumerate(replicas)))
 
 
-def zoo_plans(max_gpus: int) -> list[TrainingPlan] | None:
-    """Every (model, configuration) of the profiles zoo up to `max_gpus`, or None if it is absent."""
-    try:
-        from asrpt_bench import profiles
-    except ImportError:
-        return None
+def zoo_plans(max_gpus: int) -> list[TrainingPlan]:
+    """Every (model, configuration) of the profiles zoo up to `max_gpus`."""
     sizes = tuple(g for g in GPU_COUNTS if g <= max_gpus)
     return [plan for model in profiles.model_names() for g in profiles.available_gpu_counts(model, sizes)
             for plan in profiles.plans_for(model, g)]
@@ -54,8 +51,6 @@ def zoo_plans(max_gpus: int) -> list[TrainingPlan] | None:
 
 def instances(cluster: Cluster, seeds: int, source: str) -> Iterator[tuple[str, int, TrainingPlan, tuple[int, ...]]]:
     zoo = zoo_plans(min(64, cluster.total_gpus)) if source != "synthetic" else None
-    if source == "zoo" and zoo is None:
-        raise SystemExit("the profiles zoo (asrpt_bench.profiles) is not available yet")
     for seed in range(seeds):
         rng = np.random.default_rng([seed, 7])
         plans = zoo if zoo is not None else [synthetic_plan(g, rng) for g in GPU_COUNTS]
@@ -152,13 +147,13 @@ def main() -> None:
     parser.add_argument("--per-size", type=int, default=2, help="random plans per job size in the gap study")
     parser.add_argument("--bf-limit", type=int, default=100_000, help="max brute-force states per instance")
     parser.add_argument("--plans", choices=("auto", "zoo", "synthetic"), default="auto",
-                        help="plans for the speed study: auto = the zoo when available, else synthetic")
+                        help="plans for the speed study (auto = zoo)")
     args = parser.parse_args()
     for cluster in (Cluster(8, 8), Cluster(64, 8)):
         speed(cluster, args.seeds, args.repeats, args.plans)
         certificates(cluster, args.seeds, args.plans)
     gaps(Cluster(8, 8), args.gap_seeds, args.per_size, args.bf_limit, "synthetic")
-    if zoo_plans(64) is not None and args.plans != "synthetic":
+    if args.plans != "synthetic":
         gaps(Cluster(8, 8), args.gap_seeds, args.per_size, args.bf_limit, "zoo")
 
 

@@ -1,6 +1,6 @@
 """Solver benchmark for the min-alpha placement ILP (the measurements behind DEFAULT_SOLVER).
 
-Checks two targets and prints a per-solver timing table:
+Checks two targets (1, 2) and prints a per-solver timing table (3):
 1. the default solver proves the min-alpha placement optimal for every 64-GPU zoo configuration on an
    empty 64-server cluster within 2 s;
 2. CBC does the same for every 16-GPU configuration within 10 s;

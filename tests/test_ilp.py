@@ -152,6 +152,16 @@ def test_alpha_min_fast_path_needs_no_solve() -> None:
     assert alpha == pytest.approx(0.152) == DEFAULT_TIMING.alpha_consolidated(plan, Cluster(4, 4, 100.0, 10.0))
 
 
+def test_alpha_min_fast_path_is_skipped_when_inter_server_links_are_faster() -> None:
+    """With b_inter > b_intra one server is not optimal even when the job fits on one."""
+    cluster = Cluster(3, 4, 10.0, 100.0)
+    plan = notes_plan(heavy=True)
+    alpha, result = alpha_min_exact(plan, cluster, solver="cpsat", time_limit_s=10)
+    assert result.solver == "cpsat" and result.status == "optimal"
+    assert alpha == pytest.approx(optimal_placement(plan, cluster.empty_free(), cluster)[1])
+    assert alpha < DEFAULT_TIMING.alpha_consolidated(plan, cluster)
+
+
 @pytest.mark.parametrize("solver", ["cbc", "highs", "cpsat"])
 def test_alpha_min_on_small_servers_equals_brute_force(solver: str) -> None:
     """Two GPUs per server: the heavy stage pairs on one server, alpha_min = 0.152 (paper-notes 2.5)."""

@@ -104,6 +104,27 @@ def test_backend_keeps_fractional_times_exact(name: str) -> None:
     assert result.values[2] == pytest.approx(0.35, abs=1e-9)
 
 
+def integer_rows_model() -> LinearModel:
+    """Integer variables only, with a fractional bound, a fractional coefficient and a fractional
+    objective: 2x >= 2.5 forces x >= 2, 0.5y >= 1.2 forces y >= 3, min 0.4x + 0.7y = 0.8 + 2.1 = 2.9.
+    (CP-SAT once rounded these rows unscaled: 2x >= 2, 0y >= 1 infeasible, objective 0x + 1y.)"""
+    model = LinearModel("integer_rows", integer_scale=1e9)
+    x, y = model.add_var("x", 0, 5, integer=True), model.add_var("y", 0, 5, integer=True)
+    model.add_constraint([(x, 2.0)], lb=2.5, name="fractional_bound")
+    model.add_constraint([(y, 0.5)], lb=1.2, name="fractional_coefficient")
+    model.add_constraint([(x, 1.0), (y, 1.0)], ub=7.9, name="fractional_upper")
+    model.minimize([(x, 0.4), (y, 0.7)])
+    return model
+
+
+@pytest.mark.parametrize("name", ALL_BACKENDS)
+def test_backend_keeps_integer_rows_with_fractional_data_exact(name: str) -> None:
+    result = solve(integer_rows_model(), SolverSettings(name, time_limit_s=10))
+    assert result.status == "optimal"
+    assert list(np.round(result.values)) == [2.0, 3.0]
+    assert result.objective == pytest.approx(2.9, abs=1e-9)
+
+
 @pytest.mark.parametrize("name", ALL_BACKENDS)
 def test_backend_reports_infeasible(name: str) -> None:
     model = LinearModel("infeasible")

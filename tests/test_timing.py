@@ -42,6 +42,17 @@ def test_fixed_plan_is_placement_independent():
     assert DEFAULT_TIMING.alpha_max(plan, CLUSTER) == 4.0
 
 
+@pytest.mark.parametrize("timing", [DEFAULT_TIMING, TimingModel(pipeline_mode="sync", microbatches=3),
+                                    TimingModel(allreduce="tree", tree_latency_s=0.01)])
+def test_fixed_plan_alpha_is_exactly_the_declared_value(timing):
+    # 0.7 * 3 / 3 == 0.6999999999999998: the per-replica split alone would miss the declared alpha
+    plan = TrainingPlan.fixed(gpus=3, alpha=0.7)
+    assert plan.is_fixed
+    assert timing.alpha(plan, Placement((0, 1, 2)), CLUSTER) == 0.7
+    assert timing.alpha_consolidated(plan, CLUSTER) == timing.alpha_max(plan, CLUSTER) == 0.7
+    assert not TrainingPlan("m", "p1xd3", plan.stages).is_fixed
+
+
 def test_single_gpu_job_has_no_placement_sensitivity():
     plan = TrainingPlan("m", "p1xd1", (Stage(0.4, 1e9, 0.0, 1),))
     assert DEFAULT_TIMING.alpha_max(plan, CLUSTER) == DEFAULT_TIMING.alpha_consolidated(plan, CLUSTER) == 0.4

@@ -3,6 +3,7 @@ communication-heavy test of Algorithm 1 line 8 built on it."""
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from ..core import Cluster, ConfigError, Placement, TrainingPlan
@@ -47,7 +48,16 @@ def alpha_min_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel
 
 def is_comm_heavy(plan: TrainingPlan, cluster: Cluster, threshold: float = 1.5,
                   timing: TimingModel = DEFAULT_TIMING, placer: Placer | None = None) -> bool:
-    """Algorithm 1 line 8: alpha_max / alpha~min >= threshold (COMM_HEAVY, 1.5 in the paper)."""
+    """Algorithm 1 line 8: alpha_max / alpha~min >= threshold (COMM_HEAVY, 1.5 in the paper).
+
+    The ratio is formed exactly as the simulator's `JobView.comm_ratio`, so this helper and the
+    scheduler agree on jobs whose ratio sits on the threshold (alpha_max >= threshold * alpha~min
+    rounds differently)."""
     if threshold <= 0:
         raise ConfigError(f"scheduler.comm_heavy must be > 0, got {threshold}")
-    return timing.alpha_max(plan, cluster) >= threshold * alpha_min_estimate(plan, cluster, timing, placer)
+    alpha_max, alpha_min = timing.alpha_max(plan, cluster), alpha_min_estimate(plan, cluster, timing, placer)
+    if alpha_min == 0:
+        ratio = math.inf if alpha_max > 0 else 1.0
+    else:
+        ratio = alpha_max / alpha_min
+    return ratio >= threshold

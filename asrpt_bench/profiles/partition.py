@@ -3,9 +3,11 @@
 The objective is the per-iteration time of `TimingModel.alpha_from_links` with every link
 intra-server at a reference bandwidth: the largest of the stage times (compute / d plus the ring
 all-reduce of the stage's parameters) and the boundary transfers (each its own station, or folded
-into the sending stage when the timing model says so). Stages whose per-GPU memory exceeds the
-capacity (see configs.py) are not allowed. Dynamic programming over (stage, end layer), O(L^2 p),
-vectorised over the start layer with numpy; ties go to the earliest split.
+into the sending stage when the timing model says so). For `pipeline_mode="sync"` this async
+objective is used as a proxy (the flush time is not a max over stages, so the DP does not apply).
+Stages whose per-GPU memory exceeds the capacity (see configs.py) are not allowed. Dynamic
+programming over (stage, end layer), O(L^2 p), vectorised over the start layer with numpy; ties go
+to the earliest split.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ def zoo_summary(gpus: int = 8, cluster: Cluster | None = None, timing: TimingMod
     for name in model_names():
         profile = get_model(name)
         counts = available_gpu_counts(name, gpu_memory_gb=gpu_memory_gb)
-        if gpus not in counts:
-            continue
+        if not available_gpu_counts(name, (gpus,), gpu_memory_gb=gpu_memory_gb):
+            continue  # checked on its own: `gpus` need not be one of the default counts (e.g. 64)
         for plan in plans_for(name, gpus, gpu_memory_gb=gpu_memory_gb):
             rows.append({
                 "model": name, "layers": profile.num_layers, "batch": profile.batch_size,
