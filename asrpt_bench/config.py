@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from .core import ConfigError
+from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
+from .theory.lower_bounds import ALPHA_MIN_SOURCES
 
 BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 COMPARE_SCHEDULERS = ("asrpt", "asrpt_oracle") + BASELINES
@@ -300,8 +302,12 @@ class TheoryConfig:
     alpha_min_source: str = "consolidated"
 
     def validate(self, prefix: str = "theory") -> None:
-        _check(self.alpha_min_source in ("consolidated", "exact"), f"{prefix}.alpha_min_source",
-               "'consolidated' or 'exact'", self.alpha_min_source)
+        # Checked here, not where they are used: a run reports NaN symbols when the bound is undefined
+        # (g_max = G), which must not also swallow a misspelt definition.
+        for key, known in (("rho_bar_definition", RHO_BAR_DEFINITIONS), ("eps_bar_definition", EPS_BAR_DEFINITIONS),
+                           ("alpha_min_source", ALPHA_MIN_SOURCES)):
+            value = getattr(self, key)
+            _check(value in known, f"{prefix}.{key}", f"one of {sorted(known)}", value)
 
 
 @dataclass

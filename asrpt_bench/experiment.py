@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import platform
 import subprocess
 import time
@@ -22,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Hashable
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -35,7 +35,7 @@ from .registry import constructor_parameters
 from .schedulers import SCHEDULERS, Scheduler, make_scheduler
 from .sim import simulate
 from .theory.bound import theory_symbols
-from .theory.lower_bounds import lower_bound_for_jobs
+from .theory.lower_bounds import alpha_min_for_jobs, lower_bound
 from .timing import TimingModel
 from .workloads.assign import assign_models
 from .workloads.csv_table import load_csv
@@ -255,24 +255,43 @@ def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, flo
 
 # ---------------------------------------------------------------- metrics
 
-def _lower_bound(config: RunConfig, jobs: list[Job], cluster: Cluster) -> float:
-    if not jobs:
-        return float("nan")
-    bound = lower_bound_for_jobs(jobs, cluster, build_timing(config), config.theory.alpha_min_source,
-                                 config.solver.name)
-    return bound.value
+def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
+                   cache: dict[Hashable, float] | None = None) -> np.ndarray:
+    """Per job, a value <= its true alpha_min from `theory.alpha_min_source` (never the scheduler's
+    Heavy-Edge estimate, which can exceed it). `cache` (job_id -> value) is filled and reused, so the
+    schedulers of one `compare` run share the computation."""
+    cache = {} if cache is None else cache
+    missing = [job for job in jobs if job.job_id not in cache]
+    if missing:
+        values = alpha_min_for_jobs(missing, cluster, build_timing(config), config.theory.alpha_min_source,
+                                    config.solver.name)
+        cache.update(zip((job.job_id for job in missing), values.tolist()))
+    return np.array([cache[job.job_id] for job in jobs], dtype=float)
 
 
-def _theory(config: RunConfig, frame: pd.DataFrame, cluster: Cluster, tau: float) -> dict[str, Any]:
-    """Theorem 1 symbols of one schedule; NaN where the bound is undefined (e.g. g_max = G)."""
+def _undefined_theorem1(reason: str) -> dict[str, Any]:
+    nan = float("nan")
+    return {"rho": nan, "rho_bar": nan, "epsilon_bar": nan, "g_max": nan, "theorem1_bound": nan, "theory_note": reason}
+
+
+def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Series | np.ndarray, G: int,
+                     scheduler: Scheduler, alpha_min_source: str) -> dict[str, Any]:
+    """Theorem 1 symbols of one schedule (paper-notes 7.2, 7.4) with the given valid alpha_min per row of
+    `frame`; an oracle scheduler used the true iterations, so its epsilon-bar is 0. NaN (and the reason
+    in `theory_note`) where the bound is undefined, e.g. g_max = G."""
+    exact = frame[["gpus", "iterations", "predicted_iterations", "alpha_max"]].assign(
+        alpha_min=np.asarray(alpha_min, dtype=float))
+    if getattr(scheduler, "oracle", False):
+        exact["predicted_iterations"] = exact["iterations"]
+    tau = float(getattr(scheduler, "tau", config.scheduler.tau))
     try:
-        symbols = theory_symbols(frame, cluster.total_gpus, tau, config.theory.rho_bar_definition,
-                                 config.theory.eps_bar_definition)
+        symbols = theory_symbols(exact, G, tau, config.theory.rho_bar_definition, config.theory.eps_bar_definition,
+                                 alpha_min_source=alpha_min_source)
     except ConfigError as error:
-        return {"rho": float("nan"), "rho_bar": float("nan"), "epsilon_bar": float("nan"),
-                "theorem1_bound": float("nan"), "theory_note": str(error)}
+        return _undefined_theorem1(str(error))
     return {"rho": symbols["rho"], "rho_bar": symbols["rho_bar"], "epsilon_bar": symbols["eps_bar"],
-            "theorem1_bound": symbols["theorem1_bound"], "theory_note": symbols["note"]}
+            "g_max": symbols["g_max"], "theorem1_bound": symbols["theorem1_bound"],
+            "theory_note": f"{symbols['note']}; alpha_min: {alpha_min_source}"}
 
 
 @dataclass
@@ -282,8 +301,12 @@ class SchedulerRun:
 
 
 def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
-                  scheduler: Scheduler, progress: bool) -> SchedulerRun:
-    """Simulate one scheduler on the workload; scalars of design.md 4 and the per-job table."""
+                  scheduler: Scheduler, progress: bool,
+                  alpha_min_cache: dict[Hashable, float] | None = None) -> SchedulerRun:
+    """Simulate one scheduler on the workload; scalars of design.md 4 and the per-job table.
+
+    `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
+    jobs.parquet keeps the scheduler's own estimate in `alpha_min`."""
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -293,17 +316,24 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     frame = result.frame()
-    dropped = set(result.dropped)
-    kept = [job for job in workload.jobs if job.job_id not in dropped]
     metrics = dict(result.metrics)
-    lower = _lower_bound(config, kept, workload.cluster)
+    source = config.theory.alpha_min_source
+    by_id = {job.job_id: job for job in workload.jobs}
+    kept = [by_id[job_id] for job_id in frame["job_id"]] if len(frame) else []  # frame row order
+    alpha_min = safe_alpha_min(config, kept, workload.cluster, alpha_min_cache)
+    lower = float("nan")
+    if kept:
+        lower = lower_bound(release=[job.release for job in kept], gpus=[job.gpus for job in kept],
+                            iterations=[job.iterations for job in kept], alpha_min=alpha_min,
+                            G=workload.cluster.total_gpus, alpha_min_source=source).value
     scalars = {
         "scheduler": result.scheduler,
         "placer": result.placer,
         **metrics,
         "lower_bound": lower,
-        "ratio_to_lower_bound": metrics["sum_completion"] / lower if lower and math.isfinite(lower) else float("nan"),
-        **_theory(config, frame, workload.cluster, float(getattr(scheduler, "tau", config.scheduler.tau))),
+        "ratio_to_lower_bound": metrics["sum_completion"] / lower if lower > 0 else float("nan"),
+        **(theorem1_scalars(config, frame, alpha_min, workload.cluster.total_gpus, scheduler, source) if kept
+           else _undefined_theorem1("no job was simulated")),
         "sim_wall_time_s": time.perf_counter() - started,
         "warnings": " | ".join(str(w.message) for w in caught),
     }
@@ -353,8 +383,10 @@ def compare(context: Context) -> RunResult:
     predictions = fit_predictions(config, workload)
     names = _scheduler_names(config)
     runs = {}
+    alpha_min_cache: dict[Hashable, float] = {}
     for name in tqdm(names, desc="schedulers", disable=not config.progress, unit="scheduler"):
-        runs[name] = run_scheduler(config, workload, predictions, build_scheduler(name, config.scheduler), False)
+        runs[name] = run_scheduler(config, workload, predictions, build_scheduler(name, config.scheduler), False,
+                                   alpha_min_cache)
     comparison = pd.DataFrame([run.scalars for run in runs.values()])
     reference = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values()))).scalars["total_jct"]
     comparison["asrpt_reduction"] = 1.0 - reference / comparison["total_jct"]

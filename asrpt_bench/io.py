@@ -114,11 +114,24 @@ def atomic_write_frame(path: Path, frame: pd.DataFrame) -> None:
         raise
 
 
+def _earlier_outputs(run_dir: Path) -> set[str]:
+    """Output files an earlier run may have left: the fixed names and those its COMPLETE marker lists."""
+    names = {SUMMARY, JOBS, COMPARISON}
+    marker = run_dir / COMPLETE
+    if marker.exists():
+        listed = marker.read_text(encoding="utf-8").splitlines()[1:]
+        names.update(name for name in listed if name and Path(name).name == name)
+    return names
+
+
 def mark_started(run_dir: Path, config: dict[str, Any], overrides: list[str]) -> None:
-    """Record the run's config and overrides and mark it incomplete, clearing any earlier outcome."""
+    """Record the run's config and overrides and mark it incomplete, clearing any earlier outcome and
+    the outputs of an earlier run (so a rerun cannot complete next to another run's tables)."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(run_dir / INCOMPLETE, "run started; outputs are not complete\n")
+    for name in _earlier_outputs(run_dir):
+        (run_dir / name).unlink(missing_ok=True)
     for marker in (COMPLETE, FAILED):
         (run_dir / marker).unlink(missing_ok=True)
     atomic_write_json(run_dir / CONFIG, config)
@@ -130,16 +143,15 @@ def mark_failed(run_dir: Path, traceback_text: str) -> None:
 
 
 def write_outputs(run_dir: Path, result: RunResult) -> None:
-    """Write every output of `result`, then the COMPLETE marker last."""
+    """Write every output of `result`, then the COMPLETE marker last ("ok", then one output name a line)."""
     run_dir = Path(run_dir)
-    if result.jobs is not None:
-        atomic_write_frame(run_dir / JOBS, result.jobs)
-    if result.comparison is not None:
-        atomic_write_frame(run_dir / COMPARISON, result.comparison)
-    for name, table in result.tables.items():
-        atomic_write_frame(run_dir / f"{name}.csv", table)
+    frames = {JOBS: result.jobs, COMPARISON: result.comparison,
+              **{f"{name}.csv": table for name, table in result.tables.items()}}
+    written = [name for name, frame in frames.items() if frame is not None]
+    for name in written:
+        atomic_write_frame(run_dir / name, frames[name])
     atomic_write_json(run_dir / SUMMARY, {"task": result.task, **result.summary})
-    atomic_write_text(run_dir / COMPLETE, "ok\n")
+    atomic_write_text(run_dir / COMPLETE, "".join(f"{line}\n" for line in ["ok", *written, SUMMARY]))
     (run_dir / INCOMPLETE).unlink(missing_ok=True)
 
 

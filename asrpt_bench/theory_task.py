@@ -28,14 +28,13 @@ import pandas as pd
 from .config import RunConfig, TaskConfig
 from .core import Cluster, ConfigError, Job, Stage, TrainingPlan
 from .experiment import (REFERENCE_SCHEDULER, Context, build_placer, build_scheduler, build_timing,
-                         predictor_params, register_task)
+                         predictor_params, register_task, theorem1_scalars)
 from .io import RunResult
 from .prediction import PREDICTORS, make_predictor
 from .schedulers import Scheduler
 from .sim import simulate
-from .theory.adversarial import TABLE_COLUMNS, SearchSpace, evaluate, search, simulate_asrpt
-from .theory.bound import theory_symbols
-from .theory.exact import ExactSchedule, exact_optimum
+from .theory.adversarial import TABLE_COLUMNS, SearchSpace, fixed_alpha_bound, search, simulate_asrpt
+from .theory.exact import ExactSchedule, durations_from_table, exact_optimum
 from .theory.lemma2 import check_lemma2
 from .timing import TimingModel
 from .workloads.seeding import component_rng
@@ -153,17 +152,17 @@ def _instance_predictions(config: RunConfig, instance: TinyInstance) -> dict[Any
     return make_predictor(name, **params).fit(instance.table.iloc[:0]).predictions(instance.table)
 
 
+THEOREM1_COLUMNS = ("rho", "rho_bar", "epsilon_bar", "g_max", "theorem1_bound")
+
+
 def _bound(config: RunConfig, frame: pd.DataFrame, instance: TinyInstance, scheduler: Scheduler,
            G: int) -> dict[str, float]:
     """Theorem 1 symbols of one schedule with the true alpha_min (and true iterations for an oracle)."""
-    exact = frame[["job_id", "gpus", "iterations", "predicted_iterations", "alpha_max"]].merge(
-        instance.table[["job_id", "alpha_min"]], on="job_id")
-    if getattr(scheduler, "oracle", False):
-        exact["predicted_iterations"] = exact["iterations"]
-    tau = float(getattr(scheduler, "tau", config.scheduler.tau))
-    symbols = theory_symbols(exact, G, tau, config.theory.rho_bar_definition, config.theory.eps_bar_definition)
-    return {"rho": symbols["rho"], "rho_bar": symbols["rho_bar"], "epsilon_bar": symbols["eps_bar"],
-            "g_max": symbols["g_max"], "theorem1_bound": symbols["theorem1_bound"]}
+    alpha_min = frame["job_id"].map(instance.table.set_index("job_id")["alpha_min"])
+    symbols = theorem1_scalars(config, frame, alpha_min, G, scheduler, "true alpha_min of the instance")
+    if not np.isfinite(symbols["theorem1_bound"]):  # an undefined bound must not pass as "not exceeded"
+        raise ConfigError(f"task=theory, instance {instance.index}: {symbols['theory_note']}")
+    return {key: symbols[key] for key in THEOREM1_COLUMNS}
 
 
 def _run_instance(config: RunConfig, instance: TinyInstance, cluster: Cluster,
@@ -280,9 +279,9 @@ def adversarial_search(context: Context) -> RunResult:
     best = found.best_table.loc[:, list(TABLE_COLUMNS)]
     schedule = simulate_asrpt(best, G, tau)
     lemma2 = check_lemma2(schedule, G, tau)
-    optimum = exact_optimum(best["release"], best["gpus"], best["iterations"] * best["alpha"], G,
+    optimum = exact_optimum(best["release"], best["gpus"], durations_from_table(best), G,
                             time_limit_s=task.theory_time_limit_s)
-    ratio_over_bound = evaluate("ratio", best, G, tau)
+    ratio_to_opt = float(schedule["end"].sum()) / optimum.objective
     summary = {**context.provenance, "objective": found.objective, "best_value": found.best_value,
                "evaluations": len(found.history), "search_wall_time_s": search_wall, "G": G, "tau": tau,
                "best_jobs": len(best), "eq12_violation_rel": float(lemma2["eq12_violation_rel"].max()),
@@ -290,8 +289,8 @@ def adversarial_search(context: Context) -> RunResult:
                "repaired_start_violation_rel": float(lemma2["repaired_start_violation_rel"].max()),
                "lemma2_final_violation_rel": float(lemma2["lemma2_final_violation_rel"].max()),
                "sum_completion": float(schedule["end"].sum()), "opt": optimum.objective,
-               "opt_proven": optimum.proven_optimal, "ratio_to_opt": float(schedule["end"].sum()) / optimum.objective,
-               "ratio_over_bound": ratio_over_bound, "rerun": rerun_command(G, tau),
+               "opt_proven": optimum.proven_optimal, "ratio_to_opt": ratio_to_opt,
+               "ratio_over_bound": ratio_to_opt / fixed_alpha_bound(best, G, tau), "rerun": rerun_command(G, tau),
                "workload_source": f"adversarial search ({found.objective})", "workload_jobs": len(best)}
     jobs = schedule.copy()
     jobs["job_id"] = jobs["job_id"].astype(str)

@@ -60,6 +60,19 @@ def test_restart_clears_an_earlier_failure(tmp_path: Path) -> None:
     assert io.run_status(tmp_path) == "incomplete"
 
 
+def test_rerun_in_the_same_directory_drops_the_earlier_runs_outputs(tmp_path: Path) -> None:
+    io.mark_started(tmp_path, _config(1.0), [])
+    earlier = _result("compare", with_comparison=True)
+    earlier.tables["extra"] = pd.DataFrame({"x": [1]})
+    io.write_outputs(tmp_path, earlier)
+    io.mark_started(tmp_path, _config(1.0), [])
+    assert not any((tmp_path / name).exists() for name in (io.SUMMARY, io.JOBS, io.COMPARISON, "extra.csv"))
+    io.write_outputs(tmp_path, io.RunResult(task="simulate", summary={"total_jct": 5.0}))
+    table = collect([tmp_path])
+    assert len(table) == 1 and table["total_jct"].tolist() == [5.0]  # no stale comparison rows
+    assert (tmp_path / io.CONFIG).exists() and (tmp_path / io.OVERRIDES).exists()
+
+
 def test_collect_flags_failed_and_incomplete_runs(tmp_path: Path) -> None:
     good, failed, unfinished = tmp_path / "good", tmp_path / "failed", tmp_path / "unfinished"
     io.mark_started(good, _config(1.0), ["scheduler.tau=1.0"])

@@ -63,6 +63,9 @@ def test_defaults_match_design() -> None:
     ("workload.single_gpu_share=1.5", "workload.single_gpu_share"),
     ("+scheduler.bogus=1", "scheduler.bogus"),
     ("seed=-3", "seed"),
+    ("theory.rho_bar_definition=typo", "theory.rho_bar_definition"),
+    ("theory.eps_bar_definition=typo", "theory.eps_bar_definition"),
+    ("theory.alpha_min_source=heavy_edge", "theory.alpha_min_source"),
 ])
 def test_bad_values_fail_naming_the_key(override: str, key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):

@@ -14,9 +14,10 @@ from asrpt_bench import io
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import ConfigError, Job, TrainingPlan
-from asrpt_bench.experiment import build_scheduler, run_experiment
+from asrpt_bench.experiment import build_scheduler, build_timing, load_workload, run_experiment
 from asrpt_bench.report import theory_plots
 from asrpt_bench.theory.adversarial import evaluate
+from asrpt_bench.theory.lower_bounds import alpha_min_for_jobs, lower_bound_for_jobs
 from asrpt_bench.theory_task import TinyInstance, _run_instance, draw_instance, theory_cluster
 
 TINY = ["task=theory", "task.theory_instances=6", "task.theory_jobs=4", "task.schedulers=[asrpt,asrpt_oracle,spjf,fifo]",
@@ -138,6 +139,25 @@ def test_placement_mode_needs_servers_that_hold_every_job() -> None:
 def test_theory_task_refuses_a_predictor_that_needs_history() -> None:
     with pytest.raises(ConfigError, match="predictor 'forest'"):
         _theory(["predictor=forest"])
+
+
+def test_run_summary_bounds_use_a_valid_alpha_min_and_oracle_has_no_error() -> None:
+    """summary.json's lower bound and Theorem 1 symbols use theory.alpha_min_source (<= the true
+    alpha_min), not the Heavy-Edge estimate in jobs.parquet; the oracle variant's epsilon-bar is 0."""
+    config = compose_run_config(["debug=tiny", "workload=synthetic", "task.schedulers=[asrpt,asrpt_oracle]",
+                                 "cluster.servers=4", "cluster.gpus_per_server=4"])
+    result = run_experiment(config)
+    workload = load_workload(config)
+    safe = alpha_min_for_jobs(workload.jobs, workload.cluster, build_timing(config), "consolidated")
+    alpha_max = np.array([build_timing(config).alpha_max(job.plan, workload.cluster) for job in workload.jobs])
+    expected_lb = lower_bound_for_jobs(workload.jobs, workload.cluster, build_timing(config)).value
+    runs = result.summary["per_scheduler"]
+    for name in ("asrpt", "asrpt_oracle"):
+        assert runs[name]["lower_bound"] == pytest.approx(expected_lb)
+        assert runs[name]["rho"] == pytest.approx(max(1.0, float(np.max(alpha_max / safe))))
+        assert "consolidated" in runs[name]["theory_note"]
+    assert runs["asrpt_oracle"]["epsilon_bar"] == 0.0 < runs["asrpt"]["epsilon_bar"]
+    assert runs["asrpt_oracle"]["theorem1_bound"] < runs["asrpt"]["theorem1_bound"]
 
 
 # ---------------------------------------------------------------- adversarial task

@@ -16,7 +16,8 @@ import pandas as pd
 from ..core import ConfigError
 
 RECONSTRUCTION_NOTE = ("rho_bar and eps_bar are reconstructions (paper-notes 7.4), not the paper's "
-                       "verified definitions; alpha_min is the scheduler's estimate from the run table")
+                       "verified definitions")
+RUN_TABLE_ALPHA_MIN = "run table (scheduler's estimate)"
 
 
 def _check_finite(name: str, value: float, minimum: float, strict: bool = False) -> float:
@@ -113,13 +114,16 @@ def _require_columns(frame: pd.DataFrame, columns: tuple[str, ...], caller: str)
 
 def theory_symbols(jobs_frame: pd.DataFrame, G: int, tau: float,
                    rho_bar_definition: str = "alpha_min_spread",
-                   eps_bar_definition: str = "per_smallest_job") -> dict[str, object]:
+                   eps_bar_definition: str = "per_smallest_job",
+                   alpha_min_source: str = RUN_TABLE_ALPHA_MIN) -> dict[str, object]:
     """rho, rho_bar, eps_bar, g_max, G, tau and the Theorem 1 bound of one run.
 
-    `jobs_frame` needs gpus, iterations, predicted_iterations, alpha_min, alpha_max per job. Its
-    alpha_min is whatever the run recorded, normally the scheduler's estimate (Heavy-Edge on the
-    empty cluster), which is >= the true alpha_min, so rho computed here is <= the true rho.
-    rho = max_i alpha_max_i / alpha_min_i. rho_bar and eps_bar follow the named reconstruction.
+    `jobs_frame` needs gpus, iterations, predicted_iterations, alpha_min, alpha_max per job.
+    rho = max_i alpha_max_i / alpha_min_i (paper-notes 7.2); rho_bar and eps_bar follow the named
+    reconstruction (7.4). The paper's alpha_min is the true one. A run table's alpha_min column is the
+    scheduler's estimate (Heavy-Edge on the empty cluster), which can exceed it, so rho from that column
+    can be below the true rho; pass a valid alpha_min (theory.lower_bounds.alpha_min_for_jobs) for a
+    faithful bound. `alpha_min_source` only labels where the column came from, in the returned dict.
     """
     for key, table, value in (("rho_bar_definition", RHO_BAR_DEFINITIONS, rho_bar_definition),
                               ("eps_bar_definition", EPS_BAR_DEFINITIONS, eps_bar_definition)):
@@ -152,6 +156,6 @@ def theory_symbols(jobs_frame: pd.DataFrame, G: int, tau: float,
         "theorem1_bound": theorem1_bound(rho, rho_bar, eps_bar, tau, G, g_max),
         "rho_bar_definition": rho_bar_definition,
         "eps_bar_definition": eps_bar_definition,
-        "alpha_min_source": "run table (scheduler's estimate)",
+        "alpha_min_source": alpha_min_source,
         "note": RECONSTRUCTION_NOTE,
     }
