@@ -107,3 +107,19 @@ def test_bad_inputs_are_named():
         lemma1_lower_bound([0, 0], [1, 8], [1, 1], [1, 1], G=4)
     with pytest.raises(ConfigError, match=r"iterations\[0\] must be finite and >= 0"):
         trivial_lower_bound([0], [-1], [1])
+
+
+def test_consolidated_alpha_min_stays_a_lower_bound_when_inter_server_links_are_faster():
+    """With b_inter > b_intra spreading a stage is faster than consolidating it; the 'consolidated'
+    source must still not exceed the alpha of any placement."""
+    from asrpt_bench.core import Cluster, Job, Placement, Stage, TrainingPlan
+    from asrpt_bench.theory.lower_bounds import alpha_min_for_jobs
+    from asrpt_bench.timing import DEFAULT_TIMING
+
+    plan = TrainingPlan("ar", "p1xd2", (Stage(0.2, 4e9, 0.0, 2),))
+    cluster = Cluster(servers=2, gpus_per_server=2, b_intra=10.0, b_inter=100.0)
+    spread = DEFAULT_TIMING.alpha(plan, Placement((0, 1)), cluster)
+    together = DEFAULT_TIMING.alpha(plan, Placement((0, 0)), cluster)
+    assert spread < together
+    (bound,) = alpha_min_for_jobs([Job("j", 0.0, plan, 10)], cluster, DEFAULT_TIMING, "consolidated")
+    assert bound == pytest.approx(spread)

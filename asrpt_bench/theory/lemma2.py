@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from .bound import theory_symbols
+from .bound import theorem1_bound, theory_symbols
 
 REQUIRED_COLUMNS = ("job_id", "release", "start", "end", "gpus", "iterations", "alpha", "alpha_max",
                     "predicted_iterations", "eligible")
@@ -171,7 +171,8 @@ def lemma2_report(schedule: pd.DataFrame, G: int, tau: float = 0.0, g_max: int |
                   bound: float | None = None) -> Lemma2Report:
     """check_lemma2 plus a summary and, given OPT or a lower bound as `reference`, the Theorem 1 check.
 
-    Without `bound`, it is computed by theory_symbols from the schedule's alpha_min column (required then).
+    Without `bound`, it is Theorem 1 with rho, rho_bar and eps_bar from theory_symbols on the schedule's
+    alpha_min column (required then) and the given g_max.
     """
     per_job = check_lemma2(schedule, G, tau, g_max)
     g_max = int(per_job["gpus"].max()) if g_max is None else int(g_max)
@@ -190,7 +191,8 @@ def lemma2_report(schedule: pd.DataFrame, G: int, tau: float = 0.0, g_max: int |
         if bound is None:
             if "alpha_min" not in schedule.columns:
                 raise ConfigError("lemma2_report: pass `bound` or give the schedule an alpha_min column")
-            bound = float(theory_symbols(schedule, G, tau)["theorem1_bound"])
+            symbols = theory_symbols(schedule, G, tau)
+            bound = theorem1_bound(symbols["rho"], symbols["rho_bar"], symbols["eps_bar"], tau, G, g_max)
         theorem1 = check_theorem1(float(schedule["end"].sum()), reference, bound, reference_is_optimal)
         summary.update(theorem1_ratio=theorem1.ratio, theorem1_bound=theorem1.bound,
                        theorem1_status=theorem1.status)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -122,14 +122,17 @@ def lower_bound(release: ArrayLike, gpus: ArrayLike, iterations: ArrayLike, alph
 
 
 def _alpha_min_consolidated(job: Job, cluster: Cluster, timing: TimingModel, solver: str) -> float:
-    return timing.alpha_consolidated(job.plan, cluster)
+    """alpha with every link at the faster of the two bandwidths: <= alpha_min on any cluster (equal to
+    the all-intra alpha on real clusters, where b_inter <= b_intra)."""
+    fastest = max(cluster.b_intra, cluster.b_inter)
+    return timing.alpha_consolidated(job.plan, replace(cluster, b_intra=fastest, b_inter=fastest))
 
 
 def _alpha_min_exact(job: Job, cluster: Cluster, timing: TimingModel, solver: str) -> float:
     """The ILP's proven lower bound on alpha_min (its optimum when solved to zero gap), never below the
     consolidated bound, so a time- or gap-limited solve cannot overstate alpha_min."""
     if job.plan.is_fixed:
-        return timing.alpha_consolidated(job.plan, cluster)
+        return _alpha_min_consolidated(job, cluster, timing, solver)
     try:
         from ..placement.ilp import alpha_min_exact
     except ImportError as error:
@@ -137,11 +140,11 @@ def _alpha_min_exact(job: Job, cluster: Cluster, timing: TimingModel, solver: st
                           f"which is not available ({error}); use 'consolidated'") from error
     alpha, record = alpha_min_exact(job.plan, cluster, timing, solver)
     proven = record.bound if record.bound is not None and math.isfinite(record.bound) else -math.inf
-    return float(min(alpha, max(timing.alpha_consolidated(job.plan, cluster), proven)))
+    return float(min(alpha, max(_alpha_min_consolidated(job, cluster, timing, solver), proven)))
 
 
 ALPHA_MIN_SOURCES: dict[str, Callable[[Job, Cluster, TimingModel, str], float]] = {
-    "consolidated": _alpha_min_consolidated,   # every link intra-server: <= true alpha_min, no solver
+    "consolidated": _alpha_min_consolidated,   # every link at the faster bandwidth: <= alpha_min, no solver
     "exact": _alpha_min_exact,                 # ILP on the empty cluster (its proven bound)
 }
 
