@@ -34,6 +34,7 @@ from .prediction import (FIG4_BUCKETS, PREDICTORS, RELATIVE_BUCKETS, accuracy_su
 from .registry import constructor_parameters
 from .schedulers import SCHEDULERS, Scheduler, make_scheduler
 from .sim import simulate
+from .solvers import resolve_solver
 from .theory.bound import theory_symbols
 from .theory.lower_bounds import alpha_min_for_jobs, lower_bound
 from .timing import TimingModel
@@ -465,6 +466,12 @@ def _check_components(config: RunConfig) -> None:
     build_cluster(config)
 
 
+def _uses_solver(config: RunConfig) -> bool:
+    """Whether the run solves MILPs through the solver layer (so a fallback can happen)."""
+    return (config.placement.name == "ilp" or config.task.name == "placement"
+            or config.theory.alpha_min_source == "exact")
+
+
 def run_experiment(config: RunConfig) -> RunResult:
     """Validate, build, load, run the task named by config.task.name; summary gains provenance."""
     config.validate()
@@ -479,6 +486,10 @@ def run_experiment(config: RunConfig) -> RunResult:
         "versions": versions(),
         "seed": config.seed,
     }
+    if _uses_solver(config):
+        used = resolve_solver(config.solver.name)
+        provenance.update(solver=config.solver.name, solver_used=used,
+                          solver_fallback=int(used != config.solver.name))
     if workload is not None:
         provenance.update(workload_source=workload.source, recurrence_keys=workload.recurrence_keys,
                           workload_jobs=len(workload.jobs), history_jobs=len(workload.history),

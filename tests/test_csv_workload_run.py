@@ -3,6 +3,7 @@ history is refused naming the key."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,20 @@ def test_forest_on_a_table_without_history_names_the_key(tmp_path: Path) -> None
                                  f"workload.path={reviewer_csv(tmp_path)}", "progress=false"])
     with pytest.raises(ConfigError, match="workload.train_fraction"):
         run_experiment(config)
+
+
+def test_solver_fallback_is_counted_in_the_summary(tmp_path: Path) -> None:
+    """Without a full Gurobi licence, `solver=gurobi` runs on the default open solver and says so."""
+    from asrpt_bench.solvers import DEFAULT_SOLVER, backend_availability
+
+    status = backend_availability("gurobi")
+    if status.available and status.full:
+        pytest.skip("a full Gurobi licence is present: no fallback happens")
+    config = compose_run_config(["task=simulate", "scheduler=asrpt", "predictor=oracle", "placement=ilp",
+                                 "solver=gurobi", "cluster.servers=1", "cluster.gpus_per_server=100",
+                                 "workload=csv", f"workload.path={reviewer_csv(tmp_path)}", "progress=false"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the one-line warning is tested in test_solvers (once per process)
+        result = run_experiment(config)
+    assert result.summary["solver"] == "gurobi" and result.summary["solver_used"] == DEFAULT_SOLVER
+    assert result.summary["solver_fallback"] == 1
