@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from scipy import stats
 
@@ -52,14 +53,19 @@ def mean_ci(table: pd.DataFrame, by: list[str], value: str, confidence: float = 
     return pd.DataFrame(rows)
 
 
+def plot_band(axes: Axes, summary: pd.DataFrame, x: str, x_scale: float = 1.0, **style: object) -> None:
+    """A mean line with its confidence band (rows of `mean_ci`) against column `x`."""
+    part = summary.sort_values(x)
+    xs = part[x].to_numpy(dtype=float) * x_scale
+    axes.plot(xs, part["mean"], **style)
+    axes.fill_between(xs, part["low"], part["high"], alpha=0.15, color=style.get("color"))
+
+
 def _lines(table: pd.DataFrame, x: str, value: str, series: str, x_scale: float = 1.0) -> Figure:
     summary = mean_ci(table, [series, x], value)
     figure, axes = plt.subplots()
     for name, part in summary.groupby(series, sort=False):
-        part = part.sort_values(x)
-        xs = part[x].to_numpy(dtype=float) * x_scale
-        axes.plot(xs, part["mean"], label=label(str(name)), **series_style(str(name)))
-        axes.fill_between(xs, part["low"], part["high"], alpha=0.15, color=series_style(str(name))["color"])
+        plot_band(axes, part, x, x_scale, label=label(str(name)), **series_style(str(name)))
     seeds = int(summary["n"].max()) if len(summary) else 0
     axes.legend(title=f"mean, 95% CI over {seeds} seed(s)", title_fontsize=8)
     return figure

@@ -15,7 +15,7 @@ from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .plots import SEED, complete_runs, mean_ci, require
+from .plots import SEED, complete_runs, mean_ci, plot_band, require
 from .style import figure_style, label
 
 TAU, COMM_HEAVY, EPSILON = "scheduler.tau", "scheduler.comm_heavy", "predictor.epsilon"
@@ -27,13 +27,6 @@ ALPHA_MODEL_LABELS = {"fixed": "fixed alpha (OPT exact)", "placement": "placemen
 def _colour(k: int) -> tuple[float, ...]:
     """The k-th colour of the palette the shared style uses."""
     return _TAB10(k % _TAB10.N)
-
-
-def _band(axes: Axes, summary: pd.DataFrame, x: str, **style: object) -> None:
-    part = summary.sort_values(x)
-    xs = part[x].to_numpy(dtype=float)
-    axes.plot(xs, part["mean"], **style)
-    axes.fill_between(xs, part["low"], part["high"], alpha=0.15, color=style.get("color"))
 
 
 def _ratio_vs_bound(table: pd.DataFrame, ratio: str, bound: str, row_key: str | None, ratio_label: str,
@@ -55,9 +48,9 @@ def _ratio_vs_bound(table: pd.DataFrame, ratio: str, bound: str, row_key: str | 
             for k, tau in enumerate(taus):
                 at_tau = part[part[TAU] == tau]
                 colour = _colour(k)
-                _band(axes, mean_ci(at_tau, [EPSILON], ratio), EPSILON, color=colour, marker="o",
+                plot_band(axes, mean_ci(at_tau, [EPSILON], ratio), EPSILON, color=colour, marker="o",
                       label=f"{ratio_label}, tau={tau:g}")
-                _band(axes, mean_ci(at_tau, [EPSILON], bound), EPSILON, color=colour, linestyle="--",
+                plot_band(axes, mean_ci(at_tau, [EPSILON], bound), EPSILON, color=colour, linestyle="--",
                       marker="", label=f"{bound_label}, tau={tau:g}")
             axes.set_yscale("log")
             heading = f"COMM_HEAVY = {comm_heavy:g}"
