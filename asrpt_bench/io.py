@@ -98,20 +98,10 @@ def atomic_write_json(path: Path, payload: Any) -> None:
 
 
 def atomic_write_frame(path: Path, frame: pd.DataFrame) -> None:
-    """Parquet for `.parquet` paths, CSV otherwise."""
+    """Parquet for `.parquet` paths, CSV otherwise, through atomic_write_bytes (flushed, then moved)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        if path.suffix == ".parquet":
-            frame.to_parquet(tmp, index=False)
-        else:
-            frame.to_csv(tmp, index=False)
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    data = frame.to_parquet(index=False) if path.suffix == ".parquet" else frame.to_csv(index=False).encode("utf-8")
+    atomic_write_bytes(path, data)
 
 
 def _earlier_outputs(run_dir: Path) -> set[str]:
