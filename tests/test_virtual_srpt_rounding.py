@@ -18,6 +18,18 @@ def test_instance_found_by_the_adversarial_search_runs_with_the_hand_schedule():
     assert ends == pytest.approx([1.03, 1962.45, 55.15])
 
 
+def test_work_that_rounds_below_one_ulp_completes_at_the_current_instant():
+    """Size 0.3 advanced to 0.03 leaves 0.27: 0.03 + 0.27 = 0.30000000000000004 > 0.3, yet at t = 0.3
+    the remainder 0.27 - 0.27 rounds to nothing representable after 0.3. The job completes at 0.3
+    instead of leaving a timer at the current instant."""
+    srpt = VirtualSRPT()
+    srpt.add("a", 0.3, (0,), 0.0)
+    assert srpt.advance_to(0.03) == []
+    assert srpt.next_completion() > 0.3
+    assert srpt.advance_to(0.3) == [("a", 0.3)]
+    assert srpt.next_completion() is None
+
+
 def test_next_completion_is_always_strictly_in_the_future():
     srpt = VirtualSRPT()
     srpt.add("a", 0.1, (0,), 0.0)
