@@ -27,7 +27,8 @@ from omegaconf.errors import OmegaConfBaseException
 from . import io
 from .config import RunConfig
 from .core import ConfigError
-from .experiment import config_hash, run_experiment
+from .experiment import run_experiment
+from .provenance import config_hash
 from .report.tables import format_result
 
 CONFIG_DIR = Path(__file__).resolve().parent / "conf"

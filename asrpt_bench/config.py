@@ -219,7 +219,7 @@ class TaskConfig:
     zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
     fragmentation pattern of `study_patterns` (null: all) of the cluster group's cluster.
 
-    `theory` (theory_task.py) draws `theory_instances` tiny instances of `theory_jobs` jobs on G =
+    `theory` (tasks/theory.py) draws `theory_instances` tiny instances of `theory_jobs` jobs on G =
     `theory_gpus` GPUs (servers of `theory_gpus_per_server`, null: one server), job GPUs, iterations and
     integral releases uniform in the inclusive `[low, high]` ranges. `theory_alpha=fixed`: alpha = 1 s per
     iteration on every placement, declared alpha_max = alpha * U[1, theory_rho_max], so CP-SAT's optimum

@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config, to_run_config
 from asrpt_bench.config import RunConfig, SchedulerConfig, group_params
 from asrpt_bench.core import ConfigError
-from asrpt_bench.experiment import config_hash
+from asrpt_bench.provenance import config_hash
 
 GROUPS = sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir())
 OPTIONS = [(group, path.stem) for group in GROUPS for path in sorted((CONFIG_DIR / group).glob("*.yaml"))]

@@ -14,11 +14,13 @@ from asrpt_bench import io
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import ConfigError, Job, TrainingPlan
-from asrpt_bench.experiment import build_scheduler, build_timing, load_workload, run_experiment
+from asrpt_bench.build import build_scheduler, build_timing
+from asrpt_bench.experiment import run_experiment
+from asrpt_bench.prepare import load_workload
 from asrpt_bench.report import theory_plots
 from asrpt_bench.theory.adversarial import evaluate
 from asrpt_bench.theory.lower_bounds import alpha_min_for_jobs, lower_bound_for_jobs
-from asrpt_bench.theory_task import TinyInstance, _run_instance, draw_instance, theory_cluster
+from asrpt_bench.tasks.theory import TinyInstance, _run_instance, draw_instance, theory_cluster
 
 TINY = ["task=theory", "task.theory_instances=6", "task.theory_jobs=4", "task.schedulers=[asrpt,asrpt_oracle,spjf,fifo]",
         "progress=false"]
@@ -97,7 +99,7 @@ def test_instances_follow_the_configured_ranges() -> None:
     config = compose_run_config(TINY + ["task.theory_job_gpus=[2,3]", "task.theory_iterations=[5,9]",
                                         "task.theory_releases=[10,20]", "task.theory_rho_max=2.0"])
     cluster = theory_cluster(config.task, config)
-    from asrpt_bench.experiment import build_timing
+    from asrpt_bench.build import build_timing
     instance = draw_instance(config.task, cluster, build_timing(config), config.seed, 3)
     table = instance.table
     assert table["gpus"].between(2, 3).all() and table["iterations"].between(5, 9).all()

@@ -25,19 +25,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .config import RunConfig, TaskConfig
-from .core import Cluster, ConfigError, Job, Stage, TrainingPlan
-from .experiment import (REFERENCE_SCHEDULER, Context, build_placer, build_scheduler, build_timing,
-                         predictor_params, register_task, theorem1_scalars)
-from .io import RunResult
-from .prediction import PREDICTORS, make_predictor
-from .schedulers import Scheduler
-from .sim import simulate
-from .theory.adversarial import TABLE_COLUMNS, SearchSpace, fixed_alpha_bound, search, simulate_asrpt
-from .theory.exact import ExactSchedule, durations_from_table, exact_optimum
-from .theory.lemma2 import check_lemma2
-from .timing import TimingModel
-from .workloads.seeding import component_rng
+from ..build import build_placer, build_scheduler, build_timing, predictor_params
+from ..config import RunConfig, TaskConfig
+from ..core import Cluster, ConfigError, Job, Stage, TrainingPlan
+from ..io import RunResult
+from ..prediction import PREDICTORS, make_predictor
+from ..schedulers import Scheduler
+from ..sim import simulate
+from ..theory.adversarial import TABLE_COLUMNS, SearchSpace, fixed_alpha_bound, search, simulate_asrpt
+from ..theory.exact import ExactSchedule, durations_from_table, exact_optimum
+from ..theory.lemma2 import check_lemma2
+from ..timing import TimingModel
+from ..workloads.seeding import component_rng
+from .base import REFERENCE_SCHEDULER, Context, register_task
+from .scoring import theorem1_scalars
 
 BOUND_TOLERANCE = 1e-9
 # Placement mode: OPT durations n_i * alpha_min_i are rounded DOWN to this grid (so CP-SAT works on a

@@ -1,0 +1,152 @@
+"""The prepared work of a run: the workload (loaded, model-assigned, split) and the fitted predictor.
+
+Trace workloads are split chronologically: the predictor learns from the history, the simulated
+jobs come from the later part. Both the assigned table and the fitted predictor are memoised per
+process for the same inputs, so sweep points that share them do the work once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Hashable
+
+import pandas as pd
+
+from .build import build_cluster, build_timing, predictor_params
+from .config import RunConfig
+from .core import Cluster, ConfigError, Job
+from .prediction import chronological_split, make_predictor
+from .timing import TimingModel
+from .workloads.assign import assign_models
+from .workloads.csv_table import load_csv
+from .workloads.instances import INSTANCES, get_instance
+from .workloads.jobs import jobs_from_table
+from .workloads.pai2020 import load_pai2020
+from .workloads.philly import load_philly
+from .workloads.slicing import resample_single_gpu_share, slice_jobs
+from .workloads.synthetic import synthetic_workload
+
+
+@dataclass
+class Workload:
+    """The jobs a run simulates, the history its predictor learns from, and where they came from."""
+
+    jobs: list[Job]
+    table: pd.DataFrame
+    history: pd.DataFrame
+    later: pd.DataFrame
+    cluster: Cluster
+    source: str
+    recurrence_keys: str
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process)."""
+
+    name: str
+    path: str | None
+    seed: int
+    time_compression: float
+    recurrence: str
+    synthetic_jobs: int
+    arrival_rate: float
+    single_gpu_share: float | None
+    max_gpus: int | None
+    cluster: Cluster
+    timing: TimingModel
+
+    @classmethod
+    def of(cls, config: RunConfig) -> "TableSpec":
+        wl = config.workload
+        return cls(wl.name, wl.path, config.seed, wl.time_compression, wl.recurrence, wl.synthetic_jobs,
+                   wl.arrival_rate, wl.single_gpu_share, wl.max_gpus, build_cluster(config), build_timing(config))
+
+    def require_path(self) -> str:
+        if not self.path:
+            raise ConfigError(f"workload.path is required for workload {self.name!r}")
+        return self.path
+
+
+def _philly(spec: TableSpec) -> pd.DataFrame:
+    return load_philly(spec.path, time_compression=spec.time_compression, recurrence=spec.recurrence, seed=spec.seed)
+
+
+def _synthetic(spec: TableSpec) -> pd.DataFrame:
+    share = 0.8 if spec.single_gpu_share is None else spec.single_gpu_share
+    return synthetic_workload(spec.synthetic_jobs, spec.seed, arrival_rate=spec.arrival_rate, single_gpu_share=share)
+
+
+TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
+    "philly": _philly,
+    "pai2020": lambda spec: load_pai2020(spec.require_path()),
+    "csv": lambda spec: load_csv(spec.require_path()),
+    "synthetic": _synthetic,
+}
+
+
+@lru_cache(maxsize=4)
+def _assigned_table(spec: TableSpec) -> pd.DataFrame:
+    """Load the table and assign models once per process for the same inputs (sweeps reuse it)."""
+    raw = TABLE_SOURCES[spec.name](spec)
+    table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.max_gpus)
+    table.attrs.update(raw.attrs)
+    return table
+
+
+def _simulated_part(later: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
+    wl = config.workload
+    if wl.single_gpu_share is not None:
+        chosen = resample_single_gpu_share(later, wl.single_gpu_share, num_jobs=wl.num_jobs or len(later),
+                                           seed=config.seed, replace=wl.resample_replace,
+                                           releases=wl.resample_releases)
+    else:
+        chosen = slice_jobs(later, num_jobs=wl.num_jobs, offset=wl.offset, shift=True)
+    if wl.job_cap is not None:
+        chosen = chosen.iloc[: wl.job_cap].reset_index(drop=True)
+    return chosen
+
+
+def load_workload(config: RunConfig) -> Workload:
+    """Jobs to simulate and the predictor's history, per the workload group."""
+    name = config.workload.name
+    if name in INSTANCES:
+        instance = get_instance(name)
+        table = instance.table.copy()
+        return Workload(jobs=instance.jobs(), table=table, history=table.iloc[:0], later=table,
+                        cluster=instance.cluster, source=f"instance {name!r}", recurrence_keys="none")
+    if name not in TABLE_SOURCES:
+        raise ConfigError(f"unknown workload {name!r}; known: {sorted(TABLE_SOURCES) + sorted(INSTANCES)}")
+    cached = _assigned_table(TableSpec.of(config))
+    full = cached.copy()
+    full.attrs.update(cached.attrs)
+    history, later = chronological_split(full, config.workload.train_fraction)
+    table = _simulated_part(later, config)
+    source = str(full.attrs.get("source", name))
+    return Workload(jobs=jobs_from_table(table, source), table=table, history=history, later=later,
+                    cluster=build_cluster(config), source=source,
+                    recurrence_keys=str(full.attrs.get("recurrence_keys", "given")))
+
+
+@lru_cache(maxsize=4)
+def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params_json: str) -> Any:
+    """A predictor fit on a trace's history, reused by sweep points that share both (same process)."""
+    history, _ = chronological_split(_assigned_table(spec), train_fraction)
+    return make_predictor(name, **{k: tuple(v) if isinstance(v, list) else v
+                                   for k, v in json.loads(params_json).items()}).fit(history)
+
+
+def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
+    """The predictor group's predictor, fit on the workload's history."""
+    name, params = predictor_params(config)
+    if config.workload.name in TABLE_SOURCES:
+        return _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name,
+                                json.dumps(params, sort_keys=True))
+    return make_predictor(name, **params).fit(workload.history)
+
+
+def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, float]:
+    """job_id -> predicted iterations from the predictor fit on the workload's history."""
+    return fitted_predictor(config, workload).predictions(workload.table)

@@ -1,0 +1,45 @@
+"""Provenance of a run: the config hash, the git revision and the versions that shape results."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import subprocess
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from .config import RunConfig
+
+
+def config_hash(config: RunConfig) -> str:
+    """12 hex digits identifying everything that changes results (not `progress`)."""
+    payload = {k: v for k, v in config.to_dict().items() if k != "progress"}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:12]
+
+
+@lru_cache(maxsize=1)
+def git_revision() -> str | None:
+    """The checkout's commit (with `-dirty` if modified), or None outside a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        revision = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], check=True,
+                                  capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               check=True, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{revision}-dirty" if dirty else revision
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python, this package and the libraries that shape results."""
+    found = {"python": platform.python_version()}
+    for package in ("asrpt_bench", "numpy", "pandas", "scipy", "scikit-learn", "networkx", "highspy", "pulp",
+                    "ortools"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found

@@ -1,0 +1,34 @@
+"""Task `compare`: every scheduler of task.schedulers on the same jobs and predictions."""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ..build import build_scheduler
+from ..io import RunResult
+from ..prepare import fit_predictions
+from .base import REFERENCE_SCHEDULER, Context, register_task, scheduler_names
+from .scoring import run_scheduler
+
+
+@register_task("compare")
+def compare(context: Context) -> RunResult:
+    """Every scheduler of task.schedulers on the same jobs and predictions; reductions vs A-SRPT."""
+    config, workload = context.config, context.workload
+    assert workload is not None
+    predictions = fit_predictions(config, workload)
+    runs = {}
+    alpha_min_cache: dict[Hashable, float] = {}
+    for name in tqdm(scheduler_names(config), desc="schedulers", disable=not config.progress, unit="scheduler"):
+        runs[name] = run_scheduler(config, workload, predictions, build_scheduler(name, config.scheduler), False,
+                                   alpha_min_cache)
+    comparison = pd.DataFrame([run.scalars for run in runs.values()])
+    primary = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values())))
+    comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]
+    jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
+    summary = {**context.provenance, **primary.scalars,
+               "per_scheduler": {name: run.scalars for name, run in runs.items()}}
+    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison)

@@ -1,0 +1,112 @@
+"""Simulate one scheduler on a workload and score the schedule: the metrics of design.md 4, the
+lower bound on OPT and the Theorem 1 symbols, all from one valid alpha_min per job."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any, Hashable
+
+import numpy as np
+import pandas as pd
+
+from ..build import build_placer, build_timing
+from ..config import RunConfig
+from ..core import Cluster, ConfigError, Job
+from ..prepare import Workload
+from ..schedulers import Scheduler
+from ..sim import simulate
+from ..theory.bound import theory_symbols
+from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
+
+JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
+               "alpha_max", "iterations", "predicted_iterations", "comm_heavy", "eligible", "queueing_delay", "jct",
+               "placement"]
+
+
+def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
+                   cache: dict[Hashable, float] | None = None) -> np.ndarray:
+    """Per job, a value <= its true alpha_min from `theory.alpha_min_source` (never the scheduler's
+    Heavy-Edge estimate, which can exceed it). `cache` (job_id -> value) is filled and reused, so the
+    schedulers of one `compare` run share the computation."""
+    cache = {} if cache is None else cache
+    missing = [job for job in jobs if job.job_id not in cache]
+    if missing:
+        values = alpha_min_for_jobs(missing, cluster, build_timing(config), config.theory.alpha_min_source,
+                                    config.solver.name)
+        cache.update(zip((job.job_id for job in missing), values.tolist()))
+    return np.array([cache[job.job_id] for job in jobs], dtype=float)
+
+
+def undefined_theorem1(reason: str) -> dict[str, Any]:
+    nan = float("nan")
+    return {"rho": nan, "rho_bar": nan, "epsilon_bar": nan, "g_max": nan, "theorem1_bound": nan, "theory_note": reason}
+
+
+def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Series | np.ndarray, G: int,
+                     scheduler: Scheduler, alpha_min_source: str) -> dict[str, Any]:
+    """Theorem 1 symbols of one schedule (paper-notes 7.2, 7.4) with the given valid alpha_min per row of
+    `frame`; an oracle scheduler used the true iterations, so its epsilon-bar is 0. NaN (and the reason
+    in `theory_note`) where the bound is undefined, e.g. g_max = G."""
+    exact = frame[["gpus", "iterations", "predicted_iterations", "alpha_max"]].assign(
+        alpha_min=np.asarray(alpha_min, dtype=float))
+    if getattr(scheduler, "oracle", False):
+        exact["predicted_iterations"] = exact["iterations"]
+    tau = float(getattr(scheduler, "tau", config.scheduler.tau))
+    try:
+        symbols = theory_symbols(exact, G, tau, config.theory.rho_bar_definition, config.theory.eps_bar_definition,
+                                 alpha_min_source=alpha_min_source)
+    except ConfigError as error:
+        return undefined_theorem1(str(error))
+    return {"rho": symbols["rho"], "rho_bar": symbols["rho_bar"], "epsilon_bar": symbols["eps_bar"],
+            "g_max": symbols["g_max"], "theorem1_bound": symbols["theorem1_bound"],
+            "theory_note": f"{symbols['note']}; alpha_min: {alpha_min_source}"}
+
+
+@dataclass
+class SchedulerRun:
+    scalars: dict[str, Any]
+    jobs: pd.DataFrame
+
+
+def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
+                  scheduler: Scheduler, progress: bool,
+                  alpha_min_cache: dict[Hashable, float] | None = None) -> SchedulerRun:
+    """Simulate one scheduler on the workload; scalars of design.md 4 and the per-job table.
+
+    `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
+    jobs.parquet keeps the scheduler's own estimate in `alpha_min`."""
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = simulate(workload.jobs, workload.cluster, scheduler, build_placer(config), predictions=predictions,
+                          timing=build_timing(config), drop_oversize=config.workload.drop_oversize,
+                          progress=progress)
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    frame = result.frame()
+    metrics = dict(result.metrics)
+    source = config.theory.alpha_min_source
+    by_id = {job.job_id: job for job in workload.jobs}
+    kept = [by_id[job_id] for job_id in frame["job_id"]] if len(frame) else []  # frame row order
+    alpha_min = safe_alpha_min(config, kept, workload.cluster, alpha_min_cache)
+    lower = float("nan")
+    if kept:
+        lower = lower_bound(release=[job.release for job in kept], gpus=[job.gpus for job in kept],
+                            iterations=[job.iterations for job in kept], alpha_min=alpha_min,
+                            G=workload.cluster.total_gpus, alpha_min_source=source).value
+    scalars = {
+        "scheduler": result.scheduler,
+        "placer": result.placer,
+        **metrics,
+        "lower_bound": lower,
+        "ratio_to_lower_bound": metrics["sum_completion"] / lower if lower > 0 else float("nan"),
+        **(theorem1_scalars(config, frame, alpha_min, workload.cluster.total_gpus, scheduler, source) if kept
+           else undefined_theorem1("no job was simulated")),
+        "sim_wall_time_s": time.perf_counter() - started,
+        "warnings": " | ".join(str(w.message) for w in caught),
+    }
+    jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
+    jobs["job_id"] = jobs["job_id"].astype(str)
+    return SchedulerRun(scalars, jobs)
