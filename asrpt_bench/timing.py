@@ -9,7 +9,7 @@ Only which communicating replicas share a server matters; the per-stage bandwidt
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Sequence
 
 from .core import GB, Cluster, ConfigError, Placement, TrainingPlan
@@ -97,19 +97,31 @@ class TimingModel:
         return self.alpha_from_links(plan, cluster, stage_spread, boundary_spread)
 
     def alpha_consolidated(self, plan: TrainingPlan, cluster: Cluster) -> float:
-        """alpha with every link intra-server. When b_inter <= b_intra (every real cluster) this is a
-        lower bound on alpha_min, attained when g <= M; with faster inter-server links spreading can win."""
+        """alpha with every link intra-server (the whole job on one server). When b_inter <= b_intra this
+        equals `alpha_lower_bound` and is attained when g <= M; with faster inter-server links it is the
+        worst case instead (see `alpha_max`)."""
         n = len(plan.stages)
         return self.alpha_from_links(plan, cluster, [False] * n, [False] * (n - 1))
 
+    def alpha_at_bandwidth(self, plan: TrainingPlan, cluster: Cluster, bandwidth_gbps: float) -> float:
+        """alpha with every link at `bandwidth_gbps`, whichever servers the replicas sit on."""
+        n = len(plan.stages)
+        uniform = replace(cluster, b_intra=bandwidth_gbps, b_inter=bandwidth_gbps)
+        return self.alpha_from_links(plan, uniform, [False] * n, [False] * (n - 1))
+
+    def alpha_lower_bound(self, plan: TrainingPlan, cluster: Cluster) -> float:
+        """alpha with every link at the faster of b_intra and b_inter: no placement does better, because
+        every term of alpha is non-increasing in each link's bandwidth. It is alpha_min when g <= M and
+        b_inter <= b_intra (one server), and when b_inter > b_intra on >= 2 servers (all links spread)."""
+        return self.alpha_at_bandwidth(plan, cluster, max(cluster.b_intra, cluster.b_inter))
+
     def alpha_max(self, plan: TrainingPlan, cluster: Cluster) -> float:
-        """Worst-case alpha: every replica on a distinct server, so every link is inter-server
-        (paper-notes 2.4). A plan's declared alpha_max takes precedence (theory instances)."""
+        """Worst-case alpha: every link at the slower bandwidth (paper-notes 2.4). When b_inter <= b_intra
+        that is every replica on a distinct server; with faster inter-server links it is the whole job on
+        one server. A plan's declared alpha_max takes precedence (theory instances)."""
         if plan.declared_alpha_max is not None:
             return plan.declared_alpha_max
-        n = len(plan.stages)
-        spread = [stage.replicas > 1 for stage in plan.stages]
-        return self.alpha_from_links(plan, cluster, spread, [True] * (n - 1))
+        return self.alpha_at_bandwidth(plan, cluster, min(cluster.b_intra, cluster.b_inter))
 
 
 DEFAULT_TIMING = TimingModel()

@@ -3,9 +3,11 @@
 Plans: the profiles zoo (`asrpt_bench.profiles`), or with --plans synthetic random plans with
 realistic magnitudes (compute 0.05-0.5 s, parameters 0.01-4 GB, activations 0.01-0.5 GB).
 Free GPUs: `fragmentation_patterns` on an 8x8 and a 64x8 cluster. The gap is measured against the
-brute-force optimum wherever its enumeration is small enough.
+brute-force optimum wherever its enumeration is small enough. --b-intra/--b-inter set the bandwidths
+(GB/s); with b_inter > b_intra Heavy-Edge uses its spread-first rules (placement/spread.py).
 
     python benchmarks/bench_heavy_edge.py [--seeds 3] [--repeats 5] [--gap-seeds 10] [--bf-limit 100000]
+        [--b-intra 300 --b-inter 12.5]
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 from asrpt_bench import profiles
 from asrpt_bench.core import GB, Cluster, Stage, TrainingPlan
 from asrpt_bench.placement.bruteforce import enumeration_size, optimal_placement
-from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, job_graph, stage_packing_placement
+from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, consolidation_pays, job_graph
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.timing import DEFAULT_TIMING
 
@@ -90,16 +92,18 @@ def speed(cluster: Cluster, seeds: int, repeats: int, source: str) -> None:
 
 def gap_instances(cluster: Cluster, seeds: int, per_size: int, bf_limit: int, source: str
                   ) -> Iterator[tuple[str, TrainingPlan, tuple[int, ...]]]:
-    """Plans too big for any single free hole on every non-empty pattern, small enough to enumerate:
-    synthetic plans of each size from the biggest hole + 1 to + 6, or every zoo plan that qualifies."""
+    """Plans too big for any single free hole (any plan of >= 2 GPUs when b_inter > b_intra, where one
+    server is no longer optimal), small enough to enumerate: synthetic plans of each size from the biggest
+    hole + 1 (or 2) to 5 more, or every zoo plan that qualifies."""
     zoo = zoo_plans(cluster.total_gpus) if source == "zoo" else None
     for seed in range(seeds):
         rng = np.random.default_rng([seed, 11])
         for pattern, free in fragmentation_patterns(cluster, seed).items():
+            smallest = max(free) + 1 if consolidation_pays(cluster) else 2
             if zoo is not None:
-                candidates = [plan for plan in zoo if max(free) < plan.gpus <= sum(free)]
+                candidates = [plan for plan in zoo if smallest <= plan.gpus <= sum(free)]
             else:
-                candidates = [synthetic_plan(g, rng) for g in range(max(free) + 1, min(sum(free), max(free) + 6) + 1)
+                candidates = [synthetic_plan(g, rng) for g in range(smallest, min(sum(free), smallest + 5) + 1)
                               for _ in range(per_size)]
             for plan in candidates:
                 if enumeration_size(plan, free) <= bf_limit:
@@ -107,7 +111,7 @@ def gap_instances(cluster: Cluster, seeds: int, per_size: int, bf_limit: int, so
 
 
 def gaps(cluster: Cluster, seeds: int, per_size: int, bf_limit: int, source: str) -> None:
-    """alpha / alpha_opt - 1 per mode and pattern against brute force, on multi-server instances."""
+    """alpha / alpha_opt - 1 per mode and pattern against brute force, on the `gap_instances`."""
     placers = {mode: HeavyEdgePlacer(mode=mode) for mode in MODES}
     found: dict[tuple[str, str], list[float]] = {}
     for pattern, plan, free in gap_instances(cluster, seeds, per_size, bf_limit, source):
@@ -115,8 +119,8 @@ def gaps(cluster: Cluster, seeds: int, per_size: int, bf_limit: int, source: str
         for mode, placer in placers.items():
             alpha = DEFAULT_TIMING.alpha(plan, placer.place(plan, free, cluster), cluster)
             found.setdefault((mode, pattern), []).append(alpha / exact - 1.0)
-    print(f"\nalpha gap to the brute-force optimum on {cluster.servers}x{cluster.gpus_per_server}, {source} plans "
-          f"larger than the biggest free hole:")
+    print(f"\nalpha gap to the brute-force optimum on {cluster.servers}x{cluster.gpus_per_server} "
+          f"(b_intra {cluster.b_intra:g}, b_inter {cluster.b_inter:g} GB/s), {source} plans:")
     if not found:
         print("  no instance small enough for brute force")
         return
@@ -129,14 +133,15 @@ def gaps(cluster: Cluster, seeds: int, per_size: int, bf_limit: int, source: str
 
 
 def certificates(cluster: Cluster, seeds: int, source: str) -> None:
-    """Share of multi-server instances where the refined search proves its alpha optimal."""
+    """Share of instances larger than the biggest free hole where refined proves its alpha optimal."""
+    placer = HeavyEdgePlacer()
     proven = total = 0
     for _, _, plan, free in instances(cluster, seeds, source):
         if plan.gpus > max(free):
             total += 1
-            proven += stage_packing_placement(plan, free, cluster, DEFAULT_TIMING)[1]
+            proven += placer.place_with_certificate(plan, free, cluster)[1]
     print(f"\nrefined optimality certificates on {cluster.servers}x{cluster.gpus_per_server}: {proven}/{total} "
-          "multi-server placements proven optimal (exhaustive block packing, async max-of-stations timing)")
+          "placements larger than the biggest free hole proven optimal (async max-of-stations timing)")
 
 
 def main() -> None:
@@ -148,13 +153,16 @@ def main() -> None:
     parser.add_argument("--bf-limit", type=int, default=100_000, help="max brute-force states per instance")
     parser.add_argument("--plans", choices=("auto", "zoo", "synthetic"), default="auto",
                         help="plans for the speed study (auto = zoo)")
+    parser.add_argument("--b-intra", type=float, default=Cluster(1, 1).b_intra, help="GB/s")
+    parser.add_argument("--b-inter", type=float, default=Cluster(1, 1).b_inter, help="GB/s")
     args = parser.parse_args()
-    for cluster in (Cluster(8, 8), Cluster(64, 8)):
+    bandwidths = (args.b_intra, args.b_inter)
+    for cluster in (Cluster(8, 8, *bandwidths), Cluster(64, 8, *bandwidths)):
         speed(cluster, args.seeds, args.repeats, args.plans)
         certificates(cluster, args.seeds, args.plans)
-    gaps(Cluster(8, 8), args.gap_seeds, args.per_size, args.bf_limit, "synthetic")
+    gaps(Cluster(8, 8, *bandwidths), args.gap_seeds, args.per_size, args.bf_limit, "synthetic")
     if args.plans != "synthetic":
-        gaps(Cluster(8, 8), args.gap_seeds, args.per_size, args.bf_limit, "zoo")
+        gaps(Cluster(8, 8, *bandwidths), args.gap_seeds, args.per_size, args.bf_limit, "zoo")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ Modes:
   they fit and leftover replicas follow their heaviest edges. Under the async max-of-stations timing
   (the default) with an exhaustive packing search this alpha is the exact optimum; otherwise the
   contract result is computed too and the better (alpha, cut weight) wins.
+
+Precondition: b_inter <= b_intra (`consolidation_pays`), so keeping a link on one server never slows it
+and a single-server placement attains the all-intra lower bound. Every rule above relies on it. With
+faster inter-server links the placer switches to the mirrored, spread-first rules of `spread.py`.
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ def job_graph(plan: TrainingPlan, allreduce_edges: AllReduceTopology) -> JobGrap
     edges = sorted(((min(u, v), max(u, v), w) for u, v, w in graph.edges(data="weight")),
                    key=lambda e: (-e[2], e[0], e[1]))
     return JobGraph(graph, tuple(edges))
+
+
+def consolidation_pays(cluster: Cluster) -> bool:
+    """Heavy-Edge's precondition b_inter <= b_intra: no link gets faster by spanning servers, so
+    co-locating heavy edges is right and one server holding the job attains the lower bound."""
+    return cluster.b_inter <= cluster.b_intra
 
 
 def best_fit_server(free: Sequence[int], size: int) -> int | None:
@@ -345,33 +355,54 @@ class HeavyEdgePlacer:
             raise ConfigError(f"placement.allreduce_edges must be 'ring' or 'clique', got {self.allreduce_edges!r}")
 
     def place(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> Placement | None:
+        found = self._place(plan, free, cluster)
+        return None if found is None else Placement(found[0])
+
+    def place_with_certificate(self, plan: TrainingPlan, free: Sequence[int],
+                               cluster: Cluster) -> tuple[Placement | None, bool]:
+        """The placement (None if the job does not fit) and whether its alpha is proven minimal within
+        `free`: by the mode's own proof, or because it equals `TimingModel.alpha_lower_bound`."""
+        found = self._place(plan, free, cluster)
+        if found is None:
+            return None, False
+        placement = Placement(found[0])
+        return placement, found[1] or (self.timing.alpha(plan, placement, cluster)
+                                       <= self.timing.alpha_lower_bound(plan, cluster))
+
+    def _place(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[tuple[int, ...], bool] | None:
+        """(servers, proven optimal) or None when the job does not fit; the regime picks the rules."""
         g = plan.gpus
         if sum(free) < g:
             return None
+        if not consolidation_pays(cluster):
+            from .spread import SPREAD_MODES  # spread.py builds on this module's helpers
+            return SPREAD_MODES[self.mode](plan, free, cluster, self.timing, self.allreduce_edges)
         single = best_fit_server(free, g)
         if single is not None:
-            return Placement((single,) * g)
-        return Placement(_MODE_RUNNERS[self.mode](self, plan, free, cluster))
+            return (single,) * g, True
+        return _MODE_RUNNERS[self.mode](self, plan, free, cluster)
 
-    def _contract(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[int, ...]:
-        return contract_placement(job_graph(plan, self.allreduce_edges), free)
+    def _contract(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[tuple[int, ...], bool]:
+        return contract_placement(job_graph(plan, self.allreduce_edges), free), False
 
-    def _greedy_edge(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[int, ...]:
-        return greedy_edge_placement(job_graph(plan, self.allreduce_edges), free)
+    def _greedy_edge(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[tuple[int, ...], bool]:
+        return greedy_edge_placement(job_graph(plan, self.allreduce_edges), free), False
 
-    def _refined(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[int, ...]:
+    def _refined(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> tuple[tuple[int, ...], bool]:
         """Stage packing; certified optimal under max-of-stations timing, else the better of it and contract."""
         servers, proven = stage_packing_placement(plan, free, cluster, self.timing, self.allreduce_edges)
         if proven and is_max_of_stations(self.timing):
-            return servers
+            return servers, True
         graph = job_graph(plan, self.allreduce_edges).graph
-        candidates = (servers, self._contract(plan, free, cluster))
+        candidates = (servers, self._contract(plan, free, cluster)[0])
         return min(candidates, key=lambda xs: (self.timing.alpha(plan, Placement(xs), cluster),
-                                               cut_weight(graph, xs)))
+                                               cut_weight(graph, xs))), False
 
 
-_MODE_RUNNERS: dict[str, Callable[[HeavyEdgePlacer, TrainingPlan, Sequence[int], Cluster], tuple[int, ...]]] = {
+_MODE_RUNNERS: dict[str, Callable[[HeavyEdgePlacer, TrainingPlan, Sequence[int], Cluster],
+                                  tuple[tuple[int, ...], bool]]] = {
     "contract": HeavyEdgePlacer._contract,
     "greedy_edge": HeavyEdgePlacer._greedy_edge,
     "refined": HeavyEdgePlacer._refined,
 }
+HEAVY_EDGE_MODES: tuple[str, ...] = tuple(_MODE_RUNNERS)

@@ -1,9 +1,11 @@
 """The placement study (paper-notes 4, "evaluation to reproduce"): Heavy-Edge against the exact ILP.
 
 For every zoo model x parallel configuration x fragmentation pattern of free GPUs it records Heavy-Edge's
-alpha and wall time next to the ILP's alpha, bound, status and wall time, and the gap
-alpha_HE / alpha_ILP - 1 (the paper reports <= ~6%). Jobs that do not fit a pattern are skipped.
-Console entry point: ``asrpt-bench-placement-study``.
+alpha, wall time and own optimality certificate (per mode) next to the ILP's alpha, bound, status and wall
+time, and the gap alpha_HE / alpha_ILP - 1 (the paper reports <= ~6%). Jobs that do not fit a pattern are
+skipped. Both bandwidth regimes are covered: with b_inter > b_intra Heavy-Edge spreads instead of
+consolidating (placement/spread.py), and `alpha_lower_bound` (every link at the faster bandwidth) replaces
+`alpha_consolidated` as the lower bound. Console entry point: ``asrpt-bench-placement-study``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..core import Cluster, ConfigError, TrainingPlan
 from ..io import atomic_write_frame
 from ..solvers import DEFAULT_SOLVER, SolverSettings
 from ..timing import DEFAULT_TIMING, TimingModel
-from .heavy_edge import HeavyEdgePlacer
+from .heavy_edge import HEAVY_EDGE_MODES, HeavyEdgePlacer, consolidation_pays
 from .ilp import optimal_placement_ilp
 from .patterns import fragmentation_patterns
 
@@ -30,7 +32,7 @@ DEFAULT_STUDY_CLUSTER = Cluster(servers=64, gpus_per_server=8)
 
 COLUMNS = (
     "model", "config", "gpus", "stages", "pattern", "free_gpus", "servers_with_free",
-    "alpha_consolidated", "he_mode", "he_alpha", "he_wall_s", "he_servers_used",
+    "alpha_consolidated", "alpha_lower_bound", "he_mode", "he_alpha", "he_wall_s", "he_servers_used", "he_proven",
     "ilp_solver", "ilp_status", "ilp_alpha", "ilp_bound", "ilp_solver_gap", "ilp_wall_s", "ilp_servers_used",
     "gap", "time_limit_s", "seed", "cluster_servers", "gpus_per_server", "b_intra", "b_inter",
 )
@@ -62,49 +64,61 @@ def study_plans(models: Sequence[str] | None, gpu_counts: Sequence[int]) -> list
 
 
 def compare_on(plan: TrainingPlan, pattern: str, free: tuple[int, ...], cluster: Cluster,
-               heavy_edge: HeavyEdgePlacer, settings: SolverSettings, timing: TimingModel) -> dict[str, object]:
-    """One study row: Heavy-Edge and the ILP on one plan and free vector."""
-    start = time.perf_counter()
-    he_placement = heavy_edge.place(plan, free, cluster)
-    he_wall = time.perf_counter() - start
-    assert he_placement is not None
-    he_placement.validate(plan, free)
-    he_alpha = timing.alpha(plan, he_placement, cluster)
+               placers: Sequence[HeavyEdgePlacer], settings: SolverSettings,
+               timing: TimingModel) -> list[dict[str, object]]:
+    """Study rows, one per Heavy-Edge placer, against one ILP solve on `plan` and `free`."""
     ilp_placement, result = optimal_placement_ilp(plan, free, cluster, settings, "alpha", timing)
     ilp_alpha = timing.alpha(plan, ilp_placement, cluster) if ilp_placement is not None else float("nan")
-    return {
+    shared = {
         "model": plan.model, "config": plan.config, "gpus": plan.gpus, "stages": len(plan.stages),
         "pattern": pattern, "free_gpus": sum(free), "servers_with_free": sum(1 for f in free if f > 0),
         "alpha_consolidated": timing.alpha_consolidated(plan, cluster),
-        "he_mode": heavy_edge.mode, "he_alpha": he_alpha, "he_wall_s": he_wall,
-        "he_servers_used": he_placement.servers_used,
+        "alpha_lower_bound": timing.alpha_lower_bound(plan, cluster),
         "ilp_solver": result.solver, "ilp_status": result.status, "ilp_alpha": ilp_alpha,
         "ilp_bound": result.bound, "ilp_solver_gap": result.gap, "ilp_wall_s": result.wall_time_s,
         "ilp_servers_used": ilp_placement.servers_used if ilp_placement is not None else None,
-        "gap": he_alpha / ilp_alpha - 1.0,
     }
+    rows = []
+    for heavy_edge in placers:
+        start = time.perf_counter()
+        he_placement = heavy_edge.place(plan, free, cluster)
+        he_wall = time.perf_counter() - start
+        assert he_placement is not None
+        he_placement.validate(plan, free)
+        proven = heavy_edge.place_with_certificate(plan, free, cluster)[1]
+        he_alpha = timing.alpha(plan, he_placement, cluster)
+        rows.append({**shared, "he_mode": heavy_edge.mode, "he_alpha": he_alpha, "he_wall_s": he_wall,
+                     "he_servers_used": he_placement.servers_used, "he_proven": proven,
+                     "gap": he_alpha / ilp_alpha - 1.0})
+    return rows
 
 
 def run_placement_study(models: Sequence[str] | None = None, gpu_counts: Sequence[int] = DEFAULT_GPU_COUNTS,
                         cluster: Cluster = DEFAULT_STUDY_CLUSTER, patterns: Sequence[str] | None = None,
                         solver: str = DEFAULT_SOLVER, time_limit_s: float = 60.0, seed: int = 0,
-                        timing: TimingModel = DEFAULT_TIMING, heavy_edge_mode: str = "refined") -> pd.DataFrame:
-    """One row per (model, configuration, pattern) with the columns in `COLUMNS`.
+                        timing: TimingModel = DEFAULT_TIMING,
+                        heavy_edge_mode: str | Sequence[str] = "refined") -> pd.DataFrame:
+    """One row per (model, configuration, pattern, Heavy-Edge mode) with the columns in `COLUMNS`.
 
     `models` None means the whole zoo, `patterns` None every pattern of `fragmentation_patterns`
-    (drawn with `seed`). Apart from the wall-time columns the table is a function of the arguments.
+    (drawn with `seed`); `heavy_edge_mode` is one mode or several (one ILP solve serves them all).
+    Apart from the wall-time columns the table is a function of the arguments.
     """
     settings = SolverSettings(solver, time_limit_s=time_limit_s)
     too_big = [g for g in gpu_counts if g > cluster.total_gpus]
     if too_big:
         raise ConfigError(f"gpu counts {too_big} exceed the cluster's {cluster.total_gpus} GPUs")
     free_by_pattern = select_patterns(cluster, seed, patterns)
-    heavy_edge = HeavyEdgePlacer(mode=heavy_edge_mode, timing=timing)
+    modes = [heavy_edge_mode] if isinstance(heavy_edge_mode, str) else list(heavy_edge_mode)
+    unknown_modes = [m for m in modes if m not in HEAVY_EDGE_MODES]
+    if unknown_modes or not modes:
+        raise ConfigError(f"unknown Heavy-Edge mode(s) {unknown_modes}; known: {list(HEAVY_EDGE_MODES)}")
+    placers = [HeavyEdgePlacer(mode=mode, timing=timing) for mode in modes]
     rows = []
     for plan in study_plans(models, gpu_counts):
         for pattern, free in free_by_pattern.items():
             if sum(free) >= plan.gpus:
-                rows.append(compare_on(plan, pattern, free, cluster, heavy_edge, settings, timing))
+                rows.extend(compare_on(plan, pattern, free, cluster, placers, settings, timing))
     frame = pd.DataFrame(rows)
     constants = {"time_limit_s": time_limit_s, "seed": seed, "cluster_servers": cluster.servers,
                  "gpus_per_server": cluster.gpus_per_server, "b_intra": cluster.b_intra, "b_inter": cluster.b_inter}
@@ -114,17 +128,40 @@ def run_placement_study(models: Sequence[str] | None = None, gpu_counts: Sequenc
 
 
 def summarize_study(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per pattern: rows, share proven optimal, mean/max gap, median Heavy-Edge ms, median/max ILP s."""
-    grouped = frame.groupby("pattern", sort=False)
+    """Per Heavy-Edge mode and pattern: rows, share the ILP proved optimal, share Heavy-Edge proved
+    optimal itself, mean/max gap, median Heavy-Edge ms, median/max ILP s."""
+    grouped = frame.groupby(["he_mode", "pattern"], sort=False)
     return pd.DataFrame({
         "rows": grouped.size(),
         "optimal_share": grouped["ilp_status"].apply(lambda s: (s == "optimal").mean()),
+        "he_proven_share": grouped["he_proven"].mean(),
         "mean_gap": grouped["gap"].mean(),
         "max_gap": grouped["gap"].max(),
         "he_median_ms": grouped["he_wall_s"].median() * 1e3,
         "ilp_median_s": grouped["ilp_wall_s"].median(),
         "ilp_max_s": grouped["ilp_wall_s"].max(),
     })
+
+
+def summarize_modes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per Heavy-Edge mode over every pattern: rows, share proved optimal by Heavy-Edge, mean/max gap and
+    the number of cases with a gap above 1e-9."""
+    grouped = frame.groupby("he_mode", sort=False)
+    return pd.DataFrame({
+        "rows": grouped.size(),
+        "he_proven_share": grouped["he_proven"].mean(),
+        "mean_gap": grouped["gap"].mean(),
+        "max_gap": grouped["gap"].max(),
+        "cases_with_gap": grouped["gap"].apply(lambda g: int((g > 1e-9).sum())),
+    })
+
+
+def regime_line(cluster: Cluster) -> str:
+    """Which Heavy-Edge rules the bandwidths select (see docs/placement.md)."""
+    if consolidation_pays(cluster):
+        return f"b_inter {cluster.b_inter:g} <= b_intra {cluster.b_intra:g} GB/s: Heavy-Edge consolidates"
+    return (f"b_inter {cluster.b_inter:g} > b_intra {cluster.b_intra:g} GB/s: Heavy-Edge spreads "
+            "(inter-server links are faster)")
 
 
 def write_csv_atomic(frame: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
@@ -162,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gpus-per-server", type=int, default=DEFAULT_STUDY_CLUSTER.gpus_per_server)
     parser.add_argument("--b-intra", type=float, default=DEFAULT_STUDY_CLUSTER.b_intra, help="GB/s")
     parser.add_argument("--b-inter", type=float, default=DEFAULT_STUDY_CLUSTER.b_inter, help="GB/s")
-    parser.add_argument("--heavy-edge-mode", default="refined", help="refined, contract or greedy_edge")
+    parser.add_argument("--heavy-edge-mode", type=_name_list, default=["refined"],
+                        help="comma-separated Heavy-Edge modes: refined, contract, greedy_edge")
     return parser
 
 
@@ -172,7 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, args.solver, args.time_limit,
                                 args.seed, heavy_edge_mode=args.heavy_edge_mode)
     path = write_csv_atomic(frame, args.out)
+    print(regime_line(cluster))
     print(summarize_study(frame).to_string(float_format=lambda x: f"{x:.4g}"))
+    print(summarize_modes(frame).to_string(float_format=lambda x: f"{x:.4g}"))
     print(f"wrote {len(frame)} rows to {path}")
     return 0
 

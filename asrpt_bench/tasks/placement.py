@@ -22,6 +22,7 @@ def placement_study(context: Context) -> RunResult:
     summary = {**context.provenance, "placements": len(table), "ilp_optimal_share": float(optimal.mean()),
                "alpha_penalty_mean": float(table["gap"].mean()), "alpha_penalty_max": float(table["gap"].max()),
                "alpha_penalty_mean_proven": float(table.loc[optimal, "gap"].mean()),
+               "heavy_edge_proven_share": float(table["he_proven"].mean()),
                "heavy_edge_time_median_s": float(table["he_wall_s"].median()),
                "heavy_edge_time_max_s": float(table["he_wall_s"].max()),
                "ilp_time_median_s": float(table["ilp_wall_s"].median()),

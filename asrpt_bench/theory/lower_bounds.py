@@ -6,15 +6,15 @@
 - Trivial: no job can finish before r_i + n_i alpha_min_i.
 
 Both are valid only with the TRUE alpha_min (best placement on an empty cluster). A scheduler's estimate
-(Heavy-Edge) can exceed it; `alpha_min_for_jobs` gives values that are safe: 'consolidated' (all links
-intra-server, always <= alpha_min) or 'exact' (the ILP optimum).
+(Heavy-Edge) can exceed it; `alpha_min_for_jobs` gives values that are safe: 'consolidated' (every link at
+the faster bandwidth, always <= alpha_min) or 'exact' (the ILP optimum).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -122,10 +122,9 @@ def lower_bound(release: ArrayLike, gpus: ArrayLike, iterations: ArrayLike, alph
 
 
 def _alpha_min_consolidated(job: Job, cluster: Cluster, timing: TimingModel, solver: str) -> float:
-    """alpha with every link at the faster of the two bandwidths: <= alpha_min on any cluster (equal to
-    the all-intra alpha on real clusters, where b_inter <= b_intra)."""
-    fastest = max(cluster.b_intra, cluster.b_inter)
-    return timing.alpha_consolidated(job.plan, replace(cluster, b_intra=fastest, b_inter=fastest))
+    """alpha with every link at the faster of the two bandwidths (`TimingModel.alpha_lower_bound`):
+    <= alpha_min on any cluster (the all-intra alpha on real clusters, where b_inter <= b_intra)."""
+    return timing.alpha_lower_bound(job.plan, cluster)
 
 
 def _alpha_min_exact(job: Job, cluster: Cluster, timing: TimingModel, solver: str) -> float:
