@@ -152,14 +152,21 @@ def test_alpha_min_fast_path_needs_no_solve() -> None:
     assert alpha == pytest.approx(0.152) == DEFAULT_TIMING.alpha_consolidated(plan, Cluster(4, 4, 100.0, 10.0))
 
 
-def test_alpha_min_fast_path_is_skipped_when_inter_server_links_are_faster() -> None:
-    """With b_inter > b_intra one server is not optimal even when the job fits on one."""
+def test_alpha_min_with_faster_inter_server_links_spreads_every_link() -> None:
+    """With b_inter > b_intra one server is not optimal even when the job fits on one; on >= 2 empty servers
+    every link can span servers, so the closed form (every link at b_inter) is the ILP's optimum."""
     cluster = Cluster(3, 4, 10.0, 100.0)
     plan = notes_plan(heavy=True)
     alpha, result = alpha_min_exact(plan, cluster, solver="cpsat", time_limit_s=10)
-    assert result.solver == "cpsat" and result.status == "optimal"
+    assert result.solver == "closed_form" and result.status == "optimal"
+    solved = optimal_placement_ilp(plan, cluster.empty_free(), cluster, SolverSettings("cpsat", 10))
+    assert solved[1].status == "optimal"
+    assert alpha == pytest.approx(DEFAULT_TIMING.alpha(plan, solved[0], cluster))
     assert alpha == pytest.approx(optimal_placement(plan, cluster.empty_free(), cluster)[1])
     assert alpha < DEFAULT_TIMING.alpha_consolidated(plan, cluster)
+    one_server = Cluster(1, 4, 10.0, 100.0)
+    alpha, result = alpha_min_exact(plan, one_server, solver="cpsat", time_limit_s=10)
+    assert result.solver == "cpsat" and alpha == pytest.approx(DEFAULT_TIMING.alpha_consolidated(plan, one_server))
 
 
 @pytest.mark.parametrize("solver", ["cbc", "highs", "cpsat"])

@@ -191,6 +191,17 @@ def test_every_mode_and_timing_with_faster_inter_server_links_against_brute_forc
         assert proven and alpha == timing.alpha_lower_bound(plan, cluster)
 
 
+@settings(max_examples=60, deadline=None)
+@given(plan=small_plans, free=small_free, bandwidths=faster_inter, timing=st.sampled_from(OTHER_TIMINGS))
+def test_refined_never_worse_than_contract_when_inter_server_links_are_faster(plan, free, bandwidths, timing):
+    cluster = _spread_cluster(free, bandwidths)
+    if sum(free) < plan.gpus:
+        return
+    refined = timing.alpha(plan, HeavyEdgePlacer(timing=timing).place(plan, free, cluster), cluster)
+    contract = timing.alpha(plan, HeavyEdgePlacer(mode="contract", timing=timing).place(plan, free, cluster), cluster)
+    assert refined <= contract
+
+
 @settings(max_examples=80, deadline=None)
 @given(plan=small_plans, free=small_free, mode=st.sampled_from(MODES),
        timing=st.sampled_from((DEFAULT_TIMING,) + OTHER_TIMINGS))

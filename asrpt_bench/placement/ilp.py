@@ -380,10 +380,10 @@ def alpha_min_exact(plan: TrainingPlan, cluster: Cluster, timing: TimingModel = 
                     time_limit_s: float = 600.0) -> tuple[float, SolveResult]:
     """alpha_min (paper-notes 2.4): the best alpha on an empty cluster, and the solve record.
 
-    Fast path: g <= gpus_per_server and b_inter <= b_intra puts the whole job on one server, which
-    attains the all-intra lower bound `timing.alpha_consolidated` (status "optimal", solver
-    "closed_form", no solve); with faster inter-server links spreading can beat it, so the ILP runs.
-    Otherwise the min-alpha ILP; if it stops at the time limit the best alpha found is returned and the
+    Fast paths (status "optimal", solver "closed_form", no solve) where a placement attains the lower
+    bound `timing.alpha_lower_bound`: g <= gpus_per_server and b_inter <= b_intra (the whole job on one
+    server); b_inter > b_intra on two or more servers (an empty cluster always lets every link span
+    servers, see placement/spread.py). Otherwise the min-alpha ILP; if it stops at the time limit the best alpha found is returned and the
     record says "feasible" with its bound. Raises SolverError if no placement was found at all.
     Results are cached per (plan, cluster, timing, solver settings): a repeated call returns the
     first call's record, wall time included.
@@ -397,9 +397,10 @@ def _alpha_min_cached(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
                       settings: SolverSettings) -> tuple[float, SolveResult]:
     if plan.gpus > cluster.total_gpus:
         raise ConfigError(f"{plan.model}/{plan.config} needs {plan.gpus} GPUs; the cluster has {cluster.total_gpus}")
-    if plan.gpus <= cluster.gpus_per_server and cluster.b_inter <= cluster.b_intra:
+    consolidated = plan.gpus <= cluster.gpus_per_server and cluster.b_inter <= cluster.b_intra
+    if consolidated or (cluster.b_inter > cluster.b_intra and cluster.servers >= 2):
         start = time.perf_counter()
-        alpha = timing.alpha_consolidated(plan, cluster)
+        alpha = timing.alpha_lower_bound(plan, cluster)
         return alpha, SolveResult("optimal", alpha, alpha, 0.0, time.perf_counter() - start, "closed_form")
     free = cluster.empty_free()
     built = build_alpha_model(plan, free, cluster, timing)

@@ -13,7 +13,8 @@ the other way, so in this regime the modes are mirrored:
   stage, and one of the two stages of each such boundary, needs a GPU outside A. The fewest such stages
   (a path vertex cover, found greedily) against the GPUs outside A decides feasibility; the smallest
   threshold that is built gives the placement. Under the async max-of-stations timing it is proven optimal
-  when every lower threshold needed more GPUs outside A than there are.
+  when every lower threshold needed more GPUs outside A than there are; otherwise the contract rule's
+  placement is computed too and the lower alpha wins.
 - "greedy_edge": edges heaviest first; an endpoint goes to the server with most room other than its placed
   partner's (the mirror of joining the partner).
 - "contract": vertices one by one, most edge weight to placed vertices first, each to the server with the
@@ -150,7 +151,10 @@ def dominant_placement(plan: TrainingPlan, free: Sequence[int], dominant: int, s
 
 def refined_spread(plan: TrainingPlan, free: Sequence[int], cluster: Cluster, timing: TimingModel,
                    allreduce_edges: AllReduceTopology = "ring") -> SpreadResult:
-    """Alternate when balanced (proven optimal); else the smallest threshold built around the dominant server."""
+    """Alternate when balanced (proven optimal); else the smallest threshold built around the dominant
+    server, proven under max-of-stations timing when every lower threshold is proven infeasible. Unproven
+    answers (other timings, or an unproven lower threshold) are compared with the contract rule and the
+    lower alpha wins, so refined is never worse than contract."""
     alternating = alternating_servers(free, plan.gpus)
     if alternating is not None:
         return alternating, True
@@ -158,19 +162,19 @@ def refined_spread(plan: TrainingPlan, free: Sequence[int], cluster: Cluster, ti
     costs = spread_link_costs(plan, cluster, timing)
     exact_costs = is_max_of_stations(timing)
     proven = True
-    best: tuple[float, tuple[int, ...]] | None = None
+    candidates: list[tuple[int, ...]] = []
     for threshold in costs.thresholds():
         servers, infeasible = dominant_placement(plan, free, dominant, *required_links(plan, costs, threshold))
         if servers is None:
             proven = proven and infeasible
             continue
+        if exact_costs and proven:
+            return servers, True
+        candidates.append(servers)
         if exact_costs:
-            return servers, proven
-        alpha = timing.alpha(plan, Placement(servers), cluster)
-        if best is None or alpha < best[0]:
-            best = (alpha, servers)
-    assert best is not None, "the largest threshold requires nothing and always builds"
-    return best[1], False
+            break
+    candidates.append(contract_spread(job_graph(plan, allreduce_edges), free))
+    return min(candidates, key=lambda xs: timing.alpha(plan, Placement(xs), cluster)), False
 
 
 def greedy_edge_spread(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
