@@ -9,12 +9,14 @@ provenance (provenance.py).
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 from .build import build_cluster, build_placer, build_predictor, build_scheduler, build_timing
 from .config import RunConfig
 from .core import ConfigError
 from .io import RunResult
+from .placement.heavy_edge import bandwidth_regime
 from .prepare import load_workload
 from .provenance import config_hash, git_revision, versions
 from .solvers import resolve_solver
@@ -52,7 +54,12 @@ def run_experiment(config: RunConfig) -> RunResult:
         "git_revision": git_revision(),
         "versions": versions(),
         "seed": config.seed,
+        "bandwidth_regime": bandwidth_regime(build_cluster(config)),
     }
+    if provenance["bandwidth_regime"] == "spread":
+        warnings.warn(f"cluster.b_inter ({config.cluster.b_inter:g} GB/s) > cluster.b_intra "
+                      f"({config.cluster.b_intra:g} GB/s): Heavy-Edge spreads jobs across servers instead of "
+                      "consolidating them", stacklevel=2)
     if uses_solver(config):
         used = resolve_solver(config.solver.name)
         provenance.update(solver=config.solver.name, solver_used=used,

@@ -14,9 +14,8 @@ from asrpt_bench import profiles
 from asrpt_bench.core import GB, Cluster, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.placement.bruteforce import _compositions, optimal_placement
 from asrpt_bench.placement.estimates import alpha_min_estimate
-from asrpt_bench.placement.heavy_edge import HEAVY_EDGE_MODES, HeavyEdgePlacer, consolidation_pays
-from asrpt_bench.placement.spread import (SPREAD_MODES, alternating_servers, dominant_placement,
-                                          inter_server_is_faster, touched_stages)
+from asrpt_bench.placement.heavy_edge import HEAVY_EDGE_MODES, HeavyEdgePlacer, bandwidth_regime, consolidation_pays
+from asrpt_bench.placement.spread import SPREAD_MODES, alternating_servers, dominant_placement, touched_stages
 from asrpt_bench.theory.lower_bounds import alpha_min_for_jobs
 from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 
@@ -36,11 +35,11 @@ def spans(plan: TrainingPlan, servers: tuple[int, ...]) -> tuple[list[bool], lis
     return [len(s) > 1 for s in sets], [len(sets[b] | sets[b + 1]) > 1 for b in range(len(sets) - 1)]
 
 
-def test_precondition_is_stated_and_its_mirror_agrees():
+def test_precondition_is_stated_and_names_the_regime():
     for b_intra, b_inter, pays in [(300.0, 12.5, True), (10.0, 10.0, True), (3.3, 66.0, False), (300.0, 600.0, False)]:
         cluster = Cluster(2, 4, b_intra, b_inter)
         assert consolidation_pays(cluster) is pays
-        assert inter_server_is_faster(cluster) is not pays
+        assert bandwidth_regime(cluster) == ("consolidate" if pays else "spread")
 
 
 def test_every_mode_has_a_spread_rule():
@@ -249,3 +248,21 @@ def test_alpha_min_estimate_alpha_max_and_lower_bound_in_both_regimes(b_intra, b
         assert worst <= DEFAULT_TIMING.alpha_max(plan, cluster) * (1 + 1e-12)
         if consolidation_pays(cluster):
             assert worst == DEFAULT_TIMING.alpha_max(plan, cluster)
+
+
+@pytest.mark.parametrize("b_inter, regime", [(300.0, "consolidate"), (600.0, "spread")])
+def test_a_run_records_the_bandwidth_regime_and_warns_when_heavy_edge_spreads(b_inter, regime, recwarn):
+    from asrpt_bench.config import ClusterConfig, RunConfig, TaskConfig
+    from asrpt_bench.experiment import run_experiment
+
+    config = RunConfig(cluster=ClusterConfig(servers=2, gpus_per_server=4, b_intra=300.0, b_inter=b_inter),
+                       task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
+                                       study_patterns=["empty"]))
+    summary = run_experiment(config).summary
+    assert summary["bandwidth_regime"] == regime and summary["heavy_edge_proven_share"] == 1.0
+    spread_warnings = [str(w.message) for w in recwarn if "Heavy-Edge spreads" in str(w.message)]
+    if regime == "spread":
+        assert spread_warnings == ["cluster.b_inter (600 GB/s) > cluster.b_intra (300 GB/s): Heavy-Edge spreads "
+                                   "jobs across servers instead of consolidating them"]
+    else:
+        assert spread_warnings == []

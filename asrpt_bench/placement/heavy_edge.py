@@ -61,6 +61,11 @@ def consolidation_pays(cluster: Cluster) -> bool:
     return cluster.b_inter <= cluster.b_intra
 
 
+def bandwidth_regime(cluster: Cluster) -> Literal["consolidate", "spread"]:
+    """Which Heavy-Edge rules the cluster selects: "consolidate" when `consolidation_pays`, else "spread"."""
+    return "consolidate" if consolidation_pays(cluster) else "spread"
+
+
 def best_fit_server(free: Sequence[int], size: int) -> int | None:
     """The server with the fewest free GPUs that still holds `size` (lowest index on ties)."""
     fitting = [(f, h) for h, f in enumerate(free) if f >= size]

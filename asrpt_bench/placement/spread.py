@@ -34,11 +34,6 @@ SpreadResult = tuple[tuple[int, ...], bool]
 """The vertex -> server map and whether its alpha is proven minimal within the free GPUs."""
 
 
-def inter_server_is_faster(cluster: Cluster) -> bool:
-    """True when b_inter > b_intra: spreading a link speeds it up, so Heavy-Edge spreads."""
-    return cluster.b_inter > cluster.b_intra
-
-
 def spread_link_costs(plan: TrainingPlan, cluster: Cluster, timing: TimingModel) -> LinkCosts:
     """alpha with every link spanning servers (`floor`) and with exactly one link kept on one server."""
     n = len(plan.stages)
