@@ -266,3 +266,18 @@ def test_a_run_records_the_bandwidth_regime_and_warns_when_heavy_edge_spreads(b_
                                    "jobs across servers instead of consolidating them"]
     else:
         assert spread_warnings == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(plan=small_plans.filter(lambda p: p.gpus <= 6), servers=st.integers(1, 3),
+       bandwidths=st.tuples(st.sampled_from([3.0, 12.5, 100.0]), st.sampled_from([3.0, 12.5, 100.0, 600.0])),
+       timing=st.sampled_from((DEFAULT_TIMING,) + OTHER_TIMINGS))
+def test_lower_bound_and_alpha_max_bracket_every_placement_in_both_regimes(plan, servers, bandwidths, timing):
+    """alpha_lower_bound (the 'consolidated' alpha_min source) <= alpha of every vertex map <= alpha_max,
+    whichever bandwidth is larger and for every timing mode."""
+    cluster = Cluster(servers, 6, *bandwidths)
+    alphas = [timing.alpha(plan, Placement(xs), cluster) for xs in itertools.product(range(servers), repeat=plan.gpus)]
+    lower, upper = timing.alpha_lower_bound(plan, cluster), timing.alpha_max(plan, cluster)
+    assert lower * (1 - 1e-12) <= min(alphas) and max(alphas) <= upper * (1 + 1e-12)
+    (bound,) = alpha_min_for_jobs([Job("j", 0.0, plan, 1)], cluster, timing, "consolidated")
+    assert bound == lower
