@@ -383,10 +383,10 @@ def alpha_min_exact(plan: TrainingPlan, cluster: Cluster, timing: TimingModel = 
     Fast paths (status "optimal", solver "closed_form", no solve) where a placement attains the lower
     bound `timing.alpha_lower_bound`: g <= gpus_per_server and b_inter <= b_intra (the whole job on one
     server); b_inter > b_intra on two or more servers (an empty cluster always lets every link span
-    servers, see placement/spread.py). Otherwise the min-alpha ILP; if it stops at the time limit the best alpha found is returned and the
-    record says "feasible" with its bound. Raises SolverError if no placement was found at all.
-    Results are cached per (plan, cluster, timing, solver settings): a repeated call returns the
-    first call's record, wall time included.
+    servers, see placement/spread.py). Otherwise the min-alpha ILP; if it stops at the time limit the
+    best alpha found is returned and the record says "feasible" with its bound. Raises SolverError if no
+    placement was found at all. Results are cached per (plan, cluster, timing, solver settings): a
+    repeated call returns the first call's record, wall time included.
     """
     settings = solver if isinstance(solver, SolverSettings) else SolverSettings(solver, time_limit_s=time_limit_s)
     return _alpha_min_cached(plan, cluster, timing, settings)
