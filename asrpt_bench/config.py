@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from .core import ConfigError
+from .solvers import BACKENDS, DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
 from .theory.lower_bounds import ALPHA_MIN_SOURCES
 
@@ -194,16 +195,15 @@ class PlacementConfig:
 
 @dataclass
 class SolverConfig:
-    """MILP/CP backend of the ILP placer and exact bounds."""
+    """MILP/CP backend of the ILP placer and exact bounds (default: solvers.DEFAULT_SOLVER, CP-SAT)."""
 
-    name: str = "highs"
+    name: str = DEFAULT_SOLVER
     time_limit_s: float = 600.0
     mip_gap: float = 1e-4
     threads: int = 1
 
     def validate(self, prefix: str = "solver") -> None:
-        _check(self.name in ("highs", "cbc", "cpsat", "gurobi"), f"{prefix}.name",
-               "one of highs, cbc, cpsat, gurobi", self.name)
+        _check(self.name in BACKENDS, f"{prefix}.name", f"one of {', '.join(sorted(BACKENDS))}", self.name)
         _check(_is_number(self.time_limit_s) and self.time_limit_s > 0, f"{prefix}.time_limit_s", "> 0",
                self.time_limit_s)
         _check(_is_number(self.mip_gap) and 0 <= self.mip_gap < 1, f"{prefix}.mip_gap", "in [0, 1)", self.mip_gap)

@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from .adjustments import AdjustmentWarning, adjust
 from .core import ConfigError
 
 SolveStatus = Literal["optimal", "feasible", "infeasible", "time_limit_no_solution", "error"]
@@ -51,8 +52,9 @@ class SolverError(RuntimeError):
     """A solve ended without a usable solution where the caller needs one."""
 
 
-class SolverFallbackWarning(UserWarning):
-    """The requested solver is unavailable (or size-limited); the default open solver is used instead."""
+class SolverFallbackWarning(AdjustmentWarning):
+    """The requested solver is unavailable (or size-limited); the default open solver is used instead
+    (an adjustment: counted as `solver_fallback` in a run's summary.json)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -301,9 +303,16 @@ def resolve_solver(name: str) -> str:
                           f"{DEFAULT_SOLVER!r} is too ({default_status.reason})")
     if name not in _FALLBACK_WARNED:
         _FALLBACK_WARNED.add(name)
-        warnings.warn(f"solver {name!r} unusable: {status.reason}; using {DEFAULT_SOLVER!r} instead",
-                      SolverFallbackWarning, stacklevel=3)
+        report_fallback(name, stacklevel=3)
     return DEFAULT_SOLVER
+
+
+def report_fallback(name: str, stacklevel: int = 2) -> None:
+    """Say that `name` falls back to the default solver, as an adjustment (`solver_fallback`).
+    resolve_solver says it once per process; a run that uses a fallback repeats it for its summary."""
+    reason = backend_availability(name).reason
+    adjust("solver_fallback", 1, f"solver {name!r} unusable: {reason}; using {DEFAULT_SOLVER!r} instead",
+           category=SolverFallbackWarning, stacklevel=stacklevel + 1)
 
 
 def solve(model: LinearModel, settings: SolverSettings) -> SolveResult:
