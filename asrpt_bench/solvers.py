@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from .adjustments import AdjustmentWarning, adjust
 from .core import ConfigError
+from .rules import check
 
 SolveStatus = Literal["optimal", "feasible", "infeasible", "time_limit_no_solution", "error"]
 
@@ -164,15 +165,8 @@ class SolverSettings:
     threads: int = 1
 
     def __post_init__(self) -> None:
-        if self.name not in BACKENDS:
-            raise ConfigError(f"unknown solver {self.name!r}; known: {sorted(BACKENDS)}")
-        if not (isinstance(self.time_limit_s, (int, float)) and math.isfinite(self.time_limit_s)
-                and self.time_limit_s > 0):
-            raise ConfigError(f"solver.time_limit_s must be a positive number of seconds, got {self.time_limit_s!r}")
-        if not (isinstance(self.mip_gap, (int, float)) and 0.0 <= self.mip_gap < 1.0):
-            raise ConfigError(f"solver.mip_gap must be in [0, 1), got {self.mip_gap!r}")
-        if not (isinstance(self.threads, int) and self.threads >= 1):
-            raise ConfigError(f"solver.threads must be a positive integer, got {self.threads!r}")
+        for key in ("name", "time_limit_s", "mip_gap", "threads"):
+            check(f"solver.{key}", getattr(self, key))
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def test_invalid_value_exits_before_work_naming_the_key(tmp_path: Path) -> None:
     run_dir = tmp_path / "bad"
     done = run_app(*TINY, "scheduler.comm_heavy=0.5", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert done.returncode == 2
-    assert "scheduler.comm_heavy must be >= 1" in done.stderr
+    assert "scheduler.comm_heavy must be a number >= 1, got 0.5" in done.stderr
     assert io.run_status(run_dir) == "failed" and not (run_dir / "summary.json").exists()
 
 
