@@ -46,5 +46,6 @@ def test_experiment_runs_end_to_end(name: str, tmp_path: Path) -> None:
     table = pd.read_csv(results / f"{name}.csv")
     assert (table["status"] == "complete").all(), table.loc[table["status"] != "complete", "error"].tolist()
     assert set(table["seed"]) == {0, 1}
-    written, _ = make_figures(results, tmp_path / "figures")
+    written, _, refused = make_figures(results, tmp_path / "figures")
+    assert refused == []
     assert sorted(p.name for p in written) == [f"{name}.pdf", f"{name}.png"]
