@@ -121,7 +121,8 @@ def hydra_error_message(error: BaseException) -> str:
         return f"{full_key}: {_first_line(cause)}"
     if cause is not error:
         return f"{_first_line(error).rstrip('.')}: {_first_line(cause)}"
-    return _first_line(error)
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    return "; ".join(lines) if 1 < len(lines) <= 4 else _first_line(error)
 
 
 def _reject_unknown_keys(values: dict, schema: type, prefix: str = "") -> None:

@@ -102,8 +102,15 @@ class WorkloadConfig:
     synthetic_jobs: int = 2500
     arrival_rate: float = 1.0 / 60.0
 
+    NEEDS_PATH = ("csv", "pai2020", "gavel")
+    """Workloads read from a file or directory the user names (the yaml's `path: ???` cannot say so:
+    a missing value does not override the schema's null)."""
+
     def validate(self, prefix: str = "workload") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a workload name", self.name)
+        if self.name in self.NEEDS_PATH and not self.path:
+            raise ConfigError(f"{prefix}.path is required for workload {self.name!r}: set it on the command line "
+                              f"({prefix}.path=...)")
         _check_rules(self, "workload", prefix)
         for key in ("job_cap", "max_gpus"):
             value = getattr(self, key)

@@ -43,7 +43,7 @@ class FigureSpec:
         if recorded != {self.name}:
             found = sorted(recorded) if recorded else "no experiment recorded"
             raise ConfigError(f"{path}: expected runs of experiment {self.name!r}, found {found} "
-                              f"(collect `asrpt-bench -m experiment={self.name}` into it)")
+                              f"(collect a sweep of experiment={self.name} into it)")
         missing = [column for column in self.columns if column not in table.columns]
         if missing:
             raise ConfigError(f"{path}: lacks column(s) {missing} that figure {self.name!r} reads")
