@@ -140,12 +140,14 @@ def _reject_unknown_keys(values: dict, schema: type, prefix: str = "") -> None:
 def to_run_config(cfg: DictConfig) -> RunConfig:
     """The composed config as a validated RunConfig; errors name the offending key."""
     container = OmegaConf.masked_copy(cfg, [key for key in cfg.keys() if key != "hydra"])
-    missing = sorted(OmegaConf.missing_keys(container))
-    if missing:
-        raise ConfigError(f"{missing[0]} is required: set it on the command line ({missing[0]}=...)")
     _reject_unknown_keys(OmegaConf.to_container(container, resolve=False), RunConfig)
     try:
-        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), container)
+        missing = sorted(OmegaConf.missing_keys(container))
+        if missing:
+            raise ConfigError(f"{missing[0]} is required: set it on the command line ({missing[0]}=...)")
+        # Interpolations are resolved before the typed merge so that `${...}` values are type-checked too.
+        resolved = OmegaConf.to_container(container, resolve=True)
+        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), resolved)
         run_config = OmegaConf.to_object(merged)
     except OmegaConfBaseException as error:
         raise ConfigError(hydra_error_message(error)) from None
