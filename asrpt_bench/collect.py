@@ -1,9 +1,13 @@
-"""`asrpt-bench-collect DIR... [--out FILE]`: run directories -> one tidy CSV.
+"""`asrpt-bench-collect DIR... [--out FILE] [--allow-partial]`: run directories -> one tidy CSV.
 
 One row per run (for `compare` runs, one row per run x scheduler). Columns: provenance and status
 first (`status` is complete / failed / incomplete, so unfinished runs are flagged, never dropped),
-then every config key as a dotted column (`scheduler.tau`, so every overridden key is there), the
-raw `overrides`, and every scalar of summary.json (or of the scheduler's comparison.csv row).
+`experiment` (the named experiment the run belongs to, from its `experiment=` override; figures
+check it), then every config key as a dotted column (`scheduler.tau`, so every overridden key is
+there), the raw `overrides`, and every scalar of summary.json (or of the scheduler's comparison.csv row).
+
+Exit codes: 0 every run complete; 1 some run failed or is incomplete (nothing is written unless
+`--allow-partial`, which writes the table with those runs flagged); 2 no such directory or no runs.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ import pandas as pd
 
 from . import io
 
-LEADING_COLUMNS = ("run_dir", "status", "task", "scheduler", "error", "config_hash", "package_version",
+LEADING_COLUMNS = ("run_dir", "status", "experiment", "task", "scheduler", "error", "config_hash", "package_version",
                    "git_revision", "overrides")
+EXPERIMENT_OVERRIDE = "experiment="
 
 
 def flatten(mapping: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -41,17 +46,25 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+def experiment_of(overrides: list[str]) -> str:
+    """The named experiment selected by `experiment=NAME` (or `+experiment=NAME`), else ''."""
+    names = [item.split("=", 1)[1] for item in overrides if item.lstrip("+").startswith(EXPERIMENT_OVERRIDE)]
+    return names[-1] if names else ""
+
+
 def run_rows(run_dir: Path) -> list[dict[str, Any]]:
     """The rows one run directory contributes."""
     status = io.run_status(run_dir)
     summary = io.read_summary(run_dir) if status == "complete" else {}
     config = io.read_config(run_dir)
+    overrides = io.read_overrides(run_dir)
     base: dict[str, Any] = {
         "run_dir": str(run_dir),
         "status": status,
+        "experiment": experiment_of(overrides),
         "task": summary.get("task", config.get("task", {}).get("name")),
         "error": _last_line(io.read_failure(run_dir)) if status == "failed" else "",
-        "overrides": " ".join(io.read_overrides(run_dir)),
+        "overrides": " ".join(overrides),
     }
     base.update(flatten(config))
     scalars = flatten({k: v for k, v in summary.items() if k != "per_scheduler"})
@@ -75,24 +88,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="asrpt-bench-collect", description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="+", type=Path, help="run or sweep directories to scan")
     parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: print to stdout)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="write the table even if some runs failed or are incomplete (flagged in `status`)")
     args = parser.parse_args(argv)
     try:
         table = collect(args.dirs)
     except FileNotFoundError as error:
-        print(f"asrpt-bench-collect: {error}", file=sys.stderr)
+        print(f"asrpt-bench-collect: error: {error}", file=sys.stderr)
         return 2
     if table.empty:
-        print(f"asrpt-bench-collect: no run directories under {[str(d) for d in args.dirs]}", file=sys.stderr)
-        return 1
+        print(f"asrpt-bench-collect: error: no run directories under {[str(d) for d in args.dirs]}", file=sys.stderr)
+        return 2
     counts = table.drop_duplicates("run_dir")["status"].value_counts().to_dict()
+    flagged = {k: v for k, v in counts.items() if k != "complete"}
+    if flagged and not args.allow_partial:
+        first = table[table["status"] != "complete"].iloc[0]
+        print(f"asrpt-bench-collect: error: runs not complete: {flagged} (first: {first['run_dir']}"
+              f"{': ' + first['error'] if first['error'] else ''}); nothing written, pass --allow-partial to "
+              "write the table with them flagged", file=sys.stderr)
+        return 1
     if args.out is None:
         table.to_csv(sys.stdout, index=False)
     else:
         io.atomic_write_frame(args.out, table)
         print(f"wrote {len(table)} rows from {sum(counts.values())} runs to {args.out}")
-    flagged = {k: v for k, v in counts.items() if k != "complete"}
     if flagged:
-        print(f"asrpt-bench-collect: not complete: {flagged} (see the status and error columns)", file=sys.stderr)
+        print(f"asrpt-bench-collect: warning: not complete: {flagged} (see the status and error columns)",
+              file=sys.stderr)
     return 0
 
 

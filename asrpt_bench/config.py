@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from .core import ConfigError
+from .rules import RULES, check, shown
+from .solvers import DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
 from .theory.lower_bounds import ALPHA_MIN_SOURCES
 
@@ -23,7 +25,7 @@ COMPARE_SCHEDULERS = ("asrpt", "asrpt_oracle") + BASELINES
 
 def _check(condition: bool, key: str, requirement: str, value: object) -> None:
     if not condition:
-        raise ConfigError(f"{key} must be {requirement}, got {value!r}")
+        raise ConfigError(f"{key} must be {requirement}, got {shown(value)}")
 
 
 def _is_number(value: object) -> bool:
@@ -32,6 +34,13 @@ def _is_number(value: object) -> bool:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_rules(group: Any, rule_prefix: str, prefix: str) -> None:
+    """Every key of the group that has a shared rule (rules.py), named `<prefix>.<key>` in messages."""
+    for item in dataclasses.fields(group):
+        if f"{rule_prefix}.{item.name}" in RULES:
+            check(f"{rule_prefix}.{item.name}", getattr(group, item.name), f"{prefix}.{item.name}")
 
 
 @dataclass
@@ -44,12 +53,7 @@ class ClusterConfig:
     b_inter: float = 12.5
 
     def validate(self, prefix: str = "cluster") -> None:
-        _check(_is_int(self.servers) and self.servers >= 1, f"{prefix}.servers", "an integer >= 1", self.servers)
-        _check(_is_int(self.gpus_per_server) and self.gpus_per_server >= 1, f"{prefix}.gpus_per_server",
-               "an integer >= 1", self.gpus_per_server)
-        for key in ("b_intra", "b_inter"):
-            value = getattr(self, key)
-            _check(_is_number(value) and value > 0, f"{prefix}.{key}", "a bandwidth > 0 in GB/s", value)
+        _check_rules(self, "cluster", prefix)
 
 
 @dataclass
@@ -63,13 +67,7 @@ class TimingConfig:
     microbatches: int = 8
 
     def validate(self, prefix: str = "timing") -> None:
-        _check(self.pipeline_mode in ("async", "sync"), f"{prefix}.pipeline_mode", "'async' or 'sync'",
-               self.pipeline_mode)
-        _check(self.allreduce in ("ring", "tree"), f"{prefix}.allreduce", "'ring' or 'tree'", self.allreduce)
-        _check(_is_number(self.tree_latency_s) and self.tree_latency_s >= 0, f"{prefix}.tree_latency_s", ">= 0",
-               self.tree_latency_s)
-        _check(_is_int(self.microbatches) and self.microbatches >= 1, f"{prefix}.microbatches", "an integer >= 1",
-               self.microbatches)
+        _check_rules(self, "timing", prefix)
 
 
 @dataclass
@@ -104,15 +102,20 @@ class WorkloadConfig:
     synthetic_jobs: int = 2500
     arrival_rate: float = 1.0 / 60.0
 
+    NEEDS_PATH = ("csv", "pai2020", "gavel")
+    """Workloads read from a file or directory the user names (the yaml's `path: ???` cannot say so:
+    a missing value does not override the schema's null)."""
+
     def validate(self, prefix: str = "workload") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a workload name", self.name)
-        for key in ("num_jobs", "job_cap", "max_gpus"):
+        if self.name in self.NEEDS_PATH and not self.path:
+            raise ConfigError(f"{prefix}.path is required for workload {self.name!r}: set it on the command line "
+                              f"({prefix}.path=...)")
+        _check_rules(self, "workload", prefix)
+        for key in ("job_cap", "max_gpus"):
             value = getattr(self, key)
             _check(value is None or (_is_int(value) and value >= 1), f"{prefix}.{key}", "null or an integer >= 1",
                    value)
-        _check(_is_int(self.offset) and self.offset >= 0, f"{prefix}.offset", "an integer >= 0", self.offset)
-        _check(_is_number(self.train_fraction) and 0 <= self.train_fraction < 1, f"{prefix}.train_fraction",
-               "a number in [0, 1)", self.train_fraction)
         _check(self.single_gpu_share is None or (_is_number(self.single_gpu_share) and 0 <= self.single_gpu_share <= 1),
                f"{prefix}.single_gpu_share", "null or a number in [0, 1]", self.single_gpu_share)
         _check(self.resample_releases in ("slots", "original"), f"{prefix}.resample_releases",
@@ -147,12 +150,8 @@ class PredictorConfig:
 
     def validate(self, prefix: str = "predictor") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a predictor name", self.name)
-        _check(_is_number(self.epsilon) and self.epsilon >= 0, f"{prefix}.epsilon", ">= 0", self.epsilon)
-        _check(_is_int(self.n_estimators) and self.n_estimators >= 1, f"{prefix}.n_estimators", "an integer >= 1",
-               self.n_estimators)
         _check(len(self.features) >= 1, f"{prefix}.features", "a non-empty list", self.features)
-        _check(_is_int(self.n_jobs) and (self.n_jobs >= 1 or self.n_jobs == -1), f"{prefix}.n_jobs",
-               "an integer >= 1 or -1 (all cores)", self.n_jobs)
+        _check_rules(self, "predictor", prefix)
 
 
 @dataclass
@@ -170,10 +169,7 @@ class SchedulerConfig:
 
     def validate(self, prefix: str = "scheduler") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a scheduler name", self.name)
-        _check(_is_number(self.comm_heavy) and self.comm_heavy >= 1, f"{prefix}.comm_heavy", ">= 1", self.comm_heavy)
-        _check(_is_number(self.tau) and self.tau >= 0, f"{prefix}.tau", ">= 0", self.tau)
-        _check(self.duration_source in ("predicted", "oracle"), f"{prefix}.duration_source",
-               "'predicted' or 'oracle'", self.duration_source)
+        _check_rules(self, "scheduler", prefix)
 
 
 @dataclass
@@ -188,26 +184,20 @@ class PlacementConfig:
 
     def validate(self, prefix: str = "placement") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a placement name", self.name)
-        _check(self.allreduce_edges in ("ring", "clique"), f"{prefix}.allreduce_edges", "'ring' or 'clique'",
-               self.allreduce_edges)
+        _check_rules(self, "placement", prefix)
 
 
 @dataclass
 class SolverConfig:
-    """MILP/CP backend of the ILP placer and exact bounds."""
+    """MILP/CP backend of the ILP placer and exact bounds (default: solvers.DEFAULT_SOLVER, CP-SAT)."""
 
-    name: str = "highs"
+    name: str = DEFAULT_SOLVER
     time_limit_s: float = 600.0
     mip_gap: float = 1e-4
     threads: int = 1
 
     def validate(self, prefix: str = "solver") -> None:
-        _check(self.name in ("highs", "cbc", "cpsat", "gurobi"), f"{prefix}.name",
-               "one of highs, cbc, cpsat, gurobi", self.name)
-        _check(_is_number(self.time_limit_s) and self.time_limit_s > 0, f"{prefix}.time_limit_s", "> 0",
-               self.time_limit_s)
-        _check(_is_number(self.mip_gap) and 0 <= self.mip_gap < 1, f"{prefix}.mip_gap", "in [0, 1)", self.mip_gap)
-        _check(_is_int(self.threads) and self.threads >= 1, f"{prefix}.threads", "an integer >= 1", self.threads)
+        _check_rules(self, "solver", prefix)
 
 
 @dataclass
@@ -334,7 +324,7 @@ class RunConfig:
 
     def validate(self) -> "RunConfig":
         """Raise ConfigError naming the first out-of-range key; return self for chaining."""
-        _check(_is_int(self.seed) and self.seed >= 0, "seed", "an integer >= 0", self.seed)
+        check("seed", self.seed)
         for name, group in self.groups():
             group.validate(name)
         return self

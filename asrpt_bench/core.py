@@ -32,14 +32,10 @@ class Cluster:
     b_inter: float = 12.5
 
     def __post_init__(self) -> None:
-        _require(isinstance(self.servers, int) and self.servers > 0,
-                 f"cluster.servers must be a positive integer, got {self.servers!r}")
-        _require(isinstance(self.gpus_per_server, int) and self.gpus_per_server > 0,
-                 f"cluster.gpus_per_server must be a positive integer, got {self.gpus_per_server!r}")
-        for key in ("b_intra", "b_inter"):
-            value = getattr(self, key)
-            _require(isinstance(value, (int, float)) and math.isfinite(value) and value > 0,
-                     f"cluster.{key} must be a positive bandwidth in GB/s, got {value!r}")
+        from .rules import check  # rules imports this module for ConfigError
+
+        for key in ("servers", "gpus_per_server", "b_intra", "b_inter"):
+            check(f"cluster.{key}", getattr(self, key))
 
     @property
     def total_gpus(self) -> int:

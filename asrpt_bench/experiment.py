@@ -3,7 +3,8 @@
 Knows nothing of Hydra (design.md 2). It validates the config, builds every named component once
 (so a bad parameter fails before any data is read: build.py), loads the workload and its history
 (prepare.py), then runs the task registered under config.task.name (tasks/) with the run's
-provenance (provenance.py).
+provenance (provenance.py). Every distinct warning of the run is shown once and listed in the
+summary (`warnings`), and what was adjusted to go on is counted there (`adjustments`, adjustments.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import time
 import warnings
 from typing import Any
 
+from .adjustments import RunNotes
 from .build import build_cluster, build_placer, build_predictor, build_scheduler, build_timing
 from .config import RunConfig
 from .core import ConfigError
@@ -19,7 +21,7 @@ from .io import RunResult
 from .placement.heavy_edge import bandwidth_regime
 from .prepare import load_workload
 from .provenance import config_hash, git_revision, versions
-from .solvers import resolve_solver
+from .solvers import report_fallback, resolve_solver
 from .tasks import TASKS, WORKLOAD_FREE_TASKS, Context, scheduler_names
 
 
@@ -42,7 +44,15 @@ def uses_solver(config: RunConfig) -> bool:
 
 
 def run_experiment(config: RunConfig) -> RunResult:
-    """Validate, build, load, run the task named by config.task.name; summary gains provenance."""
+    """Validate, build, load, run the task named by config.task.name; summary gains provenance,
+    `adjustments` and `warnings`."""
+    with RunNotes() as notes:
+        result = _run(config)
+    result.summary.update(notes.summary())
+    return result
+
+
+def _run(config: RunConfig) -> RunResult:
     config.validate()
     check_components(config)
     started = time.perf_counter()
@@ -62,6 +72,8 @@ def run_experiment(config: RunConfig) -> RunResult:
                       "consolidating them", stacklevel=2)
     if uses_solver(config):
         used = resolve_solver(config.solver.name)
+        if used != config.solver.name:
+            report_fallback(config.solver.name)
         provenance.update(solver=config.solver.name, solver_used=used,
                           solver_fallback=int(used != config.solver.name))
     if workload is not None:

@@ -36,7 +36,9 @@ from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from .adjustments import AdjustmentWarning, adjust
 from .core import ConfigError
+from .rules import check
 
 SolveStatus = Literal["optimal", "feasible", "infeasible", "time_limit_no_solution", "error"]
 
@@ -51,8 +53,9 @@ class SolverError(RuntimeError):
     """A solve ended without a usable solution where the caller needs one."""
 
 
-class SolverFallbackWarning(UserWarning):
-    """The requested solver is unavailable (or size-limited); the default open solver is used instead."""
+class SolverFallbackWarning(AdjustmentWarning):
+    """The requested solver is unavailable (or size-limited); the default open solver is used instead
+    (an adjustment: counted as `solver_fallback` in a run's summary.json)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -162,15 +165,8 @@ class SolverSettings:
     threads: int = 1
 
     def __post_init__(self) -> None:
-        if self.name not in BACKENDS:
-            raise ConfigError(f"unknown solver {self.name!r}; known: {sorted(BACKENDS)}")
-        if not (isinstance(self.time_limit_s, (int, float)) and math.isfinite(self.time_limit_s)
-                and self.time_limit_s > 0):
-            raise ConfigError(f"solver.time_limit_s must be a positive number of seconds, got {self.time_limit_s!r}")
-        if not (isinstance(self.mip_gap, (int, float)) and 0.0 <= self.mip_gap < 1.0):
-            raise ConfigError(f"solver.mip_gap must be in [0, 1), got {self.mip_gap!r}")
-        if not (isinstance(self.threads, int) and self.threads >= 1):
-            raise ConfigError(f"solver.threads must be a positive integer, got {self.threads!r}")
+        for key in ("name", "time_limit_s", "mip_gap", "threads"):
+            check(f"solver.{key}", getattr(self, key))
 
 
 @dataclass(frozen=True)
@@ -301,9 +297,16 @@ def resolve_solver(name: str) -> str:
                           f"{DEFAULT_SOLVER!r} is too ({default_status.reason})")
     if name not in _FALLBACK_WARNED:
         _FALLBACK_WARNED.add(name)
-        warnings.warn(f"solver {name!r} unusable: {status.reason}; using {DEFAULT_SOLVER!r} instead",
-                      SolverFallbackWarning, stacklevel=3)
+        report_fallback(name, stacklevel=3)
     return DEFAULT_SOLVER
+
+
+def report_fallback(name: str, stacklevel: int = 2) -> None:
+    """Say that `name` falls back to the default solver, as an adjustment (`solver_fallback`).
+    resolve_solver says it once per process; a run that uses a fallback repeats it for its summary."""
+    reason = backend_availability(name).reason
+    adjust("solver_fallback", 1, f"solver {name!r} unusable: {reason}; using {DEFAULT_SOLVER!r} instead",
+           category=SolverFallbackWarning, stacklevel=stacklevel + 1)
 
 
 def solve(model: LinearModel, settings: SolverSettings) -> SolveResult:

@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal, Sequence
 
-from .core import GB, Cluster, ConfigError, Placement, TrainingPlan
+from .core import GB, Cluster, Placement, TrainingPlan
+from .rules import check
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,8 @@ class TimingModel:
     microbatches: int = 8
 
     def __post_init__(self) -> None:
-        if self.pipeline_mode not in ("async", "sync"):
-            raise ConfigError(f"timing.pipeline_mode must be 'async' or 'sync', got {self.pipeline_mode!r}")
-        if self.allreduce not in ("ring", "tree"):
-            raise ConfigError(f"timing.allreduce must be 'ring' or 'tree', got {self.allreduce!r}")
-        if self.microbatches < 1:
-            raise ConfigError(f"timing.microbatches must be >= 1, got {self.microbatches}")
-        if self.tree_latency_s < 0:
-            raise ConfigError(f"timing.tree_latency_s must be >= 0, got {self.tree_latency_s}")
+        for key in ("pipeline_mode", "allreduce", "tree_latency_s", "fold_p2p_into_stage", "microbatches"):
+            check(f"timing.{key}", getattr(self, key))
 
     def allreduce_time(self, param_bytes: float, replicas: int, bandwidth_gbps: float) -> float:
         """Eqs 5/6: 2(m-1)/m * P / b, plus the tree latency term when selected; 0 for one replica."""

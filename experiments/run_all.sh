@@ -1,17 +1,71 @@
 #!/usr/bin/env bash
-# Every paper result: run each named sweep, collect it into results/, redraw paper_figures/.
-# Usage: experiments/run_all.sh [extra overrides, e.g. debug=tiny or hydra/launcher=joblib]
-# Re-running skips sweep points whose run directory is already complete.
+# Every paper result: run each named experiment's sweep, collect it, draw every figure.
+#
+# Usage: experiments/run_all.sh [--quick] [--out DIR] [--publish] [extra overrides, e.g. hydra/launcher=joblib]
+#   --out DIR   sweeps go to DIR/multirun/<name>, tables to DIR/results/<name>.csv, figures to DIR/figures
+#               (default: a fresh outputs/run_all/<timestamp>). Rerunning with the same DIR skips the
+#               sweep points that already completed.
+#   --quick     every experiment at small scale (python -m asrpt_bench.quick: debug=tiny, two values per
+#               swept key, seeds 0 and 1), a few minutes; checks the pipeline, never publishable.
+#   --publish   after a full run without failures, copy the tables over the committed results/ and redraw
+#               paper_figures/ from them. Without it, results/ and paper_figures/ are never written.
+# Exit status: 0 when every experiment ran, collected and drew; 1 when any did not (the others still run);
+# 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+fail() { echo "run_all.sh: error: $1" >&2; exit 2; }
+
+quick=0
+publish=0
+out=""
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --publish) publish=1 ;;
+    --out) [ $# -ge 2 ] || fail "--out needs a directory"; out="$2"; shift ;;
+    --out=*) out="${1#--out=}" ;;
+    -h|--help) usage; exit 0 ;;
+    -*) fail "unknown option $1 (see --help)" ;;
+    *) extra+=("$1") ;;
+  esac
+  shift
+done
+[ "$quick" = 1 ] && [ "$publish" = 1 ] && fail "--publish needs the full runs; --quick numbers are never published"
+out="${out:-outputs/run_all/$(date +%Y-%m-%d_%H-%M-%S)}"
+mkdir -p "$out/results"
+if [ "$publish" = 0 ] && [ "$(realpath "$out/results")" = "$(realpath results)" ]; then
+  fail "--out $out would write over the committed results/; pass --publish to do that on purpose"
+fi
+
 APP=(python -m asrpt_bench.cli)
-EXPERIMENTS=(compare_default fig4_prediction_error fig6_num_jobs fig7_single_gpu_share
-             placement_heavy_edge_vs_ilp sensitivity
-             theory_ratio_vs_bound theory_trace_ratio adversarial_search
-             ablation_novelty_bias ablation_placement ablation_backfill)
+mapfile -t EXPERIMENTS < <(python -m asrpt_bench.quick --list)
+failed=()
 for name in "${EXPERIMENTS[@]}"; do
   echo "== ${name}"
-  "${APP[@]}" -m "experiment=${name}" progress=false "$@"
-  python -m asrpt_bench.collect "multirun/${name}" --out "results/${name}.csv"
+  if [ "$quick" = 1 ]; then
+    mapfile -t args < <(python -m asrpt_bench.quick "$name")
+  else
+    args=("experiment=${name}")
+  fi
+  if ! "${APP[@]}" -m "${args[@]}" progress=false "hydra.sweep.dir=${out}/multirun/${name}" ${extra[@]+"${extra[@]}"}; then
+    failed+=("${name} (sweep)")
+  fi
+  if ! python -m asrpt_bench.collect "${out}/multirun/${name}" --out "${out}/results/${name}.csv"; then
+    failed+=("${name} (collect)")
+  fi
 done
-python -m asrpt_bench.report.figures --results results --out paper_figures
+if ! python -m asrpt_bench.report.figures --results "${out}/results" --out "${out}/figures" --all; then
+  failed+=("figures")
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run_all.sh: error: not done: ${failed[*]}; outputs in ${out}" >&2
+  exit 1
+fi
+if [ "$publish" = 1 ]; then
+  cp "${out}"/results/*.csv results/
+  python -m asrpt_bench.report.figures --results results --out paper_figures --all
+fi
+echo "run_all.sh: every experiment ran; tables in ${out}/results, figures in ${out}/figures"

@@ -50,23 +50,33 @@ def test_invalid_value_exits_before_work_naming_the_key(tmp_path: Path) -> None:
     run_dir = tmp_path / "bad"
     done = run_app(*TINY, "scheduler.comm_heavy=0.5", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert done.returncode == 2
-    assert "scheduler.comm_heavy must be >= 1" in done.stderr
-    assert io.run_status(run_dir) == "failed" and not (run_dir / "summary.json").exists()
+    assert done.stderr == "asrpt-bench: error: scheduler.comm_heavy must be a number >= 1, got 0.5\n"
+    assert not run_dir.exists()
+
+
+def _three_job_table(tmp_path: Path) -> Path:
+    path = tmp_path / "jobs.csv"
+    path.write_text("job_id,release,gpus,iterations,alpha\na,0,1,10,1.0\nb,1,2,5,1.0\nc,2,1,7,1.0\n")
+    return path
 
 
 def test_sweep_records_failures_and_resume_skips_complete_points(tmp_path: Path) -> None:
+    """A point that fails on its data (more jobs than the table has) is recorded; the sweep runs the
+    other point, exits 1 naming the failed one, and a rerun skips the completed point."""
     sweep = tmp_path / "sweep"
-    args = ("-m", *TINY, "task=simulate", "seed=0", "scheduler.tau=0,-1", f"hydra.sweep.dir={sweep}")
+    args = ("-m", "workload=csv", f"workload.path={_three_job_table(tmp_path).name}", "predictor=oracle",
+            "task=simulate", "progress=false", "workload.num_jobs=2,9", f"hydra.sweep.dir={sweep}")
     first = run_app(*args, cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    good = sweep / "debug=tiny,scheduler.tau=0,seed=0,task=simulate,workload=synthetic"
-    bad = sweep / "debug=tiny,scheduler.tau=-1,seed=0,task=simulate,workload=synthetic"
+    assert first.returncode == 1, first.stderr
+    assert "asrpt-bench: error: sweep point" in first.stderr and "workload.num_jobs=9" in first.stderr
+    good = next(sweep.glob("*workload.num_jobs=2*"))
+    bad = next(sweep.glob("*workload.num_jobs=9*"))
     assert io.run_status(good) == "complete"
-    assert io.run_status(bad) == "failed" and "scheduler.tau" in io.read_failure(bad)
+    assert io.run_status(bad) == "failed" and "workload.num_jobs=9 asks for more jobs than the 3" in io.read_failure(bad)
     stamp = (good / "summary.json").stat().st_mtime_ns
     second = run_app(*args, cwd=tmp_path)
-    assert second.returncode == 0
-    assert "already complete" in second.stderr + second.stdout
+    assert second.returncode == 1
+    assert "already complete" in second.stderr
     assert (good / "summary.json").stat().st_mtime_ns == stamp
     assert io.run_status(bad) == "failed"
 

@@ -108,6 +108,25 @@ def test_collect_cli_writes_csv_and_rejects_missing_dirs(tmp_path: Path) -> None
     assert main([str(tmp_path / "absent")]) == 2
 
 
+def test_collect_cli_refuses_failed_or_incomplete_runs_unless_allowed(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    done, failed, unfinished = (tmp_path / "sweep" / name for name in ("done", "failed", "unfinished"))
+    io.mark_started(done, _config(1.0), ["experiment=sensitivity", "seed=0"])
+    io.write_outputs(done, _result())
+    io.mark_started(failed, _config(2.0), ["experiment=sensitivity", "seed=1"])
+    io.mark_failed(failed, "Traceback ...\nValueError: boom\n")
+    io.mark_started(unfinished, _config(3.0), ["experiment=sensitivity", "seed=2"])
+    out = tmp_path / "results" / "x.csv"
+    assert main([str(tmp_path / "sweep"), "--out", str(out)]) == 1
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and "{'failed': 1, 'incomplete': 1}" in message and "ValueError: boom" in message
+    assert not out.exists()
+    assert main([str(tmp_path / "sweep"), "--out", str(out), "--allow-partial"]) == 0
+    table = pd.read_csv(out)
+    assert sorted(table["status"]) == ["complete", "failed", "incomplete"]
+    assert set(table["experiment"]) == {"sensitivity"}
+
+
 def test_flatten_makes_dotted_scalar_columns() -> None:
     assert flatten({"a": {"b": 1, "c": [1, 2]}, "d": "x"}) == {"a.b": 1, "a.c": "[1, 2]", "d": "x"}
 

@@ -145,12 +145,13 @@ def test_unknown_scheduler_and_parameter_errors_name_the_key():
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("asrpt", {"tau": -1}, r"tau must be a number >= 0, got -1"),
-    ("asrpt", {"consolidation_test": "cut"}, r"consolidation_test must be one of"),
-    ("asrpt", {"delay_origin": "start"}, r"delay_origin must be one of"),
-    ("asrpt", {"srpt_tiebreak": "random"}, r"srpt_tiebreak must be one of"),
-    ("asrpt_oracle", {"backfill": "yes"}, r"'asrpt_oracle': backfill must be one of"),
-    ("wcs_workload", {"duration_source": "true"}, r"'wcs_workload': duration_source must be one of"),
+    ("asrpt", {"tau": -1}, r"^scheduler\.tau must be a number >= 0, got -1$"),
+    ("asrpt", {"comm_heavy": 0.5}, r"^scheduler\.comm_heavy must be a number >= 1, got 0\.5$"),
+    ("asrpt", {"consolidation_test": "cut"}, r"scheduler\.consolidation_test must be one of"),
+    ("asrpt", {"delay_origin": "start"}, r"scheduler\.delay_origin must be one of"),
+    ("asrpt", {"srpt_tiebreak": "random"}, r"scheduler\.srpt_tiebreak must be one of"),
+    ("asrpt_oracle", {"backfill": "yes"}, r"^scheduler\.backfill must be true or false, got 'yes'$"),
+    ("wcs_workload", {"duration_source": "true"}, r"scheduler\.duration_source must be one of"),
 ])
 def test_invalid_parameter_values_are_rejected(name, params, message):
     with pytest.raises(ConfigError, match=message):

@@ -165,11 +165,11 @@ def test_gurobi_adapter_on_a_model_within_the_size_limited_licence() -> None:
 
 
 @pytest.mark.parametrize("bad, message", [
-    (dict(name="glpk"), "unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']"),
+    (dict(name="glpk"), "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']"),
     (dict(time_limit_s=0), "solver.time_limit_s must be a positive number"),
     (dict(time_limit_s=math.inf), "solver.time_limit_s must be a positive number"),
-    (dict(mip_gap=1.0), "solver.mip_gap must be in [0, 1)"),
-    (dict(mip_gap=-0.1), "solver.mip_gap must be in [0, 1)"),
+    (dict(mip_gap=1.0), "solver.mip_gap must be a number in [0, 1), got 1.0"),
+    (dict(mip_gap=-0.1), "solver.mip_gap must be a number in [0, 1), got -0.1"),
     (dict(threads=0), "solver.threads must be a positive integer"),
 ])
 def test_settings_validation_names_the_key(bad: dict, message: str) -> None:

@@ -18,16 +18,29 @@ def test_instance_found_by_the_adversarial_search_runs_with_the_hand_schedule():
     assert ends == pytest.approx([1.03, 1962.45, 55.15])
 
 
-def test_work_that_rounds_below_one_ulp_completes_at_the_current_instant():
-    """Size 0.3 advanced to 0.03 leaves 0.27: 0.03 + 0.27 = 0.30000000000000004 > 0.3, yet at t = 0.3
-    the remainder 0.27 - 0.27 rounds to nothing representable after 0.3. The job completes at 0.3
-    instead of leaving a timer at the current instant."""
+def test_looking_at_a_later_instant_does_not_round_the_remaining_work():
+    """Size 0.3 seen at 0.03: remaining work was once rewritten to 0.27 there, and 0.03 + 0.27 =
+    0.30000000000000004. Work is now booked only at virtual events, so the completion stays 0.3."""
     srpt = VirtualSRPT()
     srpt.add("a", 0.3, (0,), 0.0)
     assert srpt.advance_to(0.03) == []
-    assert srpt.next_completion() > 0.3
+    assert srpt.next_completion() == 0.3
     assert srpt.advance_to(0.3) == [("a", 0.3)]
     assert srpt.next_completion() is None
+
+
+def test_work_that_rounds_below_one_ulp_at_an_arrival_completes_at_that_instant():
+    """Anchor 0.15 (a completion there), size 0.2680638175547476: it ends at 0.41806381755474764. An
+    arrival one ulp earlier books 0.2680638175547476 - (0.4180638175547476 - 0.15) = 0.0 of work left,
+    so the job completes at the arrival instead of leaving a timer at the current instant."""
+    srpt = VirtualSRPT()
+    srpt.add("first", 0.15, (0,), 0.0)
+    srpt.add("a", 0.2680638175547476, (1,), 0.0)
+    assert srpt.advance_to(0.15) == [("first", 0.15)]
+    arrival = 0.4180638175547476
+    assert srpt.next_completion() > arrival
+    assert srpt.add("b", 1.0, (2,), arrival) == [("a", arrival)]
+    assert srpt.next_completion() == arrival + 1.0
 
 
 def test_next_completion_is_always_strictly_in_the_future():

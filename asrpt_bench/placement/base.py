@@ -21,6 +21,8 @@ class Placer(Protocol):
         ...
 
 
-PLACERS: Registry[Placer] = Registry("placement")
+# The solver keys of the placement ILP are the solver group's keys.
+PLACERS: Registry[Placer] = Registry("placement", rule_keys={"solver": "solver.name", "time_limit_s": "solver.time_limit_s",
+                                                             "mip_gap": "solver.mip_gap", "threads": "solver.threads"})
 register_placer = PLACERS.register
 make_placer = PLACERS.make

@@ -18,6 +18,7 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.preprocessing import OrdinalEncoder
 
 from ..core import ConfigError
+from ..rules import check
 from .base import IterationPredictor, register_predictor, true_iterations
 
 NUMERIC_FEATURES = frozenset({"gpus", "trace_gpus"})
@@ -43,8 +44,8 @@ class ForestPredictor(IterationPredictor):
         features = self._check_params(table)
         target = true_iterations(table, "forest predictor (training table)")
         if len(table) == 0:
-            raise ConfigError("forest predictor: the training table is empty "
-                              "(set workload.train_fraction > 0 so the trace has a history)")
+            raise ConfigError("forest predictor: the training table is empty; set workload.train_fraction > 0 "
+                              "so the trace has a history, or use predictor=oracle (true iterations)")
         self.categorical_ = [f for f in features if f not in NUMERIC_FEATURES]
         self.encoder_ = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=UNKNOWN_CODE,
                                        dtype=np.float64)
@@ -88,10 +89,8 @@ class ForestPredictor(IterationPredictor):
         if missing:
             raise ConfigError(f"forest predictor: feature column(s) {missing} not in the job table "
                               f"(columns: {list(table.columns)})")
-        if self.unseen not in UNSEEN_POLICIES:
-            raise ConfigError(f"predictor.unseen must be one of {sorted(UNSEEN_POLICIES)}, got {self.unseen!r}")
-        if not isinstance(self.n_estimators, int) or self.n_estimators < 1:
-            raise ConfigError(f"predictor.n_estimators must be a positive integer, got {self.n_estimators!r}")
+        check("predictor.unseen", self.unseen)
+        check("predictor.n_estimators", self.n_estimators)
         return features
 
 

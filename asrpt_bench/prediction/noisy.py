@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..core import ConfigError
+from ..rules import check
 from ..workloads.seeding import component_rng
 from .base import IterationPredictor, register_predictor, true_iterations
 
@@ -46,13 +46,8 @@ class NoisyOraclePredictor(IterationPredictor):
         self.random_state = random_state
 
     def fit(self, table: pd.DataFrame | None = None) -> "NoisyOraclePredictor":
-        if not (isinstance(self.epsilon, (int, float)) and self.epsilon >= 0):
-            raise ConfigError(f"predictor.epsilon must be a number >= 0, got {self.epsilon!r}")
-        if self.mode not in SIGNS:
-            raise ConfigError(f"predictor.mode must be one of {sorted(SIGNS)}, got {self.mode!r}")
-        if self.distribution not in MAGNITUDES:
-            raise ConfigError(f"predictor.distribution must be one of {sorted(MAGNITUDES)}, "
-                              f"got {self.distribution!r}")
+        for key in ("epsilon", "mode", "distribution"):
+            check(f"predictor.{key}", getattr(self, key))
         self.fitted_ = True
         return self
 

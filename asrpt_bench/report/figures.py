@@ -1,8 +1,13 @@
-"""`asrpt-bench-figures [--results results] [--out paper_figures]`: every figure from collected tables.
+"""`asrpt-bench-figures [--results results] [--out paper_figures] [--all]`: every figure from collected tables.
 
-Each registered figure names the results CSV it reads (written by `asrpt-bench-collect`) and the
-plot function that draws it; figures whose table is missing are listed and skipped. Nothing is
+Each registered figure names the results CSV it reads (written by `asrpt-bench-collect`), the named
+experiment that table must come from, the columns it needs, and the plot function that draws it.
+A table from another experiment (e.g. compare_default.csv saved as sensitivity.csv) or without the
+columns is refused, naming the file; a missing table is skipped (an error with `--all`). Nothing is
 re-simulated.
+
+Exit codes: 0 every present table drawn (with `--all`: every figure); 1 nothing drawn; 2 a table
+was refused or, with `--all`, missing.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Callable
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..collect import experiment_of
 from ..core import ConfigError
 from . import plots, theory_plots
 from .style import save_figure
@@ -23,70 +29,119 @@ from .style import save_figure
 
 @dataclass(frozen=True)
 class FigureSpec:
+    """Figure `name` drawn by `plot` from `table`, which must hold runs of experiment `name` with `columns`."""
+
     name: str
     table: str
     plot: Callable[[pd.DataFrame], Figure]
     caption: str
+    columns: tuple[str, ...]
+
+    def check(self, table: pd.DataFrame, path: Path) -> None:
+        """Refuse a table from another experiment or without the columns this figure reads."""
+        recorded = recorded_experiments(table)
+        if recorded != {self.name}:
+            found = sorted(recorded) if recorded else "no experiment recorded"
+            raise ConfigError(f"{path}: expected runs of experiment {self.name!r}, found {found} "
+                              f"(collect a sweep of experiment={self.name} into it)")
+        missing = [column for column in self.columns if column not in table.columns]
+        if missing:
+            raise ConfigError(f"{path}: lacks column(s) {missing} that figure {self.name!r} reads")
+
+
+def recorded_experiments(table: pd.DataFrame) -> set[str]:
+    """The experiments a collected table's runs belong to: its `experiment` column, or for tables
+    collected before that column existed, the `experiment=` token of its `overrides`."""
+    if "experiment" in table.columns:
+        return {str(name) for name in table["experiment"].fillna("")} - {""}
+    if "overrides" in table.columns:
+        return {experiment_of(str(text).split()) for text in table["overrides"].fillna("")} - {""}
+    return set()
 
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("fig4_prediction_error", "fig4_prediction_error.csv", plots.plot_prediction_error,
-               "Fig 4: share of held-out jobs per prediction-error bucket"),
+               "Fig 4: share of held-out jobs per prediction-error bucket",
+               ("share_abs_0_10", "share_abs_10000_inf", "share_rel_0.1_0.25", "mae")),
     FigureSpec("fig6_num_jobs", "fig6_num_jobs.csv", plots.plot_total_jct_vs_num_jobs,
-               "Fig 6: total JCT vs number of jobs"),
+               "Fig 6: total JCT vs number of jobs",
+               ("workload.num_jobs", "scheduler", "total_jct", "seed")),
     FigureSpec("fig7_single_gpu_share", "fig7_single_gpu_share.csv", plots.plot_total_jct_vs_single_gpu_share,
-               "Fig 7: total JCT vs single-GPU job share"),
+               "Fig 7: total JCT vs single-GPU job share",
+               ("workload.single_gpu_share", "scheduler", "total_jct", "seed")),
     FigureSpec("placement_heavy_edge_vs_ilp", "placement_heavy_edge_vs_ilp.csv", plots.plot_placement_quality,
-               "Heavy-Edge vs ILP: alpha penalty and placement time"),
+               "Heavy-Edge vs ILP: alpha penalty and placement time",
+               ("placement.mode", "alpha_penalty_mean", "alpha_penalty_max", "heavy_edge_time_median_s",
+                "ilp_time_median_s")),
     FigureSpec("sensitivity", "sensitivity.csv", plots.plot_sensitivity,
-               "COMM_HEAVY x tau x epsilon sensitivity of A-SRPT"),
+               "COMM_HEAVY x tau x epsilon sensitivity of A-SRPT",
+               ("scheduler.comm_heavy", "scheduler.tau", "predictor.epsilon", "total_jct")),
     FigureSpec("compare_default", "compare_default.csv", plots.plot_scheduler_comparison,
-               "Total JCT per scheduler on the default workload"),
+               "Total JCT per scheduler on the default workload",
+               ("scheduler", "total_jct")),
     FigureSpec("theory_ratio_vs_bound", "theory_ratio_vs_bound.csv", theory_plots.plot_theory_ratio_vs_bound,
-               "Tiny instances: A-SRPT's ratio to exact OPT vs the Theorem 1 bound over tau x COMM_HEAVY x epsilon"),
+               "Tiny instances: A-SRPT's ratio to exact OPT vs the Theorem 1 bound over tau x COMM_HEAVY x epsilon",
+               ("scheduler.tau", "scheduler.comm_heavy", "predictor.epsilon", "task.theory_alpha", "ratio_to_opt_max",
+                "theorem1_bound_min")),
     FigureSpec("theory_trace_ratio", "theory_trace_ratio.csv", theory_plots.plot_trace_ratio_vs_bound,
-               "Philly slice: A-SRPT's ratio to the lower bound vs the Theorem 1 bound"),
+               "Philly slice: A-SRPT's ratio to the lower bound vs the Theorem 1 bound",
+               ("scheduler.tau", "scheduler.comm_heavy", "predictor.epsilon", "ratio_to_lower_bound", "theorem1_bound")),
     FigureSpec("adversarial_search", "adversarial_search.csv", theory_plots.plot_adversarial,
-               "Adversarial search: Eq. 12 violation and ratio / bound of the best instances"),
+               "Adversarial search: Eq. 12 violation and ratio / bound of the best instances",
+               ("task.adversarial_objective", "task.theory_gpus", "eq12_violation_rel", "ratio_over_bound")),
     FigureSpec("ablation_novelty_bias", "ablation_novelty_bias.csv", theory_plots.plot_ablation_novelty_bias,
-               "Ablation: unseen jobs predicted as 0 vs as the forest's mean"),
+               "Ablation: unseen jobs predicted as 0 vs as the forest's mean",
+               ("predictor.unseen", "total_jct")),
     FigureSpec("ablation_placement", "ablation_placement.csv", theory_plots.plot_ablation_placement,
-               "Ablation: Heavy-Edge vs first-fit placement under A-SRPT"),
+               "Ablation: Heavy-Edge vs first-fit placement under A-SRPT",
+               ("placement.name", "total_jct")),
     FigureSpec("ablation_backfill", "ablation_backfill.csv", theory_plots.plot_ablation_backfill,
-               "Ablation: strict head-of-line dispatch vs backfill"),
+               "Ablation: strict head-of-line dispatch vs backfill",
+               ("scheduler.backfill", "total_jct")),
 )
 
 
-def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str]]:
-    """Draw every figure whose table exists; return the files written and the figures skipped."""
-    written, skipped = [], []
+def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[str]]:
+    """Draw every figure whose table exists and is the right one; return the files written, the
+    figures skipped (no table) and the tables refused (one message each)."""
+    written, skipped, refused = [], [], []
     for spec in FIGURES:
         path = Path(results) / spec.table
         if not path.exists():
             skipped.append(f"{spec.name} (no {path})")
             continue
         try:
-            figure = spec.plot(pd.read_csv(path))
+            table = pd.read_csv(path)
+            spec.check(table, path)
+            figure = spec.plot(table)
+        except pd.errors.EmptyDataError:
+            refused.append(f"{path}: the file is empty")
+            continue
         except ConfigError as error:
-            skipped.append(f"{spec.name} ({path}: {error})")
+            refused.append(str(error))
             continue
         written.extend(save_figure(figure, out, spec.name))
-    return written, skipped
+    return written, skipped, refused
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="asrpt-bench-figures", description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("results"), help="directory of collected CSVs")
     parser.add_argument("--out", type=Path, default=Path("paper_figures"), help="directory for PNG and PDF files")
+    parser.add_argument("--all", action="store_true", help="every figure must be drawn (a missing table is an error)")
     args = parser.parse_args(argv)
     if not args.results.is_dir():
-        print(f"asrpt-bench-figures: no results directory {args.results}", file=sys.stderr)
+        print(f"asrpt-bench-figures: error: no results directory {args.results}", file=sys.stderr)
         return 2
-    written, skipped = make_figures(args.results, args.out)
+    written, skipped, refused = make_figures(args.results, args.out)
     for path in written:
         print(f"wrote {path}")
     for reason in skipped:
-        print(f"skipped {reason}", file=sys.stderr)
+        print(f"asrpt-bench-figures: {'error' if args.all else 'skipped'}: {reason}", file=sys.stderr)
+    for reason in refused:
+        print(f"asrpt-bench-figures: error: {reason}", file=sys.stderr)
+    if refused or (args.all and skipped):
+        return 2
     return 0 if written else 1
 
 

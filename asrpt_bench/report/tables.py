@@ -9,11 +9,34 @@ import pandas as pd
 
 from ..io import RunResult
 
-SCALARS_SHOWN = ("num_jobs", "dropped", "total_jct", "mean_jct", "makespan", "utilization", "lower_bound",
-                 "ratio_to_lower_bound", "theorem1_bound", "mae", "median_relative_error", "unseen_share",
-                 "placements", "ilp_optimal_share", "alpha_penalty_mean", "alpha_penalty_max",
-                 "heavy_edge_time_median_s", "ilp_time_median_s", "ratio_to_opt_max", "ratio_over_bound_max",
-                 "bound_violations", "best_value", "eq12_violation_rel", "wall_time_s")
+# (summary key, label with its unit) in the order printed; times in seconds, ratios dimensionless.
+SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
+    ("num_jobs", "jobs simulated"),
+    ("dropped", "jobs dropped (larger than the cluster)"),
+    ("total_jct", "total JCT, sum(C_i - r_i) (s)"),
+    ("mean_jct", "mean JCT (s)"),
+    ("makespan", "makespan (s)"),
+    ("utilization", "GPU utilization (fraction)"),
+    ("sum_completion", "sum of completion times, sum C_i (s)"),
+    ("lower_bound", "lower bound on the optimal sum C_i (s)"),
+    ("ratio_to_lower_bound", "sum C_i / lower bound (ratio)"),
+    ("theorem1_bound", "Theorem 1 bound on sum C_i / OPT (ratio)"),
+    ("mae", "mean absolute error (iterations)"),
+    ("median_relative_error", "median relative error (fraction)"),
+    ("unseen_share", "unseen jobs (fraction)"),
+    ("placements", "placements studied"),
+    ("ilp_optimal_share", "ILP proven optimal (fraction)"),
+    ("alpha_penalty_mean", "mean alpha gap to the ILP (fraction)"),
+    ("alpha_penalty_max", "max alpha gap to the ILP (fraction)"),
+    ("heavy_edge_time_median_s", "Heavy-Edge time per placement, median (s)"),
+    ("ilp_time_median_s", "ILP time per placement, median (s)"),
+    ("ratio_to_opt_max", "max sum C_i / OPT (ratio)"),
+    ("ratio_over_bound_max", "max (sum C_i / OPT) / Theorem 1 bound (ratio)"),
+    ("bound_violations", "Theorem 1 violations (runs)"),
+    ("best_value", "best objective found"),
+    ("eq12_violation_rel", "Eq. 12 violation (relative)"),
+    ("wall_time_s", "wall time (s)"),
+)
 
 
 def _number(value: Any) -> str:
@@ -35,11 +58,16 @@ def format_comparison(comparison: pd.DataFrame) -> str:
 
 
 def format_result(result: RunResult) -> str:
-    """The comparison table for `compare`, else the headline scalars of the summary."""
+    """The comparison table for `compare`, then the headline scalars of the summary, each labelled with
+    its unit, and what the run adjusted."""
     lines = [f"task: {result.task}"]
     if result.comparison is not None:
         lines.append(format_comparison(result.comparison))
         lines.append("A-SRPT reduction = 1 - total JCT(A-SRPT) / total JCT(scheduler)")
-    shown = [(key, result.summary[key]) for key in SCALARS_SHOWN if key in result.summary]
-    lines.extend(f"{key:>22}: {_number(value)}" for key, value in shown)
+    shown = [(label, result.summary[key]) for key, label in SCALARS_SHOWN if key in result.summary]
+    width = max((len(label) for label, _ in shown), default=0)
+    lines.extend(f"{label:>{width}}: {_number(value)}" for label, value in shown)
+    adjustments = result.summary.get("adjustments") or {}
+    if adjustments:
+        lines.append(f"{'adjustments':>{width}}: " + ", ".join(f"{k}={v}" for k, v in sorted(adjustments.items())))
     return "\n".join(lines)

@@ -14,9 +14,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Hashable, Literal
 
-from ..core import Cluster
-from .base import (DispatchContext, EventKind, JobView, Proposal, check_choice, check_non_negative,
-                   register_scheduler)
+from ..core import Cluster, ConfigError
+from ..rules import check
+from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
 from .virtual_srpt import VirtualSRPT
 
 ConsolidationTest = Literal["alpha", "servers", "ratio"]
@@ -58,15 +58,12 @@ class ASRPT:
     def __init__(self, tau: float = DEFAULT_TAU, comm_heavy: float = DEFAULT_COMM_HEAVY,
                  consolidation_test: ConsolidationTest = "alpha", delay_origin: DelayOrigin = "enqueue",
                  srpt_tiebreak: SrptTiebreak = "release_id", backfill: bool = False, oracle: bool = False) -> None:
-        name = "asrpt_oracle" if oracle else "asrpt"
-        check_non_negative(name, "tau", tau)
-        check_non_negative(name, "comm_heavy", comm_heavy)
-        check_choice(name, "consolidation_test", consolidation_test, CONSOLIDATION_TESTS)
-        check_choice(name, "delay_origin", delay_origin, DELAY_ORIGINS)
-        check_choice(name, "srpt_tiebreak", srpt_tiebreak, SRPT_TIEBREAKS)
-        check_choice(name, "backfill", backfill, (False, True))
-        check_choice(name, "oracle", oracle, (False, True))
-        self.name = name
+        for key, value in (("tau", tau), ("comm_heavy", comm_heavy), ("consolidation_test", consolidation_test),
+                           ("delay_origin", delay_origin), ("srpt_tiebreak", srpt_tiebreak), ("backfill", backfill)):
+            check(f"scheduler.{key}", value)
+        if not isinstance(oracle, bool):
+            raise ConfigError(f"asrpt: oracle must be true or false, got {oracle!r}")
+        self.name = "asrpt_oracle" if oracle else "asrpt"
         self.tau = float(tau)
         self.comm_heavy = float(comm_heavy)
         self.consolidation_test = consolidation_test

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Callable, Hashable, Literal, Protocol, runtime_checkable
 
-from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..core import Cluster, Placement, TrainingPlan
 from ..registry import Registry
+from ..rules import check
 
 
 class EventKind(IntEnum):
@@ -127,16 +128,6 @@ register_scheduler = SCHEDULERS.register
 make_scheduler = SCHEDULERS.make
 
 
-def check_choice(scheduler: str, key: str, value: object, allowed: tuple[object, ...]) -> None:
-    if value not in allowed:
-        raise ConfigError(f"scheduler {scheduler!r}: {key} must be one of {list(allowed)}, got {value!r}")
-
-
-def check_non_negative(scheduler: str, key: str, value: float) -> None:
-    if not isinstance(value, (int, float)) or not value >= 0:
-        raise ConfigError(f"scheduler {scheduler!r}: {key} must be a number >= 0, got {value!r}")
-
-
 def predicted_duration(job: JobView, source: DurationSource) -> float:
     """Iterations (predicted or true) times the empty-cluster per-iteration time estimate."""
     return job.iterations_for(source) * job.alpha_min
@@ -156,7 +147,7 @@ class QueueScheduler:
     oracle = False
 
     def __init__(self, name: str, key: JobKey, strict: bool, duration_source: DurationSource) -> None:
-        check_choice(name, "duration_source", duration_source, DURATION_SOURCES)
+        check("scheduler.duration_source", duration_source)
         self.name = name
         self.key = key
         self.strict = strict

@@ -3,6 +3,12 @@
 The released job with the least remaining work runs at unit speed; an arrival with less work
 preempts it through the heap order. Ties break by a caller-given key (release, input order by
 default), so the completion order is deterministic.
+
+Virtual time is kept exact between virtual events: the running job's remaining work is stored as
+of its *anchor* (the last arrival or completion) and rewritten only when a job arrives, never when
+the caller merely looks at a later instant. So `advance_to` calls at unrelated instants (the real
+completions A-SRPT dispatches at) cannot change the virtual schedule, and integer instances stay
+integral: an exact tie in remaining work is broken by the tiebreak key, not by rounding noise.
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ class VirtualSRPT:
     """Single-machine preemptive SRPT driven by `add` and `advance_to`; O(log I) per event."""
 
     def __init__(self) -> None:
+        # (remaining work, tiebreak, job id); the top's remaining work is as of self._anchor, every
+        # other entry's is current (jobs that are not running do not progress).
         self._heap: list[tuple[float, tuple, Hashable]] = []
+        self._anchor = 0.0
         self._now = 0.0
 
     @property
@@ -27,39 +36,48 @@ class VirtualSRPT:
         return len(self._heap)
 
     def add(self, job_id: Hashable, size: float, tiebreak: tuple, now: float) -> list[tuple[Hashable, float]]:
-        """Release a job of `size` work at `now`; returns the completions that happen before it."""
+        """Release a job of `size` work at `now`; returns the completions up to `now`, in order.
+
+        An arrival is a virtual event: the running job's progress since its anchor is booked
+        (once), so it and the new job compare by their remaining work at `now`.
+        """
         if not (math.isfinite(size) and size >= 0):
             raise ValueError(f"virtual job {job_id!r}: size must be finite and >= 0, got {size}")
         completed = self.advance_to(now)
-        heapq.heappush(self._heap, (size, tiebreak, job_id))
+        heap = self._heap
+        if heap and now > self._anchor:
+            remaining, top_tiebreak, top_id = heap[0]
+            left = remaining - (now - self._anchor)
+            if now + left <= now:
+                # Rounding left less work than one ulp of `now`: the job completes now, not later.
+                heapq.heappop(heap)
+                completed.append((top_id, now))
+            else:
+                heapq.heapreplace(heap, (left, top_tiebreak, top_id))
+        self._anchor = now
+        heapq.heappush(heap, (size, tiebreak, job_id))
         return completed
 
     def next_completion(self) -> float | None:
         """When the running job completes if nothing else arrives."""
-        return self._now + self._heap[0][0] if self._heap else None
+        return self._anchor + self._heap[0][0] if self._heap else None
 
     def advance_to(self, t: float) -> list[tuple[Hashable, float]]:
-        """Run SRPT up to `t`; returns (job_id, completion time) in completion order."""
+        """Run SRPT up to `t`; returns (job_id, completion time) in completion order.
+
+        Only completions change the stored state; a call that completes nothing leaves the
+        remaining work untouched, however often it is made.
+        """
         if t < self._now:
             raise ValueError(f"virtual SRPT cannot go back in time from {self._now} to {t}")
         completed = []
         heap = self._heap
         while heap:
-            remaining, tiebreak, job_id = heap[0]
-            finish = self._now + remaining
-            if finish <= t:
-                heapq.heappop(heap)
-                self._now = finish
-                completed.append((job_id, finish))
-            else:
-                left = remaining - (t - self._now)
-                if t + left <= t:
-                    # Rounding left less work than one ulp of t: the job completes now, not in the past.
-                    heapq.heappop(heap)
-                    self._now = t
-                    completed.append((job_id, t))
-                    continue
-                heapq.heapreplace(heap, (left, tiebreak, job_id))
+            finish = self._anchor + heap[0][0]
+            if finish > t:
                 break
+            job_id = heapq.heappop(heap)[2]
+            self._anchor = finish
+            completed.append((job_id, finish))
         self._now = t
         return completed

@@ -17,6 +17,7 @@ from typing import Hashable, Mapping, Sequence
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ..adjustments import adjust
 from ..core import Cluster, ConfigError, Job, TrainingPlan
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
@@ -76,15 +77,18 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
             raise ConfigError(f"job {job.job_id!r}: iterations must be >= 0, got {job.iterations}")
         if job.gpus > total:
             if not drop_oversize:
-                raise ConfigError(f"job {job.job_id!r} needs {job.gpus} GPUs but the cluster has {total} "
-                                  "(pass drop_oversize=True to drop such jobs)")
+                raise ConfigError(f"job {job.job_id!r} needs {job.gpus} GPUs but the cluster has {total}; "
+                                  "drop such jobs with workload.drop_oversize=true "
+                                  "(in Python: simulate(..., drop_oversize=True))")
             dropped.append(job.job_id)
             continue
         if job.gpus == total:
             full.append(job.job_id)
         kept.append(job)
     if dropped:
-        warnings.warn(f"dropped {len(dropped)} job(s) needing more than the cluster's {total} GPUs", stacklevel=3)
+        adjust("dropped_oversize_jobs", len(dropped),
+               f"dropped {len(dropped)} job(s) needing more than the cluster's {total} GPUs "
+               f"(first: {dropped[0]!r}; workload.drop_oversize=true)", stacklevel=3)
     if full:
         warnings.warn(f"{len(full)} job(s) need all {total} GPUs (first: {full[0]!r}); the A-SRPT bound "
                       "assumes g_max < G", stacklevel=3)

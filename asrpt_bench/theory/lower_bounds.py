@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core import Cluster, ConfigError, Job, TrainingPlan
+from ..solvers import DEFAULT_SOLVER
 from ..timing import DEFAULT_TIMING, TimingModel
 
 ArrayLike = Sequence[float] | np.ndarray
@@ -149,7 +150,7 @@ ALPHA_MIN_SOURCES: dict[str, Callable[[Job, Cluster, TimingModel, str], float]] 
 
 
 def alpha_min_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
-                       source: str = "consolidated", solver: str = "highs") -> np.ndarray:
+                       source: str = "consolidated", solver: str = DEFAULT_SOLVER) -> np.ndarray:
     """A value <= the true alpha_min of every job, from the named source (fixed-alpha jobs: alpha)."""
     if source not in ALPHA_MIN_SOURCES:
         raise ConfigError(f"unknown alpha_min_source {source!r}; known: {sorted(ALPHA_MIN_SOURCES)}")
@@ -164,7 +165,7 @@ def alpha_min_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingMode
 
 
 def lower_bound_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
-                         alpha_min_source: str = "consolidated", solver: str = "highs") -> LowerBound:
+                         alpha_min_source: str = "consolidated", solver: str = DEFAULT_SOLVER) -> LowerBound:
     """Lower bounds on OPT_A for simulator jobs (true iterations), alpha_min from `alpha_min_source`."""
     alpha_min = alpha_min_for_jobs(jobs, cluster, timing, alpha_min_source, solver)
     return lower_bound(release=[job.release for job in jobs], gpus=[job.gpus for job in jobs],

@@ -3,21 +3,56 @@
 Columns job_id, release (s), gpus, iterations and either model + config or alpha (s/iteration,
 with optional alpha_max); optional user, group, duration (s). Hand-made theory instances are
 written in this form. Row order is kept; errors name the file, the row and the column.
+
+A row's `gpus` must be what its configuration uses (p<stages>xd<replicas>: stages x replicas): a
+mismatch is refused rather than one silently overriding the other.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from ..core import ConfigError
+from ..profiles import model_names
+from ..profiles.configs import ParallelConfig
 from .parsing import read_text_csv
-from .schema import validate_job_table
+from .schema import _where, validate_job_table
 
 
 def load_csv(path: str | Path) -> pd.DataFrame:
     """The job table in `path` (.csv or .csv.gz), validated against the schema."""
     source = str(path)
     table = validate_job_table(read_text_csv(Path(path), source), source)
+    if table.empty:
+        raise ConfigError(f"{source}: no job rows (the file has a header line only)")
+    _check_models(table, source)
     table.attrs.update({"source": source, "recurrence_keys": "file"})
     return table
+
+
+def _check_models(table: pd.DataFrame, source: str) -> None:
+    """model and config come together, name a zoo model and a p<s>xd<r> configuration, and the
+    configuration's GPUs equal the row's `gpus`."""
+    has_model, has_config = table["model"].notna().to_numpy(), table["config"].notna().to_numpy()
+    for column, lonely in (("config", has_model & ~has_config), ("model", has_config & ~has_model)):
+        if lonely.any():
+            row = int(np.flatnonzero(lonely)[0])
+            other = "model" if column == "config" else "config"
+            raise ConfigError(f"{_where(source, row, column)}: value is missing (a row with a {other} needs both "
+                              "model and config)")
+    known = set(model_names())
+    for row in np.flatnonzero(has_model & has_config):
+        model, config, gpus = table["model"].iloc[row], table["config"].iloc[row], int(table["gpus"].iloc[row])
+        if model not in known:
+            raise ConfigError(f"{_where(source, row, 'model')}: unknown model {model!r}; known: {sorted(known)}")
+        try:
+            parsed = ParallelConfig.parse(config)
+        except ConfigError as error:
+            raise ConfigError(f"{_where(source, row, 'config')}: {error}") from None
+        if parsed.gpus != gpus:
+            raise ConfigError(f"{source}: row {row + 1} (line {row + 2}), columns 'gpus' and 'config': {config} uses "
+                              f"{parsed.gpus} GPUs ({parsed.stages} stages x {parsed.replicas} replicas) but gpus is "
+                              f"{gpus}")

@@ -22,8 +22,13 @@ def read_text_csv(path: str | Path, source: str, names: list[str] | None = None,
                            names=names, compression=compression)
     except FileNotFoundError:
         raise ConfigError(f"{source}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{source}: is a directory, not a CSV file") from None
+    except pd.errors.EmptyDataError:
+        raise ConfigError(f"{source}: the file is empty (no header line, no rows)") from None
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as error:
-        raise ConfigError(f"{source}: cannot be read as CSV: {error}") from None
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConfigError(f"{source}: cannot be read as CSV: {first_line}") from None
 
 
 def location(source: str, row: int, column: str, header_lines: int) -> str:
@@ -45,6 +50,7 @@ def parse_numeric(frame: pd.DataFrame, column: str, source: str, header_lines: i
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     _fail_first(np.isnan(values) & text.notna().to_numpy(), frame, column, source, header_lines,
                 "not a number")
+    _fail_first(np.isinf(values), frame, column, source, header_lines, "not a finite number")
     if required:
         _fail_first(np.isnan(values), frame, column, source, header_lines, "value is missing")
     finite = ~np.isnan(values)

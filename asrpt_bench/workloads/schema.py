@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..rules import shown
 from .parsing import location, require_columns
 
 
@@ -55,13 +56,17 @@ def _coerce(table: pd.DataFrame, column: Column, source: str) -> pd.Series:
     bad = numeric.isna() & values.notna() & (values.astype(str).str.strip() != "")
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ConfigError(f"{_where(source, row, column.name)}: not a number: {values.iloc[row]!r}")
+        raise ConfigError(f"{_where(source, row, column.name)}: not a number: {shown(values.iloc[row])}")
+    infinite = np.isinf(numeric.to_numpy(dtype=float))
+    if infinite.any():
+        row = int(np.flatnonzero(infinite)[0])
+        raise ConfigError(f"{_where(source, row, column.name)}: not a finite number: {shown(values.iloc[row])}")
     if column.kind == "int":
         finite = numeric.dropna()
         fractional = finite[finite != np.floor(finite)]
         if len(fractional):
             row = int(table.index.get_loc(fractional.index[0]))
-            raise ConfigError(f"{_where(source, row, column.name)}: not an integer: {values.iloc[row]!r}")
+            raise ConfigError(f"{_where(source, row, column.name)}: not an integer: {shown(values.iloc[row])}")
     return numeric.astype(float)
 
 
@@ -93,7 +98,7 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         bad = bad.fillna(False).to_numpy(dtype=bool)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise ConfigError(f"{_where(source, row, name)}: {problem}, got {table[name].iloc[row]!r}")
+            raise ConfigError(f"{_where(source, row, name)}: {problem}, got {shown(table[name].iloc[row])}")
     has_model = table["model"].notna() & table["config"].notna()
     has_alpha = table["alpha"].notna()
     neither = ~(has_model | has_alpha)
@@ -104,6 +109,6 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
     duplicated = table["job_id"].duplicated()
     if duplicated.any():
         row = int(np.flatnonzero(duplicated.to_numpy())[0])
-        raise ConfigError(f"{_where(source, row, 'job_id')}: duplicate job id {table['job_id'].iloc[row]!r}")
+        raise ConfigError(f"{_where(source, row, 'job_id')}: duplicate job id {shown(table['job_id'].iloc[row])}")
     table["gpus"] = table["gpus"].astype("int64")
     return table

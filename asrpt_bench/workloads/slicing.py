@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..rules import check, shown
 from .seeding import component_rng
 
 
@@ -23,11 +24,12 @@ def sort_by_release(table: pd.DataFrame) -> pd.DataFrame:
 def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int = 0,
                start: float | None = None, end: float | None = None, shift: bool = True) -> pd.DataFrame:
     """A contiguous-in-time slice: jobs released in [start, end) seconds, then `num_jobs` of them
-    starting at position `offset` (release order). `shift` moves the first kept release to 0."""
-    if num_jobs is not None and (not _is_int(num_jobs) or num_jobs < 1):
-        raise ConfigError(f"workload.num_jobs must be a positive integer or null, got {num_jobs!r}")
-    if not _is_int(offset) or offset < 0:
-        raise ConfigError(f"workload.offset must be a non-negative integer, got {offset!r}")
+    starting at position `offset` (release order). `shift` moves the first kept release to 0.
+
+    Asking for more jobs than there are is refused (never silently truncated): a sweep over
+    num_jobs must not label a smaller run with a larger count."""
+    check("workload.num_jobs", num_jobs)
+    check("workload.offset", offset)
     if start is not None and end is not None and end <= start:
         raise ConfigError(f"workload.end ({end}) must be greater than workload.start ({start})")
     ordered = sort_by_release(table)
@@ -38,12 +40,20 @@ def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int 
     if end is not None:
         keep &= release < end
     window = ordered[keep]
-    if offset >= len(window) and len(window) > 0:
+    if len(window) == 0:
+        if start is None and end is None:
+            raise ConfigError("no jobs to simulate: the job table (after the history split of "
+                              "workload.train_fraction) is empty")
+        raise ConfigError(f"the time window [{shown(start)}, {shown(end)}) s contains no jobs")
+    if offset >= len(window):
         raise ConfigError(f"workload.offset={offset} is past the {len(window)} jobs in the selected window")
+    available = len(window) - offset
+    if num_jobs is not None and num_jobs > available:
+        raise ConfigError(f"workload.num_jobs={num_jobs} asks for more jobs than the {available:,} available "
+                          f"(after workload.offset={offset}); lower it, or set workload.num_jobs=null to "
+                          f"simulate all {available:,}")
     stop = None if num_jobs is None else offset + num_jobs
     chosen = window.iloc[offset:stop].reset_index(drop=True)
-    if len(chosen) == 0:
-        raise ConfigError(f"the time window start={start}, end={end} contains no jobs")
     if shift:
         chosen["release"] = chosen["release"] - chosen["release"].iloc[0]
     return _keep_attrs(table, chosen)
@@ -62,12 +72,12 @@ def resample_single_gpu_share(table: pd.DataFrame, share: float, *, num_jobs: in
     job ids suffixed `#k`.
     """
     if not 0.0 <= share <= 1.0:
-        raise ConfigError(f"workload.single_gpu_share must be in [0, 1], got {share!r}")
+        raise ConfigError(f"workload.single_gpu_share must be in [0, 1], got {shown(share)}")
     if releases not in _RELEASE_MODES:
         raise ConfigError(f"releases must be one of {sorted(_RELEASE_MODES)}, got {releases!r}")
     total = len(table) if num_jobs is None else num_jobs
     if not _is_int(total) or total < 1:
-        raise ConfigError(f"workload.num_jobs must be a positive integer, got {num_jobs!r}")
+        raise ConfigError(f"workload.num_jobs must be a positive integer, got {shown(num_jobs)}")
     ordered = sort_by_release(table)
     single = np.flatnonzero(ordered["gpus"].to_numpy() == 1)
     multi = np.flatnonzero(ordered["gpus"].to_numpy() > 1)
@@ -79,8 +89,9 @@ def resample_single_gpu_share(table: pd.DataFrame, share: float, *, num_jobs: in
         if count == 0:
             continue
         if len(pool) == 0 or (not replace and count > len(pool)):
-            raise ConfigError(f"single_gpu_share={share} with {total} jobs needs {count} {pool_name} jobs "
-                              f"but the table has {len(pool)}; lower num_jobs or pass replace=True")
+            raise ConfigError(f"workload.single_gpu_share={shown(share)} with {total} jobs needs {count} {pool_name} "
+                              f"jobs but the table has {len(pool)}; lower workload.num_jobs or set "
+                              "workload.resample_replace=true")
         drawn.append(rng.choice(pool, size=count, replace=replace))
     rows = np.sort(np.concatenate(drawn), kind="stable")
     sample = ordered.iloc[rows].reset_index(drop=True)

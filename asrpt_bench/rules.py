@@ -1,0 +1,166 @@
+"""The one set of parameter checks shared by the typed configs and the components they build.
+
+Each rule is keyed by its config key (`scheduler.comm_heavy`). The config dataclasses (config.py)
+validate their keys with these rules; the registries check every parameter passed to
+`make_scheduler`, `make_placer`, `make_predictor` with the same rules (registry.py), and the
+components check themselves with them when constructed or fitted directly. So the CLI and the API
+accept the same values and refuse the others with the same one-line message:
+`scheduler.comm_heavy must be a number >= 1, got 0.5`.
+
+A rule whose choices belong to a component (the forest's unseen policies, the noisy oracle's modes)
+reads them from that component when it is checked, so the component stays their only source.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from .core import ConfigError
+
+
+def plain(value: Any) -> Any:
+    """A value as the user wrote it: numpy scalars become Python numbers (so messages never show
+    `np.float64(-4.0)`), containers element-wise."""
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "shape", None) == ():
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(item) for item in value)
+    return value
+
+
+def shown(value: Any) -> str:
+    """repr of the plain value, for messages."""
+    return repr(plain(value))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a value must be (`requirement`, completing "KEY must be ...") and the test it must pass."""
+
+    requirement: str | Callable[[], str]
+    accepts: Callable[[Any], bool]
+    refusal: Callable[[str, Any], str] | None = None
+    """The message for a refused value, if not '<key> must be <requirement>, got <value>'."""
+
+    def describe(self) -> str:
+        return self.requirement() if callable(self.requirement) else self.requirement
+
+    def refuse(self, key: str, value: Any) -> str:
+        if self.refusal is not None:
+            return self.refusal(key, value)
+        return f"{key} must be {self.describe()}, got {shown(value)}"
+
+
+def _is_number(value: Any) -> bool:
+    value = plain(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value: Any) -> bool:
+    value = plain(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def integer(low: int) -> Rule:
+    return Rule("a positive integer" if low == 1 else f"an integer >= {low}",
+                lambda v: _is_int(v) and plain(v) >= low)
+
+
+def optional_integer(low: int) -> Rule:
+    return Rule(f"null or an integer >= {low}", lambda v: v is None or (_is_int(v) and plain(v) >= low))
+
+
+def number(low: float, *, strict: bool = False, below: float | None = None, what: str = "a number") -> Rule:
+    """A finite number >= low (> low if strict), and < below if given."""
+    if below is not None:
+        requirement = f"{what} in {'(' if strict else '['}{low:g}, {below:g})"
+    elif strict and low == 0:
+        requirement = f"a positive {what.removeprefix('a ')}"
+    else:
+        requirement = f"{what} {'>' if strict else '>='} {low:g}"
+
+    def accepts(value: Any) -> bool:
+        if not _is_number(value):
+            return False
+        value = plain(value)
+        return (value > low if strict else value >= low) and (below is None or value < below)
+
+    return Rule(requirement, accepts)
+
+
+def one_of(*choices: str) -> Rule:
+    return Rule(f"one of {list(choices)}", lambda v: isinstance(v, str) and v in choices)
+
+
+def flag() -> Rule:
+    return Rule("true or false", lambda v: isinstance(plain(v), bool))
+
+
+def one_of_component(module: str, attribute: str) -> Rule:
+    """One of the keys of `module.attribute` (a dict or tuple owned by a component), read when checked."""
+
+    def choices() -> list[str]:
+        return sorted(getattr(importlib.import_module(module), attribute))
+
+    return Rule(lambda: f"one of {choices()}", lambda v: isinstance(v, str) and v in choices())
+
+
+def _solver_name() -> Rule:
+    names = one_of_component("asrpt_bench.solvers", "BACKENDS")
+    return Rule(names.requirement, names.accepts,
+                lambda key, value: f"{key}: unknown solver {shown(value)}; known: {names.describe()[len('one of '):]}")
+
+
+RULES: dict[str, Rule] = {
+    "seed": integer(0),
+    "cluster.servers": integer(1),
+    "cluster.gpus_per_server": integer(1),
+    "cluster.b_intra": number(0, strict=True, what="a bandwidth in GB/s"),
+    "cluster.b_inter": number(0, strict=True, what="a bandwidth in GB/s"),
+    "timing.pipeline_mode": one_of("async", "sync"),
+    "timing.allreduce": one_of("ring", "tree"),
+    "timing.tree_latency_s": number(0, what="a number of seconds"),
+    "timing.fold_p2p_into_stage": flag(),
+    "timing.microbatches": integer(1),
+    "workload.num_jobs": optional_integer(1),
+    "workload.offset": integer(0),
+    "workload.train_fraction": number(0, below=1),
+    "scheduler.comm_heavy": number(1),
+    "scheduler.tau": number(0),
+    "scheduler.backfill": flag(),
+    "scheduler.consolidation_test": one_of_component("asrpt_bench.schedulers.asrpt", "CONSOLIDATION_TESTS"),
+    "scheduler.delay_origin": one_of_component("asrpt_bench.schedulers.asrpt", "DELAY_ORIGINS"),
+    "scheduler.srpt_tiebreak": one_of_component("asrpt_bench.schedulers.asrpt", "SRPT_TIEBREAKS"),
+    "scheduler.duration_source": one_of_component("asrpt_bench.schedulers.base", "DURATION_SOURCES"),
+    "predictor.epsilon": number(0),
+    "predictor.n_estimators": integer(1),
+    "predictor.n_jobs": Rule("a positive integer or -1 (all cores)", lambda v: _is_int(v) and (v >= 1 or v == -1)),
+    "predictor.log_target": flag(),
+    "predictor.unseen": one_of_component("asrpt_bench.prediction.forest", "UNSEEN_POLICIES"),
+    "predictor.mode": one_of_component("asrpt_bench.prediction.noisy", "SIGNS"),
+    "predictor.distribution": one_of_component("asrpt_bench.prediction.noisy", "MAGNITUDES"),
+    "placement.objective": one_of_component("asrpt_bench.placement.ilp", "OBJECTIVES"),
+    "placement.allreduce_edges": one_of("ring", "clique"),
+    "solver.name": _solver_name(),
+    "solver.time_limit_s": number(0, strict=True, what="a number of seconds"),
+    "solver.mip_gap": number(0, below=1),
+    "solver.threads": integer(1),
+}
+
+
+def check(key: str, value: Any, name: str | None = None) -> None:
+    """Raise ConfigError '<name> must be <requirement>, got <value>' unless RULES[key] accepts `value`
+    (`name` defaults to `key`; config groups validated under another prefix pass theirs)."""
+    rule = RULES[key]
+    if not rule.accepts(value):
+        raise ConfigError(rule.refuse(name or key, value))
+
+
+def check_all(prefix: str, values: dict[str, Any], keys: Iterable[str] | None = None) -> None:
+    """Check every `values[k]` that has a rule `<prefix>.<k>` (only `keys`, if given)."""
+    for key in values if keys is None else keys:
+        if f"{prefix}.{key}" in RULES:
+            check(f"{prefix}.{key}", values[key])

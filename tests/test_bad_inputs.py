@@ -1,0 +1,512 @@
+"""The catalogue of bad inputs (docs/bad-inputs.md), one case per row: each kind of bad input, what a
+user does to hit it, and the exact outcome (the one-line refusal, or the fallback and its count).
+
+`test_catalogue_outcome` runs every case; `test_the_doc_lists_exactly_these_cases` checks that the
+doc's rows are these cases with these very messages, so the doc cannot drift from the code.
+Outcomes use `{dir}` for the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import pytest
+
+from asrpt_bench import cli, io, solvers
+from asrpt_bench.collect import main as collect_main
+from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
+                                WorkloadConfig)
+from asrpt_bench.core import Cluster, ConfigError
+from asrpt_bench.experiment import run_experiment
+from asrpt_bench.placement.ilp import ILPPlacer
+from asrpt_bench.profiles import build_plan, register_model
+from asrpt_bench.report.figures import main as figures_main
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.solvers import Availability, Backend, LinearModel, SolveResult, SolverError, SolverSettings, solve
+from asrpt_bench.workloads.csv_table import load_csv
+from asrpt_bench.workloads.pai2020 import load_pai2020
+from asrpt_bench.workloads.philly import load_philly
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "bad-inputs.md"
+HEADER = "job_id,release,gpus,iterations,alpha"
+GOOD_ROW = "a,0,1,10,1.0"
+
+
+# --------------------------------------------------------------------------------------------------
+# How an outcome is observed
+
+
+def refusal(call: Callable[[], Any]) -> str:
+    """The one-line message of the ConfigError `call` raises."""
+    with pytest.raises(ConfigError) as error:
+        call()
+    message = str(error.value)
+    assert "\n" not in message and "np." not in message
+    return message
+
+
+def warned(call: Callable[[], dict]) -> str:
+    """'warning: <each distinct warning>; adjustments <counts>' of a run that goes on."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        summary = call()
+    return f"warning: {' | '.join(summary['warnings'])}; adjustments {summary['adjustments']}"
+
+
+def app(tmp: Path, *args: str) -> str:
+    """'exit <code>: <stderr>' of the CLI in `tmp`; stderr must be one line, and nothing is printed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("HYDRA_FULL_ERROR", None)
+    done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=tmp, env=env, capture_output=True,
+                          text=True, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("Error executing job")]
+    assert len(lines) == 1, done.stderr
+    return f"exit {done.returncode}: {lines[0]}"
+
+
+def no_run_dirs(tmp: Path) -> bool:
+    return not any(path for path in tmp.rglob("*") if path.is_dir() and io.is_run_dir(path))
+
+
+def write(tmp: Path, name: str, text: str | bytes) -> Path:
+    path = tmp / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def table(tmp: Path, *rows: str, header: str = HEADER) -> Path:
+    return write(tmp, "jobs.csv", "\n".join([header, *rows]) + "\n")
+
+
+def csv_run(path: Path, **changes: Any) -> RunConfig:
+    """A small `task=simulate` run of the job table at `path` on 1 server x 4 GPUs, oracle predictions."""
+    config = RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=4),
+                       workload=WorkloadConfig(name="csv", path=str(path), num_jobs=None, train_fraction=0.0,
+                                               drop_oversize=False),
+                       predictor=PredictorConfig(name="oracle"), placement=PlacementConfig(name="first_fit"),
+                       task=TaskConfig(name="simulate"), progress=False)
+    for key, value in changes.items():
+        group, name = key.split("__")
+        setattr(getattr(config, group), name, value)
+    return config
+
+
+# --------------------------------------------------------------------------------------------------
+# Fixtures of other formats
+
+PAI_JOBS = "jA,iA,u1,Terminated,1000,5000\njB,iB,u2,Failed,2000,2600\n"
+PAI_TASKS = "jA,worker,4,Terminated,1100,4100,600,29.0,50,V100\njB,worker,1,Failed,2000,2600,600,29.0,100,T4\n"
+PAI_TAGS = "iA,u1,V100,gX,bert\n"
+
+
+def pai(tmp: Path, jobs: str = PAI_JOBS, tasks: str = PAI_TASKS, tags: str | None = PAI_TAGS) -> Path:
+    directory = tmp / "pai"
+    write(directory, "pai_job_table.csv", jobs)
+    write(directory, "pai_task_table.csv", tasks)
+    if tags is not None:
+        write(directory, "pai_group_tag_table.csv", tags)
+    return directory
+
+
+def pai_tar_without_tags(tmp: Path) -> Path:
+    directory = pai(tmp, tags=None)
+    archive = tmp / "pai.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for path in directory.iterdir():
+            tar.add(path, arcname=f"trace/{path.name}")
+    return archive
+
+
+PHILLY_HEADER = "timestamp,duration,num_gpus,gpu_time,cluster"
+GRAPH_NODE = ("node1 -- Conv2d(3, 64) -- forward_compute_time=1.0, backward_compute_time=2.0, "
+              "activation_size=1000.0, parameter_size={params}")
+
+
+def restricted_backends(monkeypatch: pytest.MonkeyPatch, *unusable: tuple[str, str, bool]) -> None:
+    """Make backends unusable: (name, reason, available-but-size-limited)."""
+    for name, reason, limited in unusable:
+        backend = solvers.BACKENDS[name]
+        monkeypatch.setitem(solvers.BACKENDS, name, Backend(name, lambda r=reason, a=limited: Availability(a, False, r),
+                                                            backend.solve))
+    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+
+
+def stopping_cpsat(monkeypatch: pytest.MonkeyPatch, incumbent: bool) -> None:
+    """CP-SAT as if stopped by its time limit: with its solution as the incumbent, or without one."""
+    real = solvers.BACKENDS["cpsat"]
+
+    def stopped(model: LinearModel, settings: SolverSettings) -> SolveResult:
+        result = real.solve(model, settings)
+        if incumbent:
+            return SolveResult("feasible", result.objective, 0.0, 1.0, 0.0, "cpsat", result.values)
+        return SolveResult("time_limit_no_solution", None, None, None, 0.0, "cpsat")
+
+    monkeypatch.setitem(solvers.BACKENDS, "cpsat", Backend("cpsat", real.probe, stopped))
+
+
+def ilp_place(gpus_free: tuple[int, ...]) -> str:
+    plan = build_plan("vgg19", "p1xd2")
+    placement, result = ILPPlacer(time_limit_s=5.0).place_with_result(plan, gpus_free, Cluster(2, 2))
+    return f"status {result.status}, placement {placement.servers if placement else None}, gap {result.gap}"
+
+
+def infeasible_model() -> str:
+    model = LinearModel("contradiction")
+    x = model.add_var("x", 0.0, 1.0, integer=True)
+    model.add_constraint({x: 1.0}, lb=2.0, name="x_at_least_2")
+    result = solve(model, SolverSettings("cpsat", time_limit_s=5.0))
+    return f"status {result.status}, solution {result.has_solution}"
+
+
+def failing_writer(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    run_dir = tmp / "run"
+    io.mark_started(run_dir, {}, [])
+    frame = pd.DataFrame({"job_id": ["a"], "end": [1.0]})
+
+    def disk_full(self: pd.DataFrame, *args: Any, **kwargs: Any) -> bytes:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    with pytest.raises(OSError) as error:
+        io.write_outputs(run_dir, io.RunResult("simulate", {"num_jobs": 1}, jobs=frame))
+    left = sorted(path.name for path in run_dir.iterdir())
+    return f"{error.value}; status {io.run_status(run_dir)}; files {left}"
+
+
+def interrupted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> str:
+    def ctrl_c() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_app", ctrl_c)
+    monkeypatch.setattr(sys, "argv", ["asrpt-bench", "-m", "seed=0,1"])
+    monkeypatch.setattr(cli, "validate_sweep", lambda overrides: 2)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    return f"exit {exit_info.value.code}: {capsys.readouterr().err.strip()}"
+
+
+def collect_failed(tmp: Path, capsys: pytest.CaptureFixture) -> str:
+    run_dir = tmp / "sweep" / "seed=0"
+    io.mark_started(run_dir, {"seed": 0}, ["seed=0"])
+    io.mark_failed(run_dir, "Traceback (most recent call last):\nValueError: boom\n")
+    code = collect_main([str(tmp / "sweep"), "--out", str(tmp / "x.csv")])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def wrong_figure_table(tmp: Path, capsys: pytest.CaptureFixture) -> str:
+    (tmp / "results").mkdir()
+    (tmp / "results" / "sensitivity.csv").write_bytes((ROOT / "results" / "compare_default.csv").read_bytes())
+    code = figures_main(["--results", str(tmp / "results"), "--out", str(tmp / "figures")])
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("asrpt-bench-figures: error")]
+    return f"exit {code}: {' | '.join(errors)}"
+
+
+# --------------------------------------------------------------------------------------------------
+# The catalogue
+
+
+@dataclass(frozen=True)
+class Case:
+    kind: str
+    category: str
+    trigger: Callable[..., str]
+    expected: str
+    fixtures: tuple[str, ...] = ()
+
+
+def case(kind: str, category: str, expected: str, *fixtures: str) -> Callable[[Callable[..., str]], Case]:
+    def wrap(trigger: Callable[..., str]) -> Case:
+        return Case(kind, category, trigger, expected, fixtures)
+
+    return wrap
+
+
+TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly trace", "job selection"
+PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
+
+CASES: list[Case] = [
+    # ---- job table rows
+    case("csv-empty-file", TRACE, "{dir}/jobs.csv: the file is empty (no header line, no rows)")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv", "")))),
+    case("csv-header-only", TRACE, "{dir}/jobs.csv: no job rows (the file has a header line only)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp)))),
+    case("csv-missing-column", TRACE, "{dir}/jobs.csv: missing required column(s) ['gpus']; columns are "
+                                      "['job_id', 'release', 'iterations', 'alpha']")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,10,1.0", header="job_id,release,iterations,alpha")))),
+    case("csv-not-a-number", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'release': not a number: 'soon'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,soon,1,10,1.0")))),
+    case("csv-infinite-alpha", TRACE, "{dir}/jobs.csv: row 2 (line 3), column 'alpha': not a finite number: 'inf'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,inf")))),
+    case("csv-negative-release", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'release': must be >= 0, got -4.0")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,-4,1,10,1.0")))),
+    case("csv-fractional-gpus", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'gpus': not an integer: '1.5'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1.5,10,1.0")))),
+    case("csv-zero-gpus", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'gpus': must be >= 1, got 0.0")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,0,10,1.0")))),
+    case("csv-duplicate-job-id", TRACE, "{dir}/jobs.csv: row 2 (line 3), column 'job_id': duplicate job id 'a'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "a,5,1,10,1.0")))),
+    case("csv-config-contradicts-gpus", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), columns 'gpus' and 'config': p3xd7 uses 21 GPUs (3 stages x 7 replicas) "
+         "but gpus is 4")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,4,10,vgg19,p3xd7",
+                                                   header="job_id,release,gpus,iterations,model,config")))),
+    case("csv-unknown-model", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'model': unknown model 'alexnet'; known: ['bert24', 'gnmt', "
+         "'inception_v3', 'resnet50', 't5', 'vgg19', 'xlnet24']")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,4,10,alexnet,p1xd4",
+                                                   header="job_id,release,gpus,iterations,model,config")))),
+    case("csv-malformed-config", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'config': parallel config '4x1' is not of the form "
+         "'p<stages>xd<replicas>', e.g. 'p2xd4'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,4,10,vgg19,4x1",
+                                                   header="job_id,release,gpus,iterations,model,config")))),
+    case("csv-model-without-config", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'config': value is missing (a row with a model needs both model "
+         "and config)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,4,,vgg19,,3600",
+                                                   header="job_id,release,gpus,iterations,model,config,duration")))),
+    case("csv-no-alpha-no-model", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'model': a job needs model+config, alpha, or a duration to "
+         "assign a model from")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,4,10", header="job_id,release,gpus,iterations")))),
+    case("csv-alpha-and-model", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'alpha': give either alpha or model+config, not both")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(
+            tmp, "a,0,2,10,vgg19,p1xd2,1.0", header="job_id,release,gpus,iterations,model,config,alpha"))))),
+    case("csv-alpha-max-below-alpha", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'alpha_max': must be >= alpha, got 0.5")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,0.5", header=HEADER + ",alpha_max")))),
+    case("csv-not-utf8", TRACE,
+         "{dir}/jobs.csv: cannot be read as CSV: 'utf-8' codec can't decode byte 0xff in position 0: invalid "
+         "start byte")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv", b"\xff\xfe\x00j\x00o\x00b")))),
+    case("csv-file-not-found", TRACE, "{dir}/absent.csv: file not found")(
+        lambda tmp: refusal(lambda: load_csv(tmp / "absent.csv"))),
+    case("csv-path-is-a-directory", TRACE, "{dir}: is a directory, not a CSV file")(
+        lambda tmp: refusal(lambda: load_csv(tmp))),
+    case("csv-job-larger-than-cluster", TRACE,
+         "job 'big' needs 8 GPUs but the cluster has 4; drop such jobs with workload.drop_oversize=true "
+         "(in Python: simulate(..., drop_oversize=True))")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "big,1,8,10,1.0"))))),
+    case("csv-job-larger-than-cluster-dropped", TRACE,
+         "warning: dropped 1 job(s) needing more than the cluster's 4 GPUs (first: 'big'; "
+         "workload.drop_oversize=true); adjustments {'dropped_oversize_jobs': 1}")(
+        lambda tmp: warned(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "big,1,8,10,1.0"),
+                                                          workload__drop_oversize=True)).summary)),
+    # ---- PAI 2020
+    case("pai-file-missing", PAI, "{dir}/pai: no pai_group_tag_table.csv found (looked in all subdirectories)")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
+    case("pai-archive-member-missing", PAI, "{dir}/pai.tar.gz: the archive has no pai_group_tag_table.csv")(
+        lambda tmp: refusal(lambda: load_pai2020(pai_tar_without_tags(tmp)))),
+    case("pai-not-a-trace", PAI,
+         "{dir}/jobs.csv: not a directory or a .tar.gz archive holding ['pai_group_tag_table.csv', "
+         "'pai_job_table.csv', 'pai_task_table.csv']")(
+        lambda tmp: refusal(lambda: load_pai2020(table(tmp, GOOD_ROW)))),
+    case("pai-non-numeric-cell", PAI,
+         "{dir}/pai/pai_task_table.csv: row 1 (line 1), column 'plan_gpu': not a number, got 'half'")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace(",50,", ",half,"))))),
+    case("pai-no-job-passes-filters", PAI,
+         "{dir}/pai: no job passes the filters (Terminated, plan_gpu > 0, duration > 0): {'jobs_in_file': 2, "
+         "'not_terminated': 2, 'no_gpu': 0, 'no_positive_duration': 0, 'kept': 0}")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, jobs=PAI_JOBS.replace("Terminated", "Failed"))))),
+    # ---- Philly
+    case("philly-bad-timestamp", PHILLY,
+         "{dir}/philly.csv: row 1 (line 2), column 'timestamp': not a timestamp in format '%Y-%m-%d %H:%M:%S', "
+         "got 'yesterday'")(
+        lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
+                                                      f"{PHILLY_HEADER}\nyesterday,50,1,50,vcA\n")))),
+    case("philly-zero-gpus", PHILLY,
+         "{dir}/philly.csv: row 1 (line 2), column 'num_gpus': must be >= 1, got '0'")(
+        lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
+                                                      f"{PHILLY_HEADER}\n2017-10-01 00:00:00,50,0,0,vcA\n")))),
+    # ---- selecting the simulated jobs
+    case("num-jobs-beyond-the-table", SELECTION,
+         "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "
+         "workload.num_jobs=null to simulate all 1")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__num_jobs=9)))),
+    case("offset-past-the-jobs", SELECTION, "workload.offset=5 is past the 1 jobs in the selected window")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__offset=5)))),
+    case("forest-without-history", SELECTION,
+         "forest predictor: the training table is empty; set workload.train_fraction > 0 so the trace has a "
+         "history, or use predictor=oracle (true iterations)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="forest")))),
+    case("single-gpu-share-pool-too-small", SELECTION,
+         "workload.single_gpu_share=0.5 with 2 jobs needs 1 multi-GPU jobs but the table has 0; lower "
+         "workload.num_jobs or set workload.resample_replace=true")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"), workload__num_jobs=2,
+                                                           workload__single_gpu_share=0.5)))),
+    # ---- profiles
+    case("profile-bad-edge-line", PROFILE,
+         "{dir}/bad.graph.txt, line 2: expected an edge line 'nodeX -- nodeY', got 'node1 -> node2'")(
+        lambda tmp: refusal(lambda: register_model("bad", write(tmp, "bad.graph.txt", GRAPH_NODE.format(
+            params="10.0") + "\n\tnode1 -> node2\n")))),
+    case("profile-non-numeric-attribute", PROFILE,
+         "{dir}/bad.graph.txt, line 1: parameter_size='many' is not a number or a [a; b] list")(
+        lambda tmp: refusal(lambda: register_model("bad", write(tmp, "bad.graph.txt",
+                                                                GRAPH_NODE.format(params="many") + "\n")))),
+    case("profile-file-missing", PROFILE,
+         "cannot read profile file {dir}/absent.graph.txt: [Errno 2] No such file or directory: "
+         "'{dir}/absent.graph.txt'")(
+        lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
+    # ---- configuration
+    case("unknown-group-option", CONFIG,
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, spjf, spwf, wcs_duration, "
+         "wcs_subtime, wcs_workload")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
+    case("unknown-key", CONFIG,
+         "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
+    case("unknown-key-added", CONFIG,
+         "scheduler.comm_heavyy: unknown key; scheduler has keys ['backfill', 'comm_heavy', 'consolidation_test', "
+         "'delay_origin', 'duration_source', 'name', 'srpt_tiebreak', 'tau']")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
+    case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),
+    case("out-of-range", CONFIG, "scheduler.comm_heavy must be a number >= 1, got 0.5")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler.comm_heavy=0.5"]))),
+    case("out-of-range-in-python", CONFIG, "scheduler.comm_heavy must be a number >= 1, got 0.5")(
+        lambda tmp: refusal(lambda: make_scheduler("asrpt", comm_heavy=0.5))),
+    case("misspelt-choice", CONFIG,
+         "theory.rho_bar_definition must be one of ['alpha_min_spread', 'iterations_spread'], got 'spread'")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["theory.rho_bar_definition=spread"]))),
+    case("missing-required-key", CONFIG,
+         "workload.path is required for workload 'csv': set it on the command line (workload.path=...)")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["workload=csv"]))),
+    case("unknown-solver", CONFIG,
+         "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["solver.name=glpk"]))),
+    case("sweep-syntax-in-a-single-run", CONFIG,
+         "Ambiguous value for argument 'seed=0,1'; 1. To use it as a list, use key=[value1,value2]; 2. To use it "
+         "as string, quote the value: key='value1,value2'; 3. To sweep over it, add --multirun to your command line")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["seed=0,1"]))),
+    case("cli-bad-option-no-run-directory", CONFIG,
+         "exit 2: asrpt-bench: error: Could not find 'placement/best'; available: first_fit, heavy_edge, ilp, "
+         "random; no run directory")(
+        lambda tmp: app(tmp, "placement=best") + ("; no run directory" if no_run_dirs(tmp) else "")),
+    case("cli-bad-sweep-value-no-run-directory", CONFIG,
+         "exit 2: asrpt-bench: error: scheduler.tau must be a number >= 0, got -1.0; no run directory")(
+        lambda tmp: app(tmp, "-m", "debug=tiny", "scheduler.tau=0,-1") + ("; no run directory" if no_run_dirs(tmp)
+                                                                           else "")),
+    case("cli-bad-file-no-run-directory", CONFIG,
+         "exit 2: asrpt-bench: error: absent.csv: file not found; no run directory")(
+        lambda tmp: app(tmp, "workload=csv", "workload.path=absent.csv") + ("; no run directory" if no_run_dirs(tmp)
+                                                                              else "")),
+    # ---- solvers
+    case("solver-no-backend", SOLVER,
+         "solver 'gurobi' is unusable (gurobipy is not importable) and the default 'cpsat' is too (ortools is "
+         "not importable)", "monkeypatch")(
+        lambda tmp, monkeypatch: (restricted_backends(monkeypatch, ("gurobi", "gurobipy is not importable", False),
+                                                      ("cpsat", "ortools is not importable", False)),
+                                  refusal(lambda: solvers.resolve_solver("gurobi")))[1]),
+    case("solver-size-limited-licence", SOLVER,
+         "warning: solver 'gurobi' unusable: size-limited Gurobi licence (models up to 2000 variables/rows); "
+         "using 'cpsat' instead; adjustments {'solver_fallback': 1}", "monkeypatch")(
+        lambda tmp, monkeypatch: (restricted_backends(monkeypatch, (
+            "gurobi", "size-limited Gurobi licence (models up to 2000 variables/rows)", True)),
+            warned(lambda: run_experiment(RunConfig(
+                solver=SolverConfig(name="gurobi", time_limit_s=10.0),
+                task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
+                                study_patterns=["empty"]), progress=False)).summary))[1]),
+    case("solver-time-limit-with-incumbent", SOLVER, "status feasible, placement (1, 1), gap 1.0", "monkeypatch")(
+        lambda tmp, monkeypatch: (stopping_cpsat(monkeypatch, incumbent=True), ilp_place((1, 2)))[1]),
+    case("solver-time-limit-without-incumbent", SOLVER,
+         "ILP placement of vgg19/p1xd2 found no solution with cpsat in 5.0 s (status time_limit_no_solution)",
+         "monkeypatch")(
+        lambda tmp, monkeypatch: (stopping_cpsat(monkeypatch, incumbent=False), _solver_error(
+            lambda: ILPPlacer(time_limit_s=5.0).place(build_plan("vgg19", "p1xd2"), (1, 2), Cluster(2, 2))))[1]),
+    case("solver-infeasible-model", SOLVER, "status infeasible, solution False")(
+        lambda tmp: infeasible_model()),
+    case("placement-does-not-fit", SOLVER, "status infeasible, placement None, gap None")(
+        lambda tmp: ilp_place((1, 0))),
+    # ---- I/O and outputs
+    case("unwritable-output-directory", IO,
+         "exit 2: asrpt-bench: error: cannot write the output directory: [Errno 20] Not a directory: "
+         "'{dir}/file.txt/run'")(
+        lambda tmp: (write(tmp, "file.txt", "x"), app(tmp, "debug=tiny", f"hydra.run.dir={tmp}/file.txt/run"))[1]),
+    case("failing-writer", IO,
+         "[Errno 28] No space left on device; status incomplete; files ['INCOMPLETE', 'config.json', "
+         "'overrides.json']", "monkeypatch")(
+        lambda tmp, monkeypatch: failing_writer(tmp, monkeypatch)),
+    case("failing-writer-in-a-run", IO,
+         "exit 1: asrpt-bench: error: the run failed (IsADirectoryError: [Errno 21] Is a directory: "
+         "'{dir}/run/.accuracy_abs.csv.TMP.tmp' -> '{dir}/run/accuracy_abs.csv'); traceback in {dir}/run/FAILED")(
+        lambda tmp: _tmp_names((tmp / "run" / "accuracy_abs.csv").mkdir(parents=True) or app(
+            tmp, "debug=tiny", "workload=synthetic", "task=predictor", f"hydra.run.dir={tmp}/run"), tmp)),
+    case("collect-failed-runs", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'failed': 1} (first: {dir}/sweep/seed=0: "
+         "ValueError: boom); nothing written, pass --allow-partial to write the table with them flagged",
+         "capsys")(
+        lambda tmp, capsys: collect_failed(tmp, capsys)),
+    case("figure-from-the-wrong-table", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/sensitivity.csv: expected runs of experiment "
+         "'sensitivity', found ['compare_default'] (collect a sweep of experiment=sensitivity into it)",
+         "capsys")(
+        lambda tmp, capsys: wrong_figure_table(tmp, capsys)),
+    case("interrupted-sweep", IO,
+         "exit 130: asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)",
+         "monkeypatch", "capsys")(
+        lambda tmp, monkeypatch, capsys: interrupted(monkeypatch, capsys)),
+]
+
+
+def _solver_error(call: Callable[[], Any]) -> str:
+    with pytest.raises(SolverError) as error:
+        call()
+    return str(error.value)
+
+
+def _tmp_names(outcome: str, tmp: Path) -> str:
+    """Temporary file names are random: '.accuracy_abs.csv.<random>.tmp' reads '.accuracy_abs.csv.TMP.tmp'."""
+    return re.sub(r"\.accuracy_abs\.csv\.[^.'/]+\.tmp", ".accuracy_abs.csv.TMP.tmp", outcome)
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", CASES, ids=[c.kind for c in CASES])
+def test_catalogue_outcome(bad: Case, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    fixtures = [request.getfixturevalue(name) for name in bad.fixtures]
+    assert bad.trigger(tmp_path, *fixtures) == bad.expected.replace("{dir}", str(tmp_path))
+
+
+ROW = re.compile(r"^\| `(?P<kind>[a-z0-9-]+)` \| (?P<input>.+) \| `(?P<outcome>.+)` \|$")
+
+
+def doc_rows() -> dict[str, tuple[str, str]]:
+    """kind -> (section, outcome) of every catalogue row in docs/bad-inputs.md."""
+    rows, section = {}, ""
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+        match = ROW.match(line)
+        if match:
+            assert match["kind"] not in rows, f"{match['kind']} listed twice"
+            rows[match["kind"]] = (section, match["outcome"])
+    return rows
+
+
+def test_the_doc_lists_exactly_these_cases() -> None:
+    rows = doc_rows()
+    assert sorted(rows) == sorted(c.kind for c in CASES)
+    for bad in CASES:
+        assert rows[bad.kind] == (bad.category, bad.expected), bad.kind
+
+
+def test_the_catalogue_has_at_least_thirty_kinds_in_every_category() -> None:
+    categories = {c.category for c in CASES}
+    assert categories == {TRACE, PAI, PHILLY, SELECTION, PROFILE, CONFIG, SOLVER, IO}
+    assert len(CASES) >= 30

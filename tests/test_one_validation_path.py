@@ -1,0 +1,66 @@
+"""The CLI (typed configs) and the API (registries, components) share one set of checks (rules.py):
+a value one refuses the other refuses too, with the very same message."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from asrpt_bench.cli import compose_run_config
+from asrpt_bench.config import RunConfig
+from asrpt_bench.core import Cluster, ConfigError
+from asrpt_bench.placement import make_placer
+from asrpt_bench.prediction import make_predictor
+from asrpt_bench.rules import RULES
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.solvers import SolverSettings
+from asrpt_bench.timing import TimingModel
+
+SAME_REFUSAL: list[tuple[str, Callable[[], Any]]] = [
+    ("scheduler.comm_heavy=0.5", lambda: make_scheduler("asrpt", comm_heavy=0.5)),
+    ("scheduler.tau=-1", lambda: make_scheduler("asrpt_oracle", tau=-1.0)),
+    ("scheduler.delay_origin=start", lambda: make_scheduler("asrpt", delay_origin="start")),
+    ("scheduler.duration_source=true_value", lambda: make_scheduler("spjf", duration_source="true_value")),
+    ("predictor.epsilon=-0.1", lambda: make_predictor("noisy", epsilon=-0.1)),
+    ("predictor.n_estimators=0", lambda: make_predictor("forest", n_estimators=0)),
+    ("predictor.unseen=median", lambda: make_predictor("forest", unseen="median")),
+    ("predictor.mode=sideways", lambda: make_predictor("noisy", mode="sideways")),
+    ("placement.allreduce_edges=star", lambda: make_placer("heavy_edge", allreduce_edges="star")),
+    ("solver.time_limit_s=0", lambda: make_placer("ilp", time_limit_s=0.0)),
+    ("solver.mip_gap=1.5", lambda: SolverSettings(mip_gap=1.5)),
+    ("solver.name=glpk", lambda: SolverSettings("glpk")),
+    ("cluster.servers=0", lambda: Cluster(0, 8)),
+    ("cluster.b_inter=-12.5", lambda: Cluster(8, 8, b_inter=-12.5)),
+    ("timing.microbatches=0", lambda: TimingModel(microbatches=0)),
+    ("timing.allreduce=butterfly", lambda: TimingModel(allreduce="butterfly")),
+]
+
+
+@pytest.mark.parametrize(("override", "api_call"), SAME_REFUSAL, ids=[o for o, _ in SAME_REFUSAL])
+def test_cli_and_api_refuse_with_the_same_message(override: str, api_call: Callable[[], Any]) -> None:
+    with pytest.raises(ConfigError) as cli:
+        compose_run_config([override])
+    with pytest.raises(ConfigError) as api:
+        api_call()
+    assert str(api.value) == str(cli.value)
+    assert str(cli.value).startswith(override.split("=")[0])
+
+
+def test_the_issue_example_reads_as_on_the_command_line() -> None:
+    with pytest.raises(ConfigError, match=r"^scheduler\.comm_heavy must be a number >= 1, got 0\.5$"):
+        make_scheduler("asrpt", comm_heavy=0.5)
+
+
+def test_numpy_values_are_shown_as_plain_numbers() -> None:
+    with pytest.raises(ConfigError, match=r"^scheduler\.tau must be a number >= 0, got -4\.0$"):
+        make_scheduler("asrpt", tau=np.float64(-4.0))
+    assert make_scheduler("asrpt", tau=np.float64(0.5)).tau == 0.5
+
+
+def test_every_rule_checks_a_config_key() -> None:
+    keys = {"seed"} | {f"{group}.{item.name}" for group, value in RunConfig().groups()
+                       for item in dataclasses.fields(value)}
+    assert set(RULES) <= keys
