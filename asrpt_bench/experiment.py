@@ -60,7 +60,7 @@ def run_experiment(config: RunConfig) -> RunResult:
     if workload is not None:
         provenance.update(workload_source=workload.source, recurrence_keys=workload.recurrence_keys,
                           workload_jobs=len(workload.jobs), history_jobs=len(workload.history),
-                          cluster_gpus=workload.cluster.total_gpus)
+                          cluster_gpus=workload.cluster.total_gpus, **workload.scalars)
     result = TASKS[config.task.name](Context(config, workload, provenance))
     result.summary["wall_time_s"] = time.perf_counter() - started
     return result
