@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..core import ConfigError
-from . import plots, theory_plots
+from . import plots, regime_plots, theory_plots
 from .style import save_figure
 
 
@@ -54,6 +54,12 @@ FIGURES: tuple[FigureSpec, ...] = (
                "Ablation: Heavy-Edge vs first-fit placement under A-SRPT"),
     FigureSpec("ablation_backfill", "ablation_backfill.csv", theory_plots.plot_ablation_backfill,
                "Ablation: strict head-of-line dispatch vs backfill"),
+    FigureSpec("regime_map", "regime_map.csv", regime_plots.plot_regime_map,
+               "Regime map: A-SRPT / best WCS vs offered load per key informativeness sigma, Philly and Gavel"),
+    FigureSpec("regime_map_novelty", "regime_map_novelty.csv", regime_plots.plot_regime_map_novelty,
+               "Regime map: A-SRPT / best WCS vs offered load per new-group share, Philly and Gavel"),
+    FigureSpec("injection_study", "injection_study.csv", regime_plots.plot_injection_study,
+               "Injection study: A-SRPT / best WCS vs the number of injected unseen long gang jobs"),
 )
 
 
