@@ -8,7 +8,8 @@ APP=(python -m asrpt_bench.cli)
 EXPERIMENTS=(compare_default fig4_prediction_error fig6_num_jobs fig7_single_gpu_share
              placement_heavy_edge_vs_ilp sensitivity
              theory_ratio_vs_bound theory_trace_ratio adversarial_search
-             ablation_novelty_bias ablation_placement ablation_backfill)
+             ablation_novelty_bias ablation_placement ablation_backfill
+             regime_map regime_map_novelty injection_study)
 for name in "${EXPERIMENTS[@]}"; do
   echo "== ${name}"
   "${APP[@]}" -m "experiment=${name}" progress=false "$@"
