@@ -154,6 +154,8 @@ class WorkloadConfig:
         _check(_is_number(self.time_compression) and self.time_compression > 0, f"{prefix}.time_compression",
                "a number > 0", self.time_compression)
         self.recurrence.validate(f"{prefix}.recurrence")
+        _check(not (self.name == "philly" and self.recurrence.source == "trace"), f"{prefix}.recurrence.source",
+               "synthetic or virtual_cluster for philly (the trace has no job groups)", self.recurrence.source)
         _check(self.target_load is None or (_is_number(self.target_load) and self.target_load > 0),
                f"{prefix}.target_load", "null (as in the trace) or a number > 0", self.target_load)
         _check(_is_int(self.inject_jobs) and self.inject_jobs >= 0, f"{prefix}.inject_jobs", "an integer >= 0",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from asrpt_bench import io
 from asrpt_bench.core import ConfigError
-from asrpt_bench.prediction.split import history_size
+from asrpt_bench.workloads.slicing import history_size
 from asrpt_bench.workloads.gavel import load_gavel
 from asrpt_bench.workloads.gavel_throughputs import derive_throughput_table, job_types, packaged_throughputs
 from asrpt_bench.workloads.recurrence import RecurrenceSpec

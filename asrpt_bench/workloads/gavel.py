@@ -34,7 +34,7 @@ from typing import Callable
 import pandas as pd
 
 from ..core import ConfigError
-from .gavel_throughputs import _lookup, throughput
+from .gavel_throughputs import job_types, throughput
 from .parsing import location
 from .recurrence import RecurrenceSpec, recurrence_keys
 from .schema import validate_job_table
@@ -143,9 +143,9 @@ def _parse_line(line: str, number: int, names: tuple[str, ...], source: str, vc:
         return value
 
     job_type = fields["job_type"]
-    if job_type not in _lookup():
+    if job_type not in job_types():
         raise ConfigError(f"{where('job_type')}: job type {job_type!r} has no measured throughput; "
-                          f"known: {sorted(_lookup())}")
+                          f"known: {list(job_types())}")
     parsed("needs_data_dir", int, lambda v: v in (0, 1), "0 or 1")
     steps = int(parsed("total_steps", int, lambda v: v >= 0, "an integer >= 0"))
     gpus = int(parsed("scale_factor", int, lambda v: v >= 1, "an integer >= 1"))

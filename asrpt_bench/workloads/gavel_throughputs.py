@@ -59,8 +59,9 @@ def _lookup() -> dict[str, dict[int, tuple[float, float]]]:
     return lookup
 
 
-def job_types() -> list[str]:
-    return sorted(_lookup())
+def job_types() -> tuple[str, ...]:
+    """The job types Gavel measured, sorted."""
+    return tuple(sorted(_lookup()))
 
 
 def throughput(job_type: str, scale_factor: int) -> tuple[float, float, bool]:

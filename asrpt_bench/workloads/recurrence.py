@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..prediction.split import history_size
 from .seeding import component_rng
+from .slicing import history_size
 
 SYNTHETIC_PREFIX = "syn-"
 NEW_PREFIX = f"{SYNTHETIC_PREFIX}new-"
