@@ -4,7 +4,8 @@ Best WCS at a point (trace x key setting x load, or x injected jobs) is the WCS 
 (wcs_duration, wcs_workload, wcs_subtime) with the lowest mean total JCT over the point's seeds;
 the ratio A-SRPT / best WCS is formed per seed against that one variant (choosing the minimum per
 seed would favour WCS by the noise of three draws) and shown as mean and 95% Student-t CI over
-seeds. A filled marker means the CI excludes 1 (A-SRPT reliably better below 1, worse above).
+seeds. A filled marker means the CI excludes 1 (A-SRPT reliably better below 1, worse above); a
+point with one seed has no CI and is never filled.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FormatStrFormatter
 
 from ..core import ConfigError
 from .plots import SEED, complete_runs, mean_ci, plot_band, require
@@ -43,7 +46,7 @@ def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str
             rows.append(ratio.assign(**dict(zip(point, key))))
     ratios = pd.concat(rows, ignore_index=True)
     summary = mean_ci(ratios, point + ["scheduler", "best_wcs"], "ratio")
-    summary["excludes_one"] = (summary["low"] > 1) | (summary["high"] < 1)
+    summary["excludes_one"] = (summary["n"] >= 2) & ((summary["low"] > 1) | (summary["high"] < 1))
     return summary
 
 
@@ -54,22 +57,29 @@ def _axis_label(value: object, axis: str) -> str:
 
 
 def _ratio_lines(axes: plt.Axes, summary: pd.DataFrame, x: str, series: str) -> None:
+    """A-SRPT / best WCS per value of `series` (band, markers filled where the CI excludes 1), and its
+    oracle variant dashed in the same colour."""
     values = list(dict.fromkeys(summary[series]))
     colours = plt.get_cmap("viridis")(np.linspace(0, 0.9, len(values)))
     for colour, value in zip(colours, values):
         part = summary[summary[series] == value].assign(**{x: lambda t: t[x].astype(float)}).sort_values(x)
-        plot_band(axes, part, x, color=colour, label=_axis_label(value, series))
+        mine = part[part["scheduler"] == "asrpt"]
+        plot_band(axes, mine, x, color=colour, label=_axis_label(value, series))
         for excludes, face in ((True, colour), (False, "white")):
-            chosen = part[part["excludes_one"] == excludes]
+            chosen = mine[mine["excludes_one"] == excludes]
             axes.scatter(chosen[x], chosen["mean"], s=22, facecolors=face, edgecolors=colour, zorder=3)
+        oracle = part[part["scheduler"] == "asrpt_oracle"]
+        axes.plot(oracle[x], oracle["mean"], color=colour, linestyle="--", linewidth=0.9)
     axes.axhline(1.0, color="black", linewidth=0.8)
     axes.set_yscale("log")
+    for formatter in (axes.yaxis.set_major_formatter, axes.yaxis.set_minor_formatter):
+        formatter(FormatStrFormatter("%g"))
 
 
 def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
     table = complete_runs(table)
     require(table, [TRACE, LOAD, axis, SEED, "scheduler", "total_jct"], title)
-    summary = best_wcs_ratios(table, [TRACE, axis, LOAD])
+    summary = best_wcs_ratios(table, [TRACE, axis, LOAD], schedulers=("asrpt", "asrpt_oracle"))
     traces = list(dict.fromkeys(table[TRACE]))
     seeds = int(summary["n"].max())
     with figure_style():
@@ -79,13 +89,18 @@ def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
             axes.set_title(trace)
             axes.set_xlabel("offered load (workload.target_load)")
         panels[0][0].set_ylabel("total JCT: A-SRPT / best WCS")
-        panels[0][-1].legend(title=f"mean, 95% CI over {seeds} seeds; filled: CI excludes 1", title_fontsize=7)
+        handles, labels = panels[0][-1].get_legend_handles_labels()
+        handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=0.9))
+        labels.append("dashed: A-SRPT (oracle) / best WCS")
+        panels[0][-1].legend(handles, labels, title=f"mean, 95% CI over {seeds} seeds; filled: CI excludes 1",
+                             title_fontsize=7)
         figure.suptitle(title)
     return figure
 
 
 def plot_regime_map(table: pd.DataFrame) -> Figure:
-    """A-SRPT / best WCS vs offered load, one line per key informativeness sigma, one panel per trace."""
+    """A-SRPT / best WCS vs offered load, one line per key informativeness sigma (its oracle variant
+    dashed), one panel per trace."""
     return _regime(table, SIGMA, "Regime map: A-SRPT vs the best WCS baseline by key informativeness")
 
 
@@ -110,6 +125,8 @@ def plot_injection_study(table: pd.DataFrame) -> Figure:
             left.scatter(filled[INJECTED], filled["mean"], s=30, color=style["color"], zorder=3)
         left.axhline(1.0, color="black", linewidth=0.8)
         left.set_yscale("log")
+        for formatter in (left.yaxis.set_major_formatter, left.yaxis.set_minor_formatter):
+            formatter(FormatStrFormatter("%g"))
         left.set_xlabel("injected unseen gang jobs")
         left.set_ylabel("total JCT / best WCS")
         left.legend(title="filled: 95% CI excludes 1", title_fontsize=7)
