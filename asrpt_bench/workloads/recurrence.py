@@ -175,9 +175,9 @@ def _templates(table: pd.DataFrame, spec: RecurrenceSpec, by: str, later: np.nda
 
 def _pool_templates(score: np.ndarray, later: np.ndarray, spec: RecurrenceSpec,
                     rng: np.random.Generator) -> tuple[np.ndarray, int]:
-    """Template label per job of one pool, and the number of templates: the history jobs (all jobs if the pool has none) sorted by
-    score, cut into chunks of Dirichlet-multinomial sizes; every job joins the chunk whose score
-    interval holds its score, so every template has a history job."""
+    """Template label per job of one pool, and the number of templates: the history jobs (all jobs if
+    the pool has none) sorted by score, cut into chunks of Dirichlet-multinomial sizes; every job
+    joins the chunk whose score interval holds its score, so every template has a history job."""
     anchors = np.flatnonzero(~later) if (~later).any() else np.arange(len(score))
     count = math.ceil(len(score) / spec.jobs_per_template)
     popularity = rng.dirichlet(np.full(count, spec.concentration))
