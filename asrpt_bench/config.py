@@ -18,6 +18,7 @@ from .rules import RULES, check, shown
 from .solvers import DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
 from .theory.lower_bounds import ALPHA_MIN_SOURCES
+from .workloads.recurrence import RecurrenceSpec
 
 BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 COMPARE_SCHEDULERS = ("asrpt", "asrpt_oracle") + BASELINES
@@ -71,6 +72,28 @@ class TimingConfig:
 
 
 @dataclass
+class RecurrenceConfig:
+    """Recurrence keys (workloads/recurrence.py): `source` synthetic | virtual_cluster | trace; `sigma`
+    (log-duration noise of the template order; null = keys carry no duration), `new_group_share` of the
+    jobs after the history cut in groups never seen before, chosen at random (`new_group_selection`:
+    random, or the labelled biased `gpu_time`), template size, templates per user, popularity."""
+
+    source: str = "synthetic"
+    sigma: Optional[float] = 1.0
+    new_group_share: float = 0.1
+    new_group_selection: str = "random"
+    jobs_per_template: float = 20.0
+    templates_per_user: float = 4.0
+    concentration: float = 1.0
+
+    def spec(self) -> RecurrenceSpec:
+        return RecurrenceSpec(**dataclasses.asdict(self))
+
+    def validate(self, prefix: str = "workload.recurrence") -> None:
+        self.spec().validate(prefix)
+
+
+@dataclass
 class WorkloadConfig:
     """Which jobs are simulated and which earlier jobs train the predictor.
 
@@ -82,8 +105,14 @@ class WorkloadConfig:
     default slice, so only the mix changes); for `synthetic` it is also the generator's share. `max_gpus` caps a
     trace job's GPU demand before a configuration is assigned (null: jobs larger than the cluster
     are dropped with a warning and counted when `drop_oversize`). `job_cap` is a
-    hard cap on the simulated jobs applied last (debug/CI runs). `recurrence` chooses Philly's
-    recurrence keys: `synthetic` (generated per virtual cluster, labelled) or `virtual_cluster`.
+    hard cap on the simulated jobs. `recurrence` is the recurrence-key model (RecurrenceConfig).
+
+    `target_load` (null: as in the trace) scales the simulated jobs' releases so that their offered
+    load sum(g_i d_i) / (G x release span) equals it (after `job_cap`). `inject_jobs` adds that many
+    jobs of never-seen groups, `inject_gpus` GPUs and `inject_duration` s each, released uniformly at
+    random over the simulated span (after the load scaling: the injection study). `gavel_alpha_max`:
+    a Gavel job's declared alpha_max is its alpha (`alpha`, as Gavel's simulator) or the measured
+    throughput of a spread placement (`unconsolidated`, so COMM_HEAVY acts).
     """
 
     name: str = "philly"
@@ -95,7 +124,12 @@ class WorkloadConfig:
     resample_replace: bool = False
     resample_releases: str = "slots"
     time_compression: float = 1.0
-    recurrence: str = "synthetic"
+    recurrence: RecurrenceConfig = field(default_factory=RecurrenceConfig)
+    target_load: Optional[float] = None
+    inject_jobs: int = 0
+    inject_gpus: int = 16
+    inject_duration: float = 200_000.0
+    gavel_alpha_max: str = "alpha"
     drop_oversize: bool = True
     job_cap: Optional[int] = None
     max_gpus: Optional[int] = None
@@ -122,8 +156,19 @@ class WorkloadConfig:
                "'slots' or 'original'", self.resample_releases)
         _check(_is_number(self.time_compression) and self.time_compression > 0, f"{prefix}.time_compression",
                "a number > 0", self.time_compression)
-        _check(self.recurrence in ("synthetic", "virtual_cluster"), f"{prefix}.recurrence",
-               "'synthetic' or 'virtual_cluster'", self.recurrence)
+        self.recurrence.validate(f"{prefix}.recurrence")
+        _check(not (self.name == "philly" and self.recurrence.source == "trace"), f"{prefix}.recurrence.source",
+               "synthetic or virtual_cluster for philly (the trace has no job groups)", self.recurrence.source)
+        _check(self.target_load is None or (_is_number(self.target_load) and self.target_load > 0),
+               f"{prefix}.target_load", "null (as in the trace) or a number > 0", self.target_load)
+        _check(_is_int(self.inject_jobs) and self.inject_jobs >= 0, f"{prefix}.inject_jobs", "an integer >= 0",
+               self.inject_jobs)
+        _check(_is_int(self.inject_gpus) and self.inject_gpus >= 1, f"{prefix}.inject_gpus", "an integer >= 1",
+               self.inject_gpus)
+        _check(_is_number(self.inject_duration) and self.inject_duration > 0, f"{prefix}.inject_duration",
+               "a duration > 0 in seconds", self.inject_duration)
+        _check(self.gavel_alpha_max in ("alpha", "unconsolidated"), f"{prefix}.gavel_alpha_max",
+               "'alpha' or 'unconsolidated'", self.gavel_alpha_max)
         _check(_is_int(self.synthetic_jobs) and self.synthetic_jobs >= 1, f"{prefix}.synthetic_jobs",
                "an integer >= 1", self.synthetic_jobs)
         _check(_is_number(self.arrival_rate) and self.arrival_rate > 0, f"{prefix}.arrival_rate",

@@ -79,7 +79,7 @@ def _run(config: RunConfig) -> RunResult:
     if workload is not None:
         provenance.update(workload_source=workload.source, recurrence_keys=workload.recurrence_keys,
                           workload_jobs=len(workload.jobs), history_jobs=len(workload.history),
-                          cluster_gpus=workload.cluster.total_gpus)
+                          cluster_gpus=workload.cluster.total_gpus, **workload.scalars)
     result = TASKS[config.task.name](Context(config, workload, provenance))
     result.summary["wall_time_s"] = time.perf_counter() - started
     return result

@@ -2,29 +2,37 @@
 
 Trace workloads are split chronologically: the predictor learns from the history, the simulated
 jobs come from the later part. Both the assigned table and the fitted predictor are memoised per
-process for the same inputs, so sweep points that share them do the work once.
+process for the same inputs, so sweep points that share them do the work once. The simulated jobs
+then get their releases scaled to `workload.target_load` (so points of a load sweep share the fit)
+and the injected jobs of `workload.inject_jobs`; `workload_scalars` and `prediction_scalars` are
+what every run reports about its job set (offered load, unseen share, the predictor's error).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Hashable
 
+import numpy as np
 import pandas as pd
 
 from .build import build_cluster, build_timing, predictor_params
 from .config import RunConfig
 from .core import Cluster, ConfigError, Job
-from .prediction import chronological_split, make_predictor
+from .prediction import accuracy_summary, chronological_split, make_predictor, prediction_errors
 from .timing import TimingModel
 from .workloads.assign import assign_models
 from .workloads.csv_table import load_csv
+from .workloads.gavel import load_gavel
+from .workloads.injection import injected_jobs
 from .workloads.instances import INSTANCES, get_instance
 from .workloads.jobs import jobs_from_table
+from .workloads.load import best_durations, offered_load, scale_to_load
 from .workloads.pai2020 import load_pai2020
 from .workloads.philly import load_philly
+from .workloads.recurrence import RecurrenceSpec
 from .workloads.slicing import resample_single_gpu_share, slice_jobs
 from .workloads.synthetic import synthetic_workload
 
@@ -40,17 +48,23 @@ class Workload:
     cluster: Cluster
     source: str
     recurrence_keys: str
+    durations: np.ndarray = field(default_factory=lambda: np.empty(0))
+    scalars: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class TableSpec:
-    """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process)."""
+    """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process).
+
+    `train_fraction` is an input because "new group" (recurrence.py) refers to the history cut."""
 
     name: str
     path: str | None
     seed: int
     time_compression: float
-    recurrence: str
+    recurrence: RecurrenceSpec
+    train_fraction: float
+    gavel_alpha_max: str
     synthetic_jobs: int
     arrival_rate: float
     single_gpu_share: float | None
@@ -61,8 +75,9 @@ class TableSpec:
     @classmethod
     def of(cls, config: RunConfig) -> "TableSpec":
         wl = config.workload
-        return cls(wl.name, wl.path, config.seed, wl.time_compression, wl.recurrence, wl.synthetic_jobs,
-                   wl.arrival_rate, wl.single_gpu_share, wl.max_gpus, build_cluster(config), build_timing(config))
+        return cls(wl.name, wl.path, config.seed, wl.time_compression, wl.recurrence.spec(), wl.train_fraction,
+                   wl.gavel_alpha_max, wl.synthetic_jobs, wl.arrival_rate, wl.single_gpu_share, wl.max_gpus,
+                   build_cluster(config), build_timing(config))
 
     def require_path(self) -> str:
         if not self.path:
@@ -71,7 +86,13 @@ class TableSpec:
 
 
 def _philly(spec: TableSpec) -> pd.DataFrame:
-    return load_philly(spec.path, time_compression=spec.time_compression, recurrence=spec.recurrence, seed=spec.seed)
+    return load_philly(spec.path, time_compression=spec.time_compression, recurrence=spec.recurrence, seed=spec.seed,
+                       train_fraction=spec.train_fraction)
+
+
+def _gavel(spec: TableSpec) -> pd.DataFrame:
+    return load_gavel(spec.path, recurrence=spec.recurrence, seed=spec.seed, train_fraction=spec.train_fraction,
+                      alpha_max=spec.gavel_alpha_max)
 
 
 def _synthetic(spec: TableSpec) -> pd.DataFrame:
@@ -81,6 +102,7 @@ def _synthetic(spec: TableSpec) -> pd.DataFrame:
 
 TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
     "philly": _philly,
+    "gavel": _gavel,
     "pai2020": lambda spec: load_pai2020(spec.require_path()),
     "csv": lambda spec: load_csv(spec.require_path()),
     "synthetic": _synthetic,
@@ -115,8 +137,9 @@ def load_workload(config: RunConfig) -> Workload:
     if name in INSTANCES:
         instance = get_instance(name)
         table = instance.table.copy()
-        return Workload(jobs=instance.jobs(), table=table, history=table.iloc[:0], later=table,
-                        cluster=instance.cluster, source=f"instance {name!r}", recurrence_keys="none")
+        return _finished(config, Workload(jobs=instance.jobs(), table=table, history=table.iloc[:0], later=table,
+                                          cluster=instance.cluster, source=f"instance {name!r}",
+                                          recurrence_keys="none"))
     if name not in TABLE_SOURCES:
         raise ConfigError(f"unknown workload {name!r}; known: {sorted(TABLE_SOURCES) + sorted(INSTANCES)}")
     cached = _assigned_table(TableSpec.of(config))
@@ -125,9 +148,38 @@ def load_workload(config: RunConfig) -> Workload:
     history, later = chronological_split(full, config.workload.train_fraction)
     table = _simulated_part(later, config)
     source = str(full.attrs.get("source", name))
-    return Workload(jobs=jobs_from_table(table, source), table=table, history=history, later=later,
-                    cluster=build_cluster(config), source=source,
-                    recurrence_keys=str(full.attrs.get("recurrence_keys", "given")))
+    workload = Workload(jobs=jobs_from_table(table, source), table=table, history=history, later=later,
+                        cluster=build_cluster(config), source=source,
+                        recurrence_keys=str(full.attrs.get("recurrence_keys", "given")))
+    if "recurrence" in full.attrs:
+        workload.scalars["recurrence"] = dict(full.attrs["recurrence"])
+    if "gavel_alpha_extrapolated" in full.attrs:
+        workload.scalars["gavel_alpha_extrapolated"] = int(full.attrs["gavel_alpha_extrapolated"])
+    return _finished(config, workload)
+
+
+def _finished(config: RunConfig, workload: Workload) -> Workload:
+    """Scale releases to workload.target_load, add the injected jobs, record the offered load."""
+    wl = config.workload
+    timing, G = build_timing(config), workload.cluster.total_gpus
+    durations = best_durations(workload.jobs, workload.cluster, timing)
+    factor = 1.0
+    if wl.target_load is not None:
+        workload.jobs, factor = scale_to_load(workload.jobs, durations, G, wl.target_load)
+        workload.table = workload.table.assign(release=[job.release for job in workload.jobs])
+    if wl.inject_jobs:
+        releases = [job.release for job in workload.jobs]
+        extra = injected_jobs(wl.inject_jobs, gpus=wl.inject_gpus, duration=wl.inject_duration,
+                              span=max(releases) - min(releases), seed=config.seed, cluster=workload.cluster,
+                              timing=timing, max_gpus=wl.max_gpus)
+        extra_jobs = jobs_from_table(extra, "workload.inject_jobs")
+        workload.table = pd.concat([workload.table, extra], ignore_index=True)
+        workload.jobs = workload.jobs + extra_jobs
+        durations = np.concatenate([durations, best_durations(extra_jobs, workload.cluster, timing)])
+    workload.durations = durations
+    workload.scalars.update(offered_load=offered_load(workload.jobs, durations, G), release_scale=factor,
+                            injected_jobs=wl.inject_jobs)
+    return workload
 
 
 @lru_cache(maxsize=4)
@@ -150,3 +202,19 @@ def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
 def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, float]:
     """job_id -> predicted iterations from the predictor fit on the workload's history."""
     return fitted_predictor(config, workload).predictions(workload.table)
+
+
+def prediction_scalars(config: RunConfig, workload: Workload) -> dict[str, float]:
+    """On the simulated jobs: the share whose group the predictor never saw (`unseen_share`; always 0
+    for predictors that need no history, oracle and noisy), their share of the GPU time g_i d_i
+    (`unseen_gpu_time_share`), and the median relative error |n~ - n| / n on the seen ones
+    (`predictor_median_rel_error_seen`)."""
+    predictor = fitted_predictor(config, workload)
+    unseen = predictor.unseen_mask(workload.table)
+    errors = accuracy_summary(prediction_errors(workload.table, predictor.predict(workload.table), unseen))
+    work = np.array([job.gpus for job in workload.jobs], dtype=float) * workload.durations
+    fits = ~np.isnan(work)
+    total = float(work[fits].sum())
+    return {"unseen_share": errors["unseen_share"],
+            "unseen_gpu_time_share": float(work[fits & unseen].sum()) / total if total > 0 else float("nan"),
+            "predictor_median_rel_error_seen": errors["median_relative_error_seen"]}

@@ -2,10 +2,13 @@
 
 Run:  python benchmarks/bench_workloads.py [--seed 0] [--servers 8] [--gpus-per-server 8]
                                           [--n-estimators 100] [--train-fraction 0.8] [--figure PATH]
+                                          [--sigma 1.0|null] [--new-group-share 0.1]
 
 Prints wall times of each step and the forest's accuracy on the held-out (chronologically last)
 part of the trace. Philly has no user or job group: the recurrence keys the forest learns from are
-SYNTHETIC (workloads/recurrence.py), so the accuracy figures rest on those keys, not on real ones.
+SYNTHETIC (workloads/recurrence.py), so the accuracy figures rest on those keys, not on real ones:
+`--sigma` sets how much a key says about duration (null: nothing), `--new-group-share` the share of
+held-out jobs in never-seen groups.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from asrpt_bench.prediction import (
 )
 from asrpt_bench.workloads.assign import assign_models
 from asrpt_bench.workloads.philly import load_philly
+from asrpt_bench.workloads.recurrence import RecurrenceSpec
 
 
 def main() -> None:
@@ -35,11 +39,15 @@ def main() -> None:
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--train-fraction", type=float, default=0.8)
     parser.add_argument("--figure", default=None, help="write the Fig 4 histogram here (PNG/PDF)")
+    parser.add_argument("--sigma", default="1.0", help="workload.recurrence.sigma (null: keys carry no duration)")
+    parser.add_argument("--new-group-share", type=float, default=0.1, help="workload.recurrence.new_group_share")
     args = parser.parse_args()
     cluster = Cluster(args.servers, args.gpus_per_server)
+    spec = RecurrenceSpec(sigma=None if args.sigma == "null" else float(args.sigma),
+                          new_group_share=args.new_group_share)
 
     start = time.perf_counter()
-    table = load_philly(seed=args.seed)
+    table = load_philly(seed=args.seed, recurrence=spec, train_fraction=args.train_fraction)
     loaded = time.perf_counter()
     assigned = assign_models(table, cluster, seed=args.seed)
     done = time.perf_counter()
@@ -48,7 +56,7 @@ def main() -> None:
     evaluated = time.perf_counter()
 
     print(f"jobs: {len(table)}  groups: {table['group'].nunique()}  users: {table['user'].nunique()}  "
-          f"recurrence_keys: {table.attrs['recurrence_keys']}")
+          f"recurrence_keys: {table.attrs['recurrence_keys']}  {table.attrs['recurrence']}")
     print(f"load_philly (full trace + synthetic keys): {loaded - start:.2f} s")
     print(f"assign_models ({cluster.servers}x{cluster.gpus_per_server} GPUs): {done - loaded:.2f} s")
     print(f"forest fit + predict ({args.n_estimators} trees): {evaluated - done:.2f} s")

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ["debug=tiny", "workload=synthetic"]
 SUMMARY_KEYS = {"num_jobs", "total_jct", "mean_jct", "sum_completion", "makespan", "utilization", "lower_bound",
                 "ratio_to_lower_bound", "theorem1_bound", "rho", "epsilon_bar", "wall_time_s", "versions",
-                "config_hash", "dropped", "recurrence_keys"}
+                "config_hash", "dropped", "recurrence_keys", "offered_load", "unseen_share", "unseen_gpu_time_share",
+                "predictor_median_rel_error_seen"}
 JOB_COLUMNS = {"job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_heavy"}
 
@@ -36,6 +37,9 @@ def test_compare_writes_the_design_outputs(tmp_path: Path) -> None:
     summary = json.loads((run_dir / "summary.json").read_text())
     assert SUMMARY_KEYS <= set(summary) and summary["recurrence_keys"] == "synthetic"
     comparison = pd.read_csv(run_dir / "comparison.csv")
+    for key in ("offered_load", "unseen_share", "unseen_gpu_time_share", "predictor_median_rel_error_seen"):
+        assert (comparison[key] == summary[key]).all(), key
+    assert summary["offered_load"] > 0 and 0 <= summary["unseen_share"] <= 1
     assert comparison["scheduler"].tolist() == ["asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration",
                                                 "wcs_workload", "wcs_subtime", "fifo"]
     asrpt_jct = comparison.set_index("scheduler").loc["asrpt", "total_jct"]

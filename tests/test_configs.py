@@ -66,6 +66,15 @@ def test_defaults_match_design() -> None:
     ("theory.rho_bar_definition=typo", "theory.rho_bar_definition"),
     ("theory.eps_bar_definition=typo", "theory.eps_bar_definition"),
     ("theory.alpha_min_source=heavy_edge", "theory.alpha_min_source"),
+    ("workload.recurrence.sigma=-1", "workload.recurrence.sigma"),
+    ("workload.recurrence.new_group_share=1.5", "workload.recurrence.new_group_share"),
+    ("workload.recurrence.new_group_selection=longest", "workload.recurrence.new_group_selection"),
+    ("workload.recurrence.source=trace", "workload.recurrence.source"),
+    ("+workload.recurrence.bins=3", "workload.recurrence.bins"),
+    ("workload.target_load=0", "workload.target_load"),
+    ("workload.inject_jobs=-1", "workload.inject_jobs"),
+    ("workload.inject_duration=0", "workload.inject_duration"),
+    ("workload.gavel_alpha_max=spread", "workload.gavel_alpha_max"),
 ])
 def test_bad_values_fail_naming_the_key(override: str, key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
@@ -75,6 +84,16 @@ def test_bad_values_fail_naming_the_key(override: str, key: str) -> None:
 def test_unknown_option_lists_the_available_ones() -> None:
     with pytest.raises(ConfigError, match="scheduler/nope"):
         compose_run_config(["scheduler=nope"])
+
+
+def test_recurrence_knobs_compose_per_workload() -> None:
+    philly = compose_run_config(["workload.recurrence.sigma=null", "workload.recurrence.new_group_share=0.3"])
+    assert philly.workload.recurrence.sigma is None and philly.workload.recurrence.spec().new_group_share == 0.3
+    assert compose_run_config(["workload.recurrence.sigma=inf"]).workload.recurrence.spec().summary()["sigma"] is None
+    gavel = compose_run_config(["workload=gavel"]).workload.recurrence
+    assert (gavel.source, gavel.new_group_share) == ("trace", 0.0)
+    regime = compose_run_config(["experiment=regime_map", "workload=gavel"])
+    assert regime.workload.recurrence.source == "synthetic" and regime.task.schedulers[:2] == ["asrpt", "asrpt_oracle"]
 
 
 def test_named_experiments_set_their_task() -> None:

@@ -6,7 +6,6 @@ import pytest
 
 from asrpt_bench.core import ConfigError
 from asrpt_bench.workloads.philly import load_philly
-from asrpt_bench.workloads.recurrence import synthesize_recurrence
 
 HEADER = "timestamp,duration,num_gpus,gpu_time,cluster\n"
 ROWS = [
@@ -73,14 +72,14 @@ def test_missing_column_and_missing_file(tmp_path):
 
 def test_bad_options(tmp_path):
     path = write(tmp_path, ROWS)
-    with pytest.raises(ConfigError, match="recurrence"):
+    with pytest.raises(ConfigError, match=r"workload\.recurrence\.source must be one of"):
         load_philly(path, recurrence="users")
+    with pytest.raises(ConfigError, match="the Philly trace has no job groups"):
+        load_philly(path, recurrence="trace")
     with pytest.raises(ConfigError, match="time_compression"):
         load_philly(path, time_compression=0)
     with pytest.raises(ConfigError, match="contains no jobs"):
         load_philly(path, start=1000, end=2000)
-    with pytest.raises(ConfigError, match=r"recurrence_params: unknown key\(s\) \['bins'\]"):
-        load_philly(path, recurrence_params={"bins": 3})
     with pytest.raises(ConfigError, match="offset=9"):
         load_philly(path, offset=9)
 
@@ -93,7 +92,10 @@ def test_packaged_trace_loads_whole_and_sorted():
     assert table["vc"].nunique() == 15
     assert (table["gpus"] == 1).sum() == 76627
     assert table.attrs["recurrence_keys"] == "synthetic"
-    assert table["group"].str.startswith("syn-g-").all() and table["user"].str.startswith("syn-u-").all()
+    assert table["group"].str.startswith("syn-").all() and table["user"].str.startswith("syn-u-").all()
+    new = table["group"].str.startswith("syn-new-")
+    assert new.sum() == round(0.1 * (82247 - 65797)) and (table.index[new] >= 65797).all()
+    assert table.attrs["recurrence"]["sigma"] == 1.0 and table.attrs["recurrence"]["history_jobs"] == 65797
 
 
 def test_slice_keeps_the_keys_of_the_full_trace():
@@ -102,23 +104,3 @@ def test_slice_keeps_the_keys_of_the_full_trace():
     expected = full.set_index("job_id").loc[part["job_id"], ["group", "user"]]
     assert part[["group", "user"]].to_numpy().tolist() == expected.to_numpy().tolist()
     assert part["release"].iloc[0] == 0.0
-
-
-def test_synthetic_recurrence_templates_are_consistent_and_seeded():
-    rng = np.random.default_rng(0)
-    table = pd.DataFrame({"job_id": [f"j{i}" for i in range(400)],
-                          "gpus": rng.choice([1, 4], 400),
-                          "duration": np.exp(rng.uniform(0, 12, 400)),
-                          "vc": rng.choice(["a", "b"], 400)})
-    keyed = synthesize_recurrence(table, seed=1, jobs_per_template=5)
-    for _, members in keyed.groupby("group"):
-        assert members["vc"].nunique() == 1 and members["gpus"].nunique() == 1
-        assert members["duration"].max() < 2 * max(members["duration"].min(), 1.0)
-        assert members["user"].nunique() == 1
-    users_vc = keyed.groupby("user")["vc"].nunique()
-    assert (users_vc == 1).all()
-    assert keyed.attrs["recurrence_keys"] == "synthetic"
-    assert keyed["group"].tolist() == synthesize_recurrence(table, seed=1, jobs_per_template=5)["group"].tolist()
-    assert keyed["group"].tolist() != synthesize_recurrence(table, seed=2, jobs_per_template=5)["group"].tolist()
-    with pytest.raises(ConfigError, match="jobs_per_template"):
-        synthesize_recurrence(table, seed=1, jobs_per_template=0.5)

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 import pandas as pd
 
-from ..core import ConfigError
+from ..workloads.slicing import history_size
 
 
 def chronological_split(table: pd.DataFrame, train_fraction: float = 0.8) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(history, test): the first floor(train_fraction * N) jobs by release (ties keep row order)
     and the rest, each with a fresh index and the table's attrs. train_fraction = 0 gives no history
     (every job is simulated: hand-made instances with an oracle or noisy predictor)."""
-    if not 0.0 <= train_fraction < 1.0:
-        raise ConfigError(f"workload.train_fraction must be in [0, 1), got {train_fraction!r}")
     order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
-    # floor of the decimal value as written: 0.7 * 90 is 62.99999... in binary floating point, 63 here
-    cut = math.floor(Fraction(str(float(train_fraction))) * len(table))
+    cut = history_size(len(table), train_fraction)
     parts = []
     for rows in (order[:cut], order[cut:]):
         part = table.iloc[rows].reset_index(drop=True)

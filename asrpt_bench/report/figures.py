@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 
 from ..collect import experiment_of
 from ..core import ConfigError
-from . import plots, theory_plots
+from . import plots, regime_plots, theory_plots
 from .style import save_figure
 
 
@@ -98,6 +98,17 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("ablation_backfill", "ablation_backfill.csv", theory_plots.plot_ablation_backfill,
                "Ablation: strict head-of-line dispatch vs backfill",
                ("scheduler.backfill", "total_jct")),
+    FigureSpec("regime_map", "regime_map.csv", regime_plots.plot_regime_map,
+               "Regime map: A-SRPT / best WCS vs offered load per key informativeness sigma, Philly and Gavel",
+               ("workload.name", "workload.target_load", "workload.recurrence.sigma", "seed", "scheduler",
+                "total_jct")),
+    FigureSpec("regime_map_novelty", "regime_map_novelty.csv", regime_plots.plot_regime_map_novelty,
+               "Regime map: A-SRPT / best WCS vs offered load per new-group share, Philly and Gavel",
+               ("workload.name", "workload.target_load", "workload.recurrence.new_group_share", "seed",
+                "scheduler", "total_jct")),
+    FigureSpec("injection_study", "injection_study.csv", regime_plots.plot_injection_study,
+               "Injection study: A-SRPT / best WCS vs the number of injected unseen long gang jobs",
+               ("workload.inject_jobs", "seed", "scheduler", "total_jct")),
 )
 
 

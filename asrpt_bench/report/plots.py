@@ -72,7 +72,8 @@ def _lines(table: pd.DataFrame, x: str, value: str, series: str, x_scale: float 
 
 
 def plot_total_jct_vs_num_jobs(table: pd.DataFrame) -> Figure:
-    """Fig 6: total JCT vs the number of jobs, one line per scheduler."""
+    """Fig 6: total JCT vs the number of jobs, one line per scheduler; the top axis gives each job
+    count's mean offered load when the table has it (a job count hides the load)."""
     table = complete_runs(table)
     require(table, ["workload.num_jobs", "scheduler", "total_jct"], "Fig 6")
     with figure_style():
@@ -82,6 +83,11 @@ def plot_total_jct_vs_num_jobs(table: pd.DataFrame) -> Figure:
         axes.set_ylabel("total JCT (s)")
         axes.set_yscale("log")
         axes.set_title("Total JCT vs number of jobs")
+        if "offered_load" in table.columns:
+            loads = table.groupby("workload.num_jobs")["offered_load"].mean()
+            top = axes.secondary_xaxis("top")
+            top.set_xticks(loads.index.to_numpy(dtype=float), [f"{v:.2g}" for v in loads])
+            top.set_xlabel("offered load (mean over seeds)")
     return figure
 
 

@@ -9,7 +9,7 @@ from tqdm.auto import tqdm
 
 from ..build import build_scheduler
 from ..io import RunResult
-from ..prepare import fit_predictions
+from ..prepare import fit_predictions, prediction_scalars
 from .base import REFERENCE_SCHEDULER, Context, register_task, scheduler_names
 from .scoring import run_scheduler
 
@@ -28,7 +28,9 @@ def compare(context: Context) -> RunResult:
     comparison = pd.DataFrame([run.scalars for run in runs.values()])
     primary = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values())))
     comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]
+    workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload)}
+    comparison = comparison.assign(**workload_scalars)
     jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
-    summary = {**context.provenance, **primary.scalars,
+    summary = {**context.provenance, **workload_scalars, **primary.scalars,
                "per_scheduler": {name: run.scalars for name, run in runs.items()}}
     return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison)

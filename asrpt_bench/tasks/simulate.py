@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..build import build_scheduler
 from ..io import RunResult
-from ..prepare import fit_predictions
+from ..prepare import fit_predictions, prediction_scalars
 from .base import Context, register_task
 from .scoring import run_scheduler
 
@@ -17,4 +17,5 @@ def simulate_one(context: Context) -> RunResult:
     predictions = fit_predictions(config, workload)
     scheduler = build_scheduler(config.scheduler.name, config.scheduler)
     run = run_scheduler(config, workload, predictions, scheduler, config.progress)
-    return RunResult(task="simulate", summary={**context.provenance, **run.scalars}, jobs=run.jobs)
+    summary = {**context.provenance, **prediction_scalars(config, workload), **run.scalars}
+    return RunResult(task="simulate", summary=summary, jobs=run.jobs)

@@ -4,7 +4,8 @@ The packaged file is the Pollux copy of the trace (asrpt_bench/data/traces/READM
 job with submit `timestamp`, `duration` (s), `num_gpus` and the virtual cluster `cluster`.
 Jobs are sorted by submit time (ties keep file order) and releases shifted to 0. Philly has no
 user or job group: by default synthetic recurrence keys are generated per virtual cluster (see
-recurrence.py) before any slicing, so a slice keeps the keys it has in the full trace.
+recurrence.py) on the whole trace before any slicing, so a slice keeps the keys it has in the full
+trace and "new in the test period" refers to the predictor's own chronological cut.
 """
 
 from __future__ import annotations
@@ -18,35 +19,36 @@ import pandas as pd
 
 from ..core import ConfigError
 from .parsing import parse_numeric, parse_text, parse_timestamps, read_text_csv, require_columns
-from .recurrence import RECURRENCE_PARAMS, synthesize_recurrence
+from .recurrence import RecurrenceSpec, recurrence_keys
 from .schema import validate_job_table
 from .slicing import slice_jobs, sort_by_release
 
 PACKAGED_PHILLY = ("data", "traces", "philly.csv.gz")
 PHILLY_COLUMNS = ["timestamp", "duration", "num_gpus", "cluster"]
 PHILLY_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
-RECURRENCE_MODES = ("synthetic", "virtual_cluster")
 
 
 def load_philly(path: str | Path | None = None, *, num_jobs: int | None = None, offset: int = 0,
                 start: float | None = None, end: float | None = None, time_compression: float = 1.0,
-                recurrence: str = "synthetic", seed: int = 0,
-                recurrence_params: dict | None = None) -> pd.DataFrame:
+                recurrence: RecurrenceSpec | str = "synthetic", seed: int = 0,
+                train_fraction: float = 0.8) -> pd.DataFrame:
     """The Philly trace as a validated job table (durations, no models yet: see assign_models).
 
     path: None reads the packaged trace; otherwise a .csv or .csv.gz with the same columns.
     start, end: a window of submit times, seconds after the trace's first submission (trace time).
     num_jobs, offset: then take `num_jobs` consecutive jobs (submit order) from position `offset`.
     time_compression: releases are divided by this factor (> 1 packs arrivals closer); durations stay.
-    recurrence: "synthetic" (default) generates `syn-` groups and users per virtual cluster from
-    `seed`; "virtual_cluster" uses the VC as the group and leaves `user` empty.
+    recurrence: the key model (RecurrenceSpec; a string is shorthand for RecurrenceSpec(source=it)):
+    "synthetic" generates `syn-` groups and users per virtual cluster from `seed`; "virtual_cluster"
+    uses the VC as the group and leaves `user` empty. train_fraction: the history cut of the whole
+    trace that "new group" refers to (the predictor's chronological split must use the same).
     The virtual cluster is kept in column `vc`; `attrs["recurrence_keys"]` says which keys are used.
     """
-    if recurrence not in RECURRENCE_MODES:
-        raise ConfigError(f"workload.recurrence must be one of {RECURRENCE_MODES}, got {recurrence!r}")
-    unknown = sorted(set(recurrence_params or {}) - set(RECURRENCE_PARAMS))
-    if unknown:
-        raise ConfigError(f"workload.recurrence_params: unknown key(s) {unknown}; known: {list(RECURRENCE_PARAMS)}")
+    spec = RecurrenceSpec(source=recurrence) if isinstance(recurrence, str) else recurrence
+    spec.validate()
+    if spec.source == "trace":
+        raise ConfigError("workload.recurrence.source=trace: the Philly trace has no job groups; "
+                          "use synthetic or virtual_cluster")
     if not time_compression > 0:
         raise ConfigError(f"workload.time_compression must be > 0, got {time_compression!r}")
     with ExitStack() as stack:
@@ -57,12 +59,7 @@ def load_philly(path: str | Path | None = None, *, num_jobs: int | None = None, 
         else:
             file_path, source = Path(path), str(path)
         raw = read_text_csv(file_path, source)
-    table = _philly_table(raw, source)
-    if recurrence == "synthetic":
-        table = synthesize_recurrence(table, seed, by="vc", **(recurrence_params or {}))
-    else:
-        table["group"] = table["vc"]
-        table.attrs["recurrence_keys"] = "virtual_cluster"
+    table = recurrence_keys(_philly_table(raw, source), seed, spec, train_fraction=train_fraction, by="vc")
     table = slice_jobs(table, num_jobs=num_jobs, offset=offset, start=start, end=end, shift=True)
     table["release"] = table["release"] / time_compression
     validated = validate_job_table(table, source)

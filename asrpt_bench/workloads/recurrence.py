@@ -1,75 +1,213 @@
-"""Synthetic recurrence keys (job groups and users) for traces that have none, such as Philly.
+"""Recurrence keys (job groups and users) with an explicit, measurable amount of information.
 
-The predictor of the paper learns iterations from (group, user) of recurring jobs. Philly only has
-the virtual cluster (VC), so we generate recurring job *templates* per VC from a seeded generator:
-jobs of one VC are bucketed by GPU count and log-duration (a template's runs look alike), each
-bucket is split into templates with random (Dirichlet) popularity, and templates are owned by
-users of that VC. Every generated value starts with `syn-` and the table carries
-`attrs["recurrence_keys"] = "synthetic"`: results resting on these keys are labelled as such.
+The predictor of the paper learns iterations from (group, user) of recurring jobs. Philly has only
+the virtual cluster (VC), so keys are generated; the generator must not encode the quantity the
+forest predicts except through one knob, and must not decide by size or duration which groups are
+new. The model (`RecurrenceSpec`, config keys `workload.recurrence.*`):
+
+1. Templates (`source="synthetic"`). Jobs are pooled by (VC, GPU count), both known at submission.
+   Each job gets a score log(duration) + sigma * z with z ~ N(0, 1): `sigma = 0` orders a pool by
+   duration (perfect recurrence: a template's runs have neighbouring durations), larger sigma blurs
+   the order, and `sigma = None` (or inf) uses z alone and never reads a duration (no information).
+   The pool's history jobs (the first `train_fraction` of the whole trace in release order, the
+   same cut the predictor's chronological split uses) are sorted by score and cut into
+   ceil(pool size / jobs_per_template) consecutive templates whose sizes follow a Dirichlet
+   (`concentration`) popularity; a later job joins the template whose score interval holds its
+   score. Templates get random ids, and ceil(templates / templates_per_user) users of the VC own
+   them at random. Values start with `syn-`.
+2. New groups. `round(new_group_share * N_test)` jobs after the cut, drawn uniformly at random
+   (never by duration or size), get a group first seen after the cut: `syn-new-<their group>`, so
+   the new jobs of one template recur among themselves. This applies to every key source. A pool
+   with no history job cannot have a seen template; its later jobs are new as well and counted.
+   `new_group_selection="gpu_time"` is the labelled biased variant: the new jobs are drawn with
+   probability proportional to gpus * duration (long gang jobs become new), reproducing on purpose
+   the artefact of keys built from durations.
+
+`source="virtual_cluster"` uses the VC as the group (no user); `source="trace"` keeps the trace's
+own group and user (Gavel's job type, PAI groups). `attrs["recurrence_keys"]` names the source and
+`attrs["recurrence"]` holds the knob values and the achieved new-group share.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
 from .seeding import component_rng
+from .slicing import history_size
 
 SYNTHETIC_PREFIX = "syn-"
-RECURRENCE_PARAMS = ("jobs_per_template", "templates_per_user", "duration_bin_base", "concentration")
+NEW_PREFIX = f"{SYNTHETIC_PREFIX}new-"
+RECURRENCE_SOURCES = ("synthetic", "virtual_cluster", "trace")
+NEW_GROUP_SELECTIONS = ("random", "gpu_time")
 
 
-def synthesize_recurrence(table: pd.DataFrame, seed: int, *, by: str = "vc",
-                          jobs_per_template: float = 20.0, templates_per_user: float = 4.0,
-                          duration_bin_base: float = 2.0, concentration: float = 1.0) -> pd.DataFrame:
-    """Return a copy of `table` with synthetic `group` and `user` columns.
+@dataclass(frozen=True)
+class RecurrenceSpec:
+    """The recurrence-key model (module doc); hashable, so prepared tables can be cached by it.
 
-    by: column whose values partition jobs into independent pools (the VC for Philly).
-    jobs_per_template: mean jobs per template (a bucket of b jobs gets ceil(b / this) templates).
-    templates_per_user: mean templates per user within a pool.
-    duration_bin_base: width of a log-duration bucket (2.0: durations within a factor of 2).
-    concentration: Dirichlet concentration of template popularity (small -> a few templates dominate).
+    source: synthetic | virtual_cluster | trace.
+    sigma: noise (log units) on the duration order of templates; None or inf: keys carry no duration.
+    new_group_share: share of the jobs after the history cut whose group is new, in [0, 1].
+    new_group_selection: random (default) or gpu_time (biased on purpose, labelled).
+    jobs_per_template, templates_per_user, concentration: template size, templates per user and the
+    Dirichlet concentration of template popularity (small: a few templates dominate).
     """
+
+    source: str = "synthetic"
+    sigma: float | None = 1.0
+    new_group_share: float = 0.1
+    new_group_selection: str = "random"
+    jobs_per_template: float = 20.0
+    templates_per_user: float = 4.0
+    concentration: float = 1.0
+
+    def validate(self, prefix: str = "workload.recurrence") -> "RecurrenceSpec":
+        def check(ok: bool, key: str, requirement: str) -> None:
+            if not ok:
+                raise ConfigError(f"{prefix}.{key} must be {requirement}, got {getattr(self, key)!r}")
+
+        check(self.source in RECURRENCE_SOURCES, "source", f"one of {list(RECURRENCE_SOURCES)}")
+        check(self.sigma is None or (_is_real(self.sigma) and self.sigma >= 0), "sigma",
+              "null (no information), inf or a number >= 0")
+        check(_is_real(self.new_group_share) and 0 <= self.new_group_share <= 1, "new_group_share",
+              "a number in [0, 1]")
+        check(self.new_group_selection in NEW_GROUP_SELECTIONS, "new_group_selection",
+              f"one of {list(NEW_GROUP_SELECTIONS)}")
+        for key, low in (("jobs_per_template", 1.0), ("templates_per_user", 1.0)):
+            check(_is_real(getattr(self, key)) and math.isfinite(getattr(self, key)) and getattr(self, key) >= low,
+                  key, f"a number >= {low:g}")
+        check(_is_real(self.concentration) and math.isfinite(self.concentration) and self.concentration > 0,
+              "concentration", "a number > 0")
+        return self
+
+    @property
+    def informative(self) -> bool:
+        """Whether template keys read durations (sigma finite)."""
+        return self.sigma is not None and math.isfinite(self.sigma)
+
+    def summary(self) -> dict[str, Any]:
+        """The knob values as reported in summary.json (sigma None stands for no information)."""
+        values = asdict(self)
+        values["sigma"] = self.sigma if self.informative else None
+        return values
+
+
+def recurrence_keys(table: pd.DataFrame, seed: int, spec: RecurrenceSpec, *, train_fraction: float,
+                    by: str = "vc") -> pd.DataFrame:
+    """A copy of `table` with `group` and `user` per `spec` (module doc), from (seed, "recurrence").
+
+    table: release, gpus, the pool column `by`, `duration` (read only when sigma is finite or the
+    selection is gpu_time), and `group`/`user` for source="trace".
+    train_fraction: the history cut; must be the one the predictor's chronological split uses.
+    """
+    spec.validate()
     if by not in table.columns:
-        raise ConfigError(f"synthesize_recurrence: column {by!r} not in the table {list(table.columns)}")
-    if "duration" not in table.columns or table["duration"].isna().any():
-        raise ConfigError("synthesize_recurrence needs a duration for every job")
-    for key, value, low in (("jobs_per_template", jobs_per_template, 1.0),
-                            ("templates_per_user", templates_per_user, 1.0),
-                            ("duration_bin_base", duration_bin_base, 1.0 + 1e-9),
-                            ("concentration", concentration, 1e-9)):
-        if not value >= low:
-            raise ConfigError(f"recurrence.{key} must be >= {low:g}, got {value!r}")
+        raise ConfigError(f"recurrence keys: column {by!r} not in the table {list(table.columns)}")
     rng = component_rng(seed, "recurrence")
-    durations = table["duration"].to_numpy(dtype=float)
-    duration_bin = np.floor(np.log(np.maximum(durations, 1.0)) / math.log(duration_bin_base)).astype(int)
-    pool = table[by].astype(str).to_numpy(dtype=object)
-    gpus = table["gpus"].to_numpy(dtype=int)
-    keys = pd.DataFrame({"pool": pool, "gpus": gpus, "bin": duration_bin})
-    group = np.empty(len(table), dtype=object)
-    user = np.empty(len(table), dtype=object)
-    for pool_name, pool_rows in keys.groupby("pool", sort=True).indices.items():
-        pool_keys = keys.iloc[pool_rows]
-        templates: list[np.ndarray] = []
-        for (g, b), rows in sorted(pool_keys.groupby(["gpus", "bin"], sort=True).indices.items()):
-            rows = pool_rows[rows]
-            count = math.ceil(len(rows) / jobs_per_template)
-            popularity = rng.dirichlet(np.full(count, concentration))
-            choice = rng.choice(count, size=len(rows), p=popularity)
-            for k in range(count):
-                members = rows[choice == k]
-                if len(members):
-                    group[members] = f"{SYNTHETIC_PREFIX}g-{pool_name}-{g}g-b{b}-{k}"
-                    templates.append(members)
-        num_users = math.ceil(len(templates) / templates_per_user)
-        owners = rng.integers(num_users, size=len(templates))
-        for members, owner in zip(templates, owners):
-            user[members] = f"{SYNTHETIC_PREFIX}u-{pool_name}-{owner}"
+    order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
+    later = np.zeros(len(table), dtype=bool)
+    later[order[history_size(len(table), train_fraction):]] = True
+    noise = rng.standard_normal(len(table))  # drawn whatever sigma is: the streams below never depend on it
     result = table.copy()
+    result.attrs.update(table.attrs)
+    if spec.source == "synthetic":
+        group, user = _templates(table, spec, by, later, noise, rng)
+    elif spec.source == "virtual_cluster":
+        group, user = table[by].astype(str).to_numpy(dtype=object), np.full(len(table), None, dtype=object)
+    else:
+        if "group" not in table.columns or table["group"].isna().all():
+            raise ConfigError("workload.recurrence.source=trace needs a trace with job groups "
+                              "(e.g. workload=gavel or pai2020); use synthetic or virtual_cluster")
+        group = table["group"].to_numpy(dtype=object).copy()
+        user = table["user"].to_numpy(dtype=object).copy() if "user" in table.columns else np.full(len(table), None)
+    chosen = np.zeros(len(table), dtype=bool)
+    chosen[_new_jobs(table, spec, later, rng)] = True
+    seen_groups = set(group[~later].tolist())
+    group[chosen] = [f"{NEW_PREFIX}{g}" if isinstance(g, str) else g for g in group[chosen]]
+    new = later & ~pd.Series(group, dtype=object).isin(seen_groups).to_numpy()
     result["group"] = group
     result["user"] = user
-    result.attrs["recurrence_keys"] = "synthetic"
+    result.attrs["recurrence_keys"] = spec.source
+    result.attrs["recurrence"] = {
+        **spec.summary(),
+        "history_jobs": int((~later).sum()),
+        "new_group_share_achieved": float(new.sum() / later.sum()) if later.any() else float("nan"),
+        "new_without_history_pool": int((new & ~chosen).sum()),
+    }
     return result
+
+
+def _templates(table: pd.DataFrame, spec: RecurrenceSpec, by: str, later: np.ndarray, noise: np.ndarray,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic template and user per job (module doc, step 1)."""
+    score = noise.copy()
+    if spec.informative:
+        if "duration" not in table.columns or table["duration"].isna().any():
+            raise ConfigError("workload.recurrence.sigma is finite, so every job needs a duration "
+                              "(set workload.recurrence.sigma=null for keys without durations)")
+        score = np.log(np.maximum(table["duration"].to_numpy(dtype=float), 1.0)) + spec.sigma * noise
+    pools = pd.DataFrame({"pool": table[by].astype(str).to_numpy(dtype=object),
+                          "gpus": table["gpus"].to_numpy(dtype=np.int64)})
+    group = np.empty(len(table), dtype=object)
+    user = np.empty(len(table), dtype=object)
+    for vc, vc_rows in sorted(pools.groupby("pool", sort=True).indices.items()):
+        templates: list[np.ndarray] = []
+        for gpus, rows in sorted(pools.iloc[vc_rows].groupby("gpus", sort=True).indices.items()):
+            rows = vc_rows[rows]
+            labels, count = _pool_templates(score[rows], later[rows], spec, rng)
+            ids = rng.permutation(count)
+            for label in range(count):
+                members = rows[labels == label]
+                if len(members):
+                    group[members] = f"{SYNTHETIC_PREFIX}g-{vc}-{gpus}g-{ids[label]}"
+                    templates.append(members)
+        owners = rng.integers(math.ceil(len(templates) / spec.templates_per_user), size=len(templates))
+        for members, owner in zip(templates, owners):
+            user[members] = f"{SYNTHETIC_PREFIX}u-{vc}-{owner}"
+    return group, user
+
+
+def _pool_templates(score: np.ndarray, later: np.ndarray, spec: RecurrenceSpec,
+                    rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """Template label per job of one pool, and the number of templates: the history jobs (all jobs if
+    the pool has none) sorted by score, cut into chunks of Dirichlet-multinomial sizes; every job
+    joins the chunk whose score interval holds its score, so every template has a history job."""
+    anchors = np.flatnonzero(~later) if (~later).any() else np.arange(len(score))
+    count = math.ceil(len(score) / spec.jobs_per_template)
+    popularity = rng.dirichlet(np.full(count, spec.concentration))
+    sizes = rng.multinomial(len(anchors), popularity)
+    sizes = sizes[sizes > 0]
+    ranked = np.sort(score[anchors], kind="stable")
+    labels = np.searchsorted(ranked[np.cumsum(sizes)[:-1]], score, side="right")
+    # tied scores can leave an interval without an anchor: its jobs join the next lower anchored one
+    anchored = np.unique(labels[anchors])
+    return np.maximum(np.searchsorted(anchored, labels, side="right") - 1, 0), len(anchored)
+
+
+def _new_jobs(table: pd.DataFrame, spec: RecurrenceSpec, later: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Row positions of the later jobs whose group becomes new (module doc, step 2)."""
+    candidates = np.flatnonzero(later)
+    count = round(spec.new_group_share * len(candidates))
+    if count == 0:
+        return np.empty(0, dtype=np.int64)
+    weights = None
+    if spec.new_group_selection == "gpu_time":
+        work = (table["gpus"].to_numpy(dtype=float) * table["duration"].to_numpy(dtype=float))[candidates]
+        if not np.all(np.isfinite(work)) or work.sum() <= 0:
+            raise ConfigError("workload.recurrence.new_group_selection=gpu_time needs a positive duration per job")
+        weights = work / work.sum()
+        if np.count_nonzero(weights) < count:
+            raise ConfigError(f"workload.recurrence.new_group_selection=gpu_time: only {np.count_nonzero(weights)} "
+                              f"later jobs have gpus * duration > 0, {count} must become new")
+    return np.sort(rng.choice(candidates, size=count, replace=False, p=weights))
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+        and not math.isnan(float(value))

@@ -7,12 +7,23 @@ Fig 7 sweep (item 26).
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
 from ..rules import check, shown
 from .seeding import component_rng
+
+
+def history_size(num_jobs: int, train_fraction: float) -> int:
+    """How many of `num_jobs` jobs (in release order) form the history: floor(train_fraction * num_jobs)
+    of the decimal value as written (0.7 * 90 is 62.99999... in binary floating point, 63 here)."""
+    if not 0.0 <= train_fraction < 1.0:
+        raise ConfigError(f"workload.train_fraction must be in [0, 1), got {train_fraction!r}")
+    return math.floor(Fraction(str(float(train_fraction))) * num_jobs)
 
 
 def sort_by_release(table: pd.DataFrame) -> pd.DataFrame:
