@@ -62,5 +62,7 @@ def run_experiment(config: RunConfig) -> RunResult:
                           workload_jobs=len(workload.jobs), history_jobs=len(workload.history),
                           cluster_gpus=workload.cluster.total_gpus)
     result = TASKS[config.task.name](Context(config, workload, provenance))
+    if workload is not None:
+        result.summary["cache"] = dict(workload.cache_status)
     result.summary["wall_time_s"] = time.perf_counter() - started
     return result

@@ -1,20 +1,22 @@
 """The prepared work of a run: the workload (loaded, model-assigned, split) and the fitted predictor.
 
 Trace workloads are split chronologically: the predictor learns from the history, the simulated
-jobs come from the later part. Both the assigned table and the fitted predictor are memoised per
-process for the same inputs, so sweep points that share them do the work once.
+jobs come from the later part. Both the assigned table and the fitted predictor are cached on disk
+under a content key (cache.py: every TableSpec field, the trace's bytes, the predictor's parameters)
+and memoised per process, so sweep points and parallel workers that share them do the work once.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Hashable, TypeVar
 
 import pandas as pd
 
 from .build import build_cluster, build_timing, predictor_params
+from .cache import DiskCache, cache_key, content_hash, resolve_cache
 from .config import RunConfig
 from .core import Cluster, ConfigError, Job
 from .prediction import chronological_split, make_predictor
@@ -40,11 +42,16 @@ class Workload:
     cluster: Cluster
     source: str
     recurrence_keys: str
+    cache_status: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class TableSpec:
-    """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process)."""
+    """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process).
+
+    Every field enters the on-disk cache key (cache.cache_key expands the dataclass), so a new field
+    here is all a new workload knob needs to be cached correctly.
+    """
 
     name: str
     path: str | None
@@ -87,13 +94,45 @@ TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
 }
 
 
-@lru_cache(maxsize=4)
-def _assigned_table(spec: TableSpec) -> pd.DataFrame:
-    """Load the table and assign models once per process for the same inputs (sweeps reuse it)."""
+T = TypeVar("T")
+MEMORY_ENTRIES = 4
+_memory: dict[tuple, Any] = {}
+
+
+def _memoised(key: tuple, compute: Callable[[], tuple[T, str]]) -> tuple[T, str]:
+    """compute() once per process for `key` (the last few keys are kept); a repeat reports 'memory'."""
+    if key in _memory:
+        return _memory[key], "memory"
+    value, status = compute()
+    if len(_memory) >= MEMORY_ENTRIES:
+        del _memory[next(iter(_memory))]
+    _memory[key] = value
+    return value, status
+
+
+def run_cache(config: RunConfig) -> DiskCache:
+    return resolve_cache(config.cache.dir, config.cache.enabled)
+
+
+def _trace_hash(spec: TableSpec) -> str | None:
+    """The bytes of the table's input file or directory (packaged traces are part of the code fingerprint)."""
+    return content_hash(spec.path) if spec.path and Path(spec.path).exists() else None
+
+
+def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
     raw = TABLE_SOURCES[spec.name](spec)
     table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.max_gpus)
     table.attrs.update(raw.attrs)
     return table
+
+
+def _assigned_table(spec: TableSpec, cache: DiskCache) -> tuple[pd.DataFrame, str]:
+    """The loaded, model-assigned table: from this process's memory, the disk cache, or computed."""
+    def compute() -> tuple[pd.DataFrame, str]:
+        key = cache_key("table", spec=spec, trace=_trace_hash(spec)) if cache.root else ""
+        return cache.get_or_compute("table", key, lambda: _load_and_assign(spec))
+
+    return _memoised(("table", spec, cache), compute)
 
 
 def _simulated_part(later: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
@@ -119,7 +158,7 @@ def load_workload(config: RunConfig) -> Workload:
                         cluster=instance.cluster, source=f"instance {name!r}", recurrence_keys="none")
     if name not in TABLE_SOURCES:
         raise ConfigError(f"unknown workload {name!r}; known: {sorted(TABLE_SOURCES) + sorted(INSTANCES)}")
-    cached = _assigned_table(TableSpec.of(config))
+    cached, status = _assigned_table(TableSpec.of(config), run_cache(config))
     full = cached.copy()
     full.attrs.update(cached.attrs)
     history, later = chronological_split(full, config.workload.train_fraction)
@@ -127,23 +166,32 @@ def load_workload(config: RunConfig) -> Workload:
     source = str(full.attrs.get("source", name))
     return Workload(jobs=jobs_from_table(table, source), table=table, history=history, later=later,
                     cluster=build_cluster(config), source=source,
-                    recurrence_keys=str(full.attrs.get("recurrence_keys", "given")))
+                    recurrence_keys=str(full.attrs.get("recurrence_keys", "given")), cache_status={"table": status})
 
 
-@lru_cache(maxsize=4)
-def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params_json: str) -> Any:
-    """A predictor fit on a trace's history, reused by sweep points that share both (same process)."""
-    history, _ = chronological_split(_assigned_table(spec), train_fraction)
-    return make_predictor(name, **{k: tuple(v) if isinstance(v, list) else v
-                                   for k, v in json.loads(params_json).items()}).fit(history)
+def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any],
+                     cache: DiskCache) -> tuple[Any, str]:
+    """A predictor fit on a trace's history: from memory, the disk cache, or fitted now."""
+    def fit() -> Any:
+        history, _ = chronological_split(_assigned_table(spec, cache)[0], train_fraction)
+        return make_predictor(name, **params).fit(history)
+
+    def compute() -> tuple[Any, str]:
+        key = (cache_key("predictor", spec=spec, trace=_trace_hash(spec), train_fraction=train_fraction,
+                         predictor=name, params=params) if cache.root else "")
+        return cache.get_or_compute("predictor", key, fit)
+
+    return _memoised(("predictor", spec, train_fraction, name, json.dumps(params, sort_keys=True), cache), compute)
 
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     """The predictor group's predictor, fit on the workload's history."""
     name, params = predictor_params(config)
     if config.workload.name in TABLE_SOURCES:
-        return _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name,
-                                json.dumps(params, sort_keys=True))
+        predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name, params,
+                                             run_cache(config))
+        workload.cache_status["predictor"] = status
+        return predictor
     return make_predictor(name, **params).fit(workload.history)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Hashable, Mapping, Sequence
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from ..core import Cluster, ConfigError, Job, TrainingPlan
 from ..placement.base import Placer
