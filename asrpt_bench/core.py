@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Hashable, Sequence
+from typing import Any, Hashable, Sequence, TypeVar
 
 GB = 1e9
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -21,6 +22,15 @@ class ConfigError(ValueError):
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise ConfigError(message)
+
+
+def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
+    """An instance of the frozen dataclass `cls` holding `values` (every field, nothing else), made
+    without the generated __init__, which sets each field through object.__setattr__ and is about ten
+    times slower; the simulator builds two such records per job. For classes without __post_init__."""
+    instance = object.__new__(cls)
+    instance.__dict__.update(values)
+    return instance
 
 
 @dataclass(frozen=True)

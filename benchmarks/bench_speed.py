@@ -147,14 +147,17 @@ def median_of(runs: list[dict]) -> dict:
     return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
-def report(title: str, table: dict[str, dict], unit: str, fmt: str = "{:.2f}") -> None:
+def report(title: str, table: dict[str, dict], unit: str, fmt: str = "{:.2f}", higher_is_better: bool = False) -> None:
+    """One row per key, one column per version, and the speed-up of after over before."""
     labels = list(table)
     keys = list(table[labels[0]])
     print(f"\n{title} ({unit}; median)")
-    print(f"  {'':>14}" + "".join(f"{label:>12}" for label in labels) + ("   before/after" if len(labels) == 2 else ""))
+    print(f"  {'':>14}" + "".join(f"{label:>12}" for label in labels) + ("   speed-up" if len(labels) == 2 else ""))
     for key in keys:
         values = [table[label][key] for label in labels]
-        ratio = f"   {values[0] / values[1]:.2f}x" if len(values) == 2 and values[1] else ""
+        ratio = ""
+        if len(values) == 2 and min(values) > 0:
+            ratio = f"   {(values[1] / values[0] if higher_is_better else values[0] / values[1]):.2f}x"
         print(f"  {str(key):>14}" + "".join(f"{fmt.format(v):>12}" for v in values) + ratio)
 
 
@@ -164,7 +167,7 @@ def section_sim(versions: dict[str, Path], repeat: int, cache_home: Path) -> Non
     seconds = {label: median_of(r) for label, r in runs.items()}
     report("simulate() on the full Philly trace, 82,247 jobs, 64x8 GPUs, Heavy-Edge, audit on", seconds, "s")
     throughput = {label: {name: 82_247 / t for name, t in values.items()} for label, values in seconds.items()}
-    report("throughput", throughput, "jobs/s", "{:,.0f}")
+    report("throughput", throughput, "jobs/s", "{:,.0f}", higher_is_better=True)
 
 
 def section_growth(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Hashable, Mapping, Sequence
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
-from ..core import Cluster, ConfigError, Job, TrainingPlan
+from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..schedulers.asrpt import DEFAULT_COMM_HEAVY
@@ -197,12 +197,12 @@ class _Simulation:
         gpu_ids = self.state.allocate(job.job_id, placement)
         now, plan, estimate = self.now, job.plan, self.estimates[i]
         end = now + job.iterations * proposal.alpha
-        self.records[i] = JobRecord(
+        self.records[i] = build_frozen(JobRecord, dict(
             job_id=job.job_id, release=job.release, eligible=eligible, start=now, end=end, gpus=plan.gpus,
             model=plan.model, config=plan.config, servers_used=len(set(placement.servers)), alpha=proposal.alpha,
             alpha_min=estimate.alpha_min, alpha_max=estimate.alpha_max, iterations=job.iterations,
             predicted_iterations=view.predicted_iterations, comm_heavy=self.comm_heavy[i],
-            placement=placement.servers, gpu_ids=gpu_ids)
+            placement=placement.servers, gpu_ids=gpu_ids))
         heapq.heappush(self.heap, (end, EventKind.COMPLETION.value, next(self.sequence), i))
 
     def run(self) -> list[JobRecord]:
@@ -266,10 +266,11 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
             estimate = by_identity[id(job.plan)] = cache[job.plan]
         estimates.append(estimate)
     oracle = bool(getattr(scheduler, "oracle", False))
-    views = [JobView(job_id=job.job_id, order=k, release=float(job.release), gpus=job.gpus, plan=job.plan,
-                     user=job.user, group=job.group, predicted_iterations=predicted[k],
-                     alpha_min=estimates[k].alpha_min, alpha_max=estimates[k].alpha_max,
-                     min_servers=estimates[k].min_servers, iterations=job.iterations if oracle else None)
+    views = [build_frozen(JobView, dict(
+                 job_id=job.job_id, order=k, release=float(job.release), gpus=job.plan.gpus, plan=job.plan,
+                 user=job.user, group=job.group, predicted_iterations=predicted[k],
+                 alpha_min=estimates[k].alpha_min, alpha_max=estimates[k].alpha_max,
+                 min_servers=estimates[k].min_servers, iterations=job.iterations if oracle else None))
              for k, job in enumerate(kept)]
     records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
     audit_schedule(records, cluster, kept, timing)
