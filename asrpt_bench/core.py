@@ -25,11 +25,12 @@ def _require(condition: bool, message: str) -> None:
 
 
 def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
-    """An instance of the frozen dataclass `cls` holding `values` (every field, nothing else), made
-    without the generated __init__, which sets each field through object.__setattr__ and is about ten
-    times slower; the simulator builds two such records per job. For classes without __post_init__."""
+    """An instance of the frozen dataclass `cls` whose fields are `values` (every field, nothing else; the
+    dict becomes the instance's own), made without the generated __init__, which sets each field through
+    object.__setattr__ and is about ten times slower; the simulator builds two such records per job.
+    For classes without __post_init__."""
     instance = object.__new__(cls)
-    instance.__dict__.update(values)
+    object.__setattr__(instance, "__dict__", values)
     return instance
 
 

@@ -98,7 +98,9 @@ def test_earliest_of_several_clashes_is_reported(records):
 
 def test_zero_length_job_on_a_busy_gpu_holds_nothing():
     """A job of 0 iterations starts and ends at once; it never holds a GPU, so it cannot clash."""
-    jobs = [fixed("long", 0, 4, 10), fixed("empty", 2, 4, 0)]
+    jobs = [fixed("long", 0, 2, 10), fixed("empty", 2, 2, 0)]
     result = simulate(jobs, CLUSTER, make_scheduler("fifo"), FirstFitPlacer())
-    records = [replace(r, start=2.0, end=2.0) if r.job_id == "empty" else r for r in result.records]
+    on_busy_gpus = dict(start=2.0, end=2.0, gpu_ids=(0, 1), placement=(0, 0))
+    records = [replace(r, **on_busy_gpus) if r.job_id == "empty" else r for r in result.records]
+    assert [r.gpu_ids for r in records] == [(0, 1), (0, 1)]
     assert audit_schedule(records, CLUSTER, jobs) is None

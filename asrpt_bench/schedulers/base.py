@@ -147,11 +147,8 @@ JobKey = Callable[[JobView, DurationSource], float]
 
 
 Entry = tuple[float, float, int, JobView]
-"""A queued job with its sort key: (key, release, input order, job); input order makes keys unique."""
-
-
-def _rank(entry: Entry) -> tuple[float, float, int]:
-    return entry[0], entry[1], entry[2]
+"""A queued job: (key, release, input order, job). Input order is unique, so entries compare as tuples
+without ever comparing two jobs."""
 
 
 class QueueScheduler:
@@ -183,7 +180,7 @@ class QueueScheduler:
 
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
-        bisect.insort(self.queues_.setdefault(job.gpus, []), entry, key=_rank)
+        bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
 
     def dispatch(self, ctx: DispatchContext) -> None:
         if self.strict:
@@ -192,21 +189,21 @@ class QueueScheduler:
             self._dispatch_work_conserving(ctx)
 
     def _dispatch_head(self, ctx: DispatchContext) -> None:
+        queues = self.queues_
         while True:
-            queues = [queue for queue in self.queues_.values() if queue]
-            if not queues:
+            heads = [queue[0] for queue in queues.values() if queue]
+            if not heads:
                 return
-            queue = min(queues, key=lambda q: _rank(q[0]))
-            job = queue[0][3]
+            job = min(heads)[3]
             proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
             if proposal is None:
                 return
             ctx.start(proposal, eligible=job.release)
-            del queue[0]
+            del queues[job.gpus][0]
 
     def _dispatch_work_conserving(self, ctx: DispatchContext) -> None:
         idle = ctx.idle_gpus
-        heads = [(_rank(queue[0]), gpus, 0) for gpus, queue in self.queues_.items() if queue and gpus <= idle]
+        heads = [(queue[0], gpus, 0) for gpus, queue in self.queues_.items() if queue and gpus <= idle]
         heapq.heapify(heads)
         started: dict[int, list[int]] = {}
         while heads and idle > 0:
@@ -221,7 +218,7 @@ class QueueScheduler:
                 started.setdefault(gpus, []).append(position)
                 idle = ctx.idle_gpus
             if position + 1 < len(queue):
-                heapq.heappush(heads, (_rank(queue[position + 1]), gpus, position + 1))
+                heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
         for gpus, positions in started.items():
             queue = self.queues_[gpus]
             for position in reversed(positions):
