@@ -7,7 +7,7 @@ machine is shared: quote the `uptime` load printed with the figures.
 
 Sections (`--sections`, default all):
   sim     jobs/s per scheduler on the full Philly trace (82,247 jobs, 64 x 8 GPUs, Heavy-Edge, oracle
-          predictions, audit on): wall time of simulate() alone
+          predictions, audit on): wall time of simulate() alone, each scheduler in a fresh process
   growth  A-SRPT + Heavy-Edge simulate() time on the first 5k..82k jobs; exponent of a log-log fit
   phases  the default `asrpt-bench` run split into imports, load, fit, simulate (all schedulers),
           write; cold (empty cache) and warm (cache filled by the cold run)
@@ -162,8 +162,11 @@ def report(title: str, table: dict[str, dict], unit: str, fmt: str = "{:.2f}", h
 
 
 def section_sim(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:
-    runs = interleaved(versions, repeat, lambda label, code: run_snippet(code, SIM, cache_home, NAMES=SCHEDULERS,
-                                                                         SIZE=None))
+    def measure(label: str, code: Path) -> dict:
+        """Each scheduler in its own fresh process, as a user's run meets it (no warm caches)."""
+        return {name: run_snippet(code, SIM, cache_home, NAMES=[name], SIZE=None)[name] for name in SCHEDULERS}
+
+    runs = interleaved(versions, repeat, measure)
     seconds = {label: median_of(r) for label, r in runs.items()}
     report("simulate() on the full Philly trace, 82,247 jobs, 64x8 GPUs, Heavy-Edge, audit on", seconds, "s")
     throughput = {label: {name: 82_247 / t for name, t in values.items()} for label, values in seconds.items()}
