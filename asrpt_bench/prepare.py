@@ -8,6 +8,7 @@ and memoised per process, so sweep points and parallel workers that share them d
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,7 +96,7 @@ TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
 
 
 T = TypeVar("T")
-MEMORY_ENTRIES = 4
+MEMORY_ENTRIES = 6
 _memory: dict[tuple, Any] = {}
 
 
@@ -158,15 +159,32 @@ def load_workload(config: RunConfig) -> Workload:
                         cluster=instance.cluster, source=f"instance {name!r}", recurrence_keys="none")
     if name not in TABLE_SOURCES:
         raise ConfigError(f"unknown workload {name!r}; known: {sorted(TABLE_SOURCES) + sorted(INSTANCES)}")
-    cached, status = _assigned_table(TableSpec.of(config), run_cache(config))
+    spec, cache = TableSpec.of(config), run_cache(config)
+    cached, table_status = _assigned_table(spec, cache)
     full = cached.copy()
     full.attrs.update(cached.attrs)
     history, later = chronological_split(full, config.workload.train_fraction)
     table = _simulated_part(later, config)
     source = str(full.attrs.get("source", name))
-    return Workload(jobs=jobs_from_table(table, source), table=table, history=history, later=later,
-                    cluster=build_cluster(config), source=source,
-                    recurrence_keys=str(full.attrs.get("recurrence_keys", "given")), cache_status={"table": status})
+    jobs, jobs_status = _simulated_jobs(spec, config, table, source, cache)
+    return Workload(jobs=jobs, table=table, history=history, later=later, cluster=build_cluster(config),
+                    source=source, recurrence_keys=str(full.attrs.get("recurrence_keys", "given")),
+                    cache_status={"table": table_status, "jobs": jobs_status})
+
+
+def _simulated_jobs(spec: TableSpec, config: RunConfig, table: pd.DataFrame, source: str,
+                    cache: DiskCache) -> tuple[list[Job], str]:
+    """The simulated part as Jobs, their plans built from the profiles: keyed by the table's inputs and
+    every workload key (slice, share, cap), so a sweep over scheduler or placement keys builds them once."""
+    workload = json.dumps(dataclasses.asdict(config.workload), sort_keys=True)
+
+    def compute() -> tuple[list[Job], str]:
+        key = (cache_key("jobs", spec=spec, trace=_trace_hash(spec), workload=config.workload) if cache.root
+               else "")
+        return cache.get_or_compute("jobs", key, lambda: jobs_from_table(table, source))
+
+    jobs, status = _memoised(("jobs", spec, workload, cache), compute)
+    return list(jobs), status
 
 
 def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any],

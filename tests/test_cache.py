@@ -35,15 +35,15 @@ def test_a_hit_gives_byte_identical_outputs_to_a_miss(tmp_path: Path) -> None:
     store = tmp_path / "cache"
     first = run_app(store, tmp_path / "miss")
     second = run_app(store, tmp_path / "hit")
-    assert first["cache"] == {"table": "miss", "predictor": "miss"}
-    assert second["cache"] == {"table": "hit", "predictor": "hit"}
+    assert first["cache"] == {"table": "miss", "jobs": "miss", "predictor": "miss"}
+    assert second["cache"] == {"table": "hit", "jobs": "hit", "predictor": "hit"}
     assert (tmp_path / "miss" / "jobs.parquet").read_bytes() == (tmp_path / "hit" / "jobs.parquet").read_bytes()
     volatile = ["sim_wall_time_s"]
     comparisons = [pd.read_csv(tmp_path / name / "comparison.csv").drop(columns=volatile) for name in ("miss", "hit")]
     pd.testing.assert_frame_equal(*comparisons)
     assert first["config_hash"] == second["config_hash"] and first["total_jct"] == second["total_jct"]
     disabled = run_app(store, tmp_path / "off", "cache.enabled=false")
-    assert disabled["cache"] == {"table": "off", "predictor": "off"}
+    assert disabled["cache"] == {"table": "off", "jobs": "off", "predictor": "off"}
     assert (tmp_path / "off" / "jobs.parquet").read_bytes() == (tmp_path / "hit" / "jobs.parquet").read_bytes()
 
 
@@ -51,7 +51,9 @@ def test_another_predictor_reuses_the_table_but_not_the_fit(tmp_path: Path) -> N
     store = tmp_path / "cache"
     run_app(store, tmp_path / "a")
     other = run_app(store, tmp_path / "b", "predictor.n_estimators=3")
-    assert other["cache"] == {"table": "hit", "predictor": "miss"}
+    assert other["cache"] == {"table": "hit", "jobs": "hit", "predictor": "miss"}
+    fewer = run_app(store, tmp_path / "c", "workload.job_cap=20")
+    assert fewer["cache"] == {"table": "hit", "jobs": "miss", "predictor": "hit"}
 
 
 def test_every_table_spec_field_enters_the_key() -> None:
