@@ -133,7 +133,7 @@ def _assigned_table(spec: TableSpec, cache: DiskCache) -> tuple[pd.DataFrame, st
         key = cache_key("table", spec=spec, trace=_trace_hash(spec)) if cache.root else ""
         return cache.get_or_compute("table", key, lambda: _load_and_assign(spec))
 
-    return _memoised(("table", spec, cache), compute)
+    return _memoised(("table", spec, _trace_hash(spec), cache), compute)
 
 
 def _simulated_part(later: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
@@ -183,7 +183,7 @@ def _simulated_jobs(spec: TableSpec, config: RunConfig, table: pd.DataFrame, sou
                else "")
         return cache.get_or_compute("jobs", key, lambda: jobs_from_table(table, source))
 
-    jobs, status = _memoised(("jobs", spec, workload, cache), compute)
+    jobs, status = _memoised(("jobs", spec, _trace_hash(spec), workload, cache), compute)
     return list(jobs), status
 
 
@@ -199,7 +199,8 @@ def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: 
                          predictor=name, params=params) if cache.root else "")
         return cache.get_or_compute("predictor", key, fit)
 
-    return _memoised(("predictor", spec, train_fraction, name, json.dumps(params, sort_keys=True), cache), compute)
+    return _memoised(("predictor", spec, _trace_hash(spec), train_fraction, name, json.dumps(params, sort_keys=True),
+                      cache), compute)
 
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> Any:

@@ -167,7 +167,7 @@ class _Simulation:
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
     def push(self, time: float, kind: EventKind, job_index: int) -> None:
-        heapq.heappush(self.heap, (time, kind.value, next(self.sequence), job_index))
+        heapq.heappush(self.heap, (time, int(kind), next(self.sequence), job_index))
 
     def propose(self, job: JobView) -> Proposal | None:
         free = self.state.free_view()
@@ -207,7 +207,7 @@ class _Simulation:
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_heavy": self.comm_heavy[i],
             "placement": placement.servers, "gpu_ids": gpu_ids})
-        heapq.heappush(self.heap, (end, EventKind.COMPLETION.value, next(self.sequence), i))
+        self.push(end, EventKind.COMPLETION, i)
 
     def run(self) -> list[JobRecord]:
         scheduler = self.scheduler
