@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from .core import ConfigError
@@ -346,6 +347,26 @@ class TheoryConfig:
 
 
 @dataclass
+class CacheConfig:
+    """The on-disk cache of prepared workloads and fitted predictors (asrpt_bench/cache.py).
+
+    `dir` null: `$XDG_CACHE_HOME/asrpt_bench`, else `~/.cache/asrpt_bench`. `enabled: false` computes
+    everything in every run. Neither changes results, so neither enters the config hash.
+    """
+
+    dir: Optional[str] = None
+    enabled: bool = True
+
+    def validate(self, prefix: str = "cache") -> None:
+        _check(self.dir is None or (isinstance(self.dir, str) and bool(self.dir.strip())), f"{prefix}.dir",
+               "null (the default directory) or a directory path", self.dir)
+        if self.dir is not None:
+            path = Path(self.dir).expanduser()
+            _check(not path.exists() or path.is_dir(), f"{prefix}.dir", "a directory (it names a file)", self.dir)
+        _check(isinstance(self.enabled, bool), f"{prefix}.enabled", "true or false", self.enabled)
+
+
+@dataclass
 class RunConfig:
     """Everything one run needs; `seed` derives every random stream of the run."""
 
@@ -360,6 +381,7 @@ class RunConfig:
     solver: SolverConfig = field(default_factory=SolverConfig)
     task: TaskConfig = field(default_factory=TaskConfig)
     theory: TheoryConfig = field(default_factory=TheoryConfig)
+    cache: CacheConfig = field(default_factory=CacheConfig)
 
     def groups(self) -> Iterator[tuple[str, Any]]:
         for item in dataclasses.fields(self):

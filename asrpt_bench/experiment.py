@@ -81,5 +81,7 @@ def _run(config: RunConfig) -> RunResult:
                           workload_jobs=len(workload.jobs), history_jobs=len(workload.history),
                           cluster_gpus=workload.cluster.total_gpus, **workload.scalars)
     result = TASKS[config.task.name](Context(config, workload, provenance))
+    if workload is not None:
+        result.summary["cache"] = dict(workload.cache_status)
     result.summary["wall_time_s"] = time.perf_counter() - started
     return result

@@ -1,31 +1,35 @@
 """The prepared work of a run: the workload (loaded, model-assigned, split) and the fitted predictor.
 
 Trace workloads are split chronologically: the predictor learns from the history, the simulated
-jobs come from the later part. Both the assigned table and the fitted predictor are memoised per
-process for the same inputs, so sweep points that share them do the work once. The simulated jobs
-then get their releases scaled to `workload.target_load` (so points of a load sweep share the fit)
-and the injected jobs of `workload.inject_jobs`; `workload_scalars` and `prediction_scalars` are
-what every run reports about its job set (offered load, unseen share, the predictor's error).
+jobs come from the later part. Both the assigned table and the fitted predictor are cached on disk
+under a content key (cache.py: every TableSpec field, the trace's bytes, the predictor's parameters)
+and memoised per process, so sweep points and parallel workers that share them do the work once.
+The simulated jobs then get their releases scaled to `workload.target_load` (so points of a load
+sweep share the fit) and the injected jobs of `workload.inject_jobs`; `workload_scalars` and
+`prediction_scalars` are what every run reports about its job set (offered load, unseen share, the
+predictor's error).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable, Hashable
+from pathlib import Path
+from typing import Any, Callable, Hashable, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from .build import build_cluster, build_timing, predictor_params
+from .cache import DiskCache, cache_key, content_hash, resolve_cache
 from .config import RunConfig
 from .core import Cluster, ConfigError, Job
 from .prediction import accuracy_summary, chronological_split, make_predictor, prediction_errors
 from .timing import TimingModel
 from .workloads.assign import assign_models
 from .workloads.csv_table import load_csv
-from .workloads.gavel import load_gavel
+from .workloads.gavel import load_gavel, note_extrapolated
 from .workloads.injection import injected_jobs
 from .workloads.instances import INSTANCES, get_instance
 from .workloads.jobs import jobs_from_table
@@ -50,13 +54,17 @@ class Workload:
     recurrence_keys: str
     durations: np.ndarray = field(default_factory=lambda: np.empty(0))
     scalars: dict[str, Any] = field(default_factory=dict)
+    cache_status: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class TableSpec:
     """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process).
 
-    `train_fraction` is an input because "new group" (recurrence.py) refers to the history cut."""
+    `train_fraction` is an input because "new group" (recurrence.py) refers to the history cut. Every
+    field enters the on-disk cache key (cache.cache_key expands the dataclass), so a new field here is
+    all a new workload knob needs to be cached correctly.
+    """
 
     name: str
     path: str | None
@@ -109,13 +117,45 @@ TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
 }
 
 
-@lru_cache(maxsize=4)
-def _assigned_table(spec: TableSpec) -> pd.DataFrame:
-    """Load the table and assign models once per process for the same inputs (sweeps reuse it)."""
+T = TypeVar("T")
+MEMORY_ENTRIES = 6
+_memory: dict[tuple, Any] = {}
+
+
+def _memoised(key: tuple, compute: Callable[[], tuple[T, str]]) -> tuple[T, str]:
+    """compute() once per process for `key` (the last few keys are kept); a repeat reports 'memory'."""
+    if key in _memory:
+        return _memory[key], "memory"
+    value, status = compute()
+    if len(_memory) >= MEMORY_ENTRIES:
+        del _memory[next(iter(_memory))]
+    _memory[key] = value
+    return value, status
+
+
+def run_cache(config: RunConfig) -> DiskCache:
+    return resolve_cache(config.cache.dir, config.cache.enabled)
+
+
+def _trace_hash(spec: TableSpec) -> str | None:
+    """The bytes of the table's input file or directory (packaged traces are part of the code fingerprint)."""
+    return content_hash(spec.path) if spec.path and Path(spec.path).exists() else None
+
+
+def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
     raw = TABLE_SOURCES[spec.name](spec)
     table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.max_gpus)
     table.attrs.update(raw.attrs)
     return table
+
+
+def _assigned_table(spec: TableSpec, cache: DiskCache) -> tuple[pd.DataFrame, str]:
+    """The loaded, model-assigned table: from this process's memory, the disk cache, or computed."""
+    def compute() -> tuple[pd.DataFrame, str]:
+        key = cache_key("table", spec=spec, trace=_trace_hash(spec)) if cache.root else ""
+        return cache.get_or_compute("table", key, lambda: _load_and_assign(spec))
+
+    return _memoised(("table", spec, _trace_hash(spec), cache), compute)
 
 
 def _simulated_part(later: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
@@ -142,19 +182,23 @@ def load_workload(config: RunConfig) -> Workload:
                                           recurrence_keys="none"))
     if name not in TABLE_SOURCES:
         raise ConfigError(f"unknown workload {name!r}; known: {sorted(TABLE_SOURCES) + sorted(INSTANCES)}")
-    cached = _assigned_table(TableSpec.of(config))
+    spec, cache = TableSpec.of(config), run_cache(config)
+    cached, table_status = _assigned_table(spec, cache)
     full = cached.copy()
     full.attrs.update(cached.attrs)
     history, later = chronological_split(full, config.workload.train_fraction)
     table = _simulated_part(later, config)
     source = str(full.attrs.get("source", name))
-    workload = Workload(jobs=jobs_from_table(table, source), table=table, history=history, later=later,
-                        cluster=build_cluster(config), source=source,
-                        recurrence_keys=str(full.attrs.get("recurrence_keys", "given")))
+    jobs, jobs_status = _simulated_jobs(spec, config, table, source, cache)
+    workload = Workload(jobs=jobs, table=table, history=history, later=later, cluster=build_cluster(config),
+                        source=source, recurrence_keys=str(full.attrs.get("recurrence_keys", "given")),
+                        cache_status={"table": table_status, "jobs": jobs_status})
     if "recurrence" in full.attrs:
         workload.scalars["recurrence"] = dict(full.attrs["recurrence"])
     if "gavel_alpha_extrapolated" in full.attrs:
-        workload.scalars["gavel_alpha_extrapolated"] = int(full.attrs["gavel_alpha_extrapolated"])
+        workload.scalars["gavel_alpha_extrapolated"] = extrapolated = int(full.attrs["gavel_alpha_extrapolated"])
+        if extrapolated:
+            note_extrapolated(source, extrapolated)
     return _finished(config, workload)
 
 
@@ -182,20 +226,45 @@ def _finished(config: RunConfig, workload: Workload) -> Workload:
     return workload
 
 
-@lru_cache(maxsize=4)
-def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params_json: str) -> Any:
-    """A predictor fit on a trace's history, reused by sweep points that share both (same process)."""
-    history, _ = chronological_split(_assigned_table(spec), train_fraction)
-    return make_predictor(name, **{k: tuple(v) if isinstance(v, list) else v
-                                   for k, v in json.loads(params_json).items()}).fit(history)
+def _simulated_jobs(spec: TableSpec, config: RunConfig, table: pd.DataFrame, source: str,
+                    cache: DiskCache) -> tuple[list[Job], str]:
+    """The simulated part as Jobs, their plans built from the profiles: keyed by the table's inputs and
+    every workload key (slice, share, cap), so a sweep over scheduler or placement keys builds them once."""
+    workload = json.dumps(dataclasses.asdict(config.workload), sort_keys=True)
+
+    def compute() -> tuple[list[Job], str]:
+        key = (cache_key("jobs", spec=spec, trace=_trace_hash(spec), workload=config.workload) if cache.root
+               else "")
+        return cache.get_or_compute("jobs", key, lambda: jobs_from_table(table, source))
+
+    jobs, status = _memoised(("jobs", spec, _trace_hash(spec), workload, cache), compute)
+    return list(jobs), status
+
+
+def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any],
+                     cache: DiskCache) -> tuple[Any, str]:
+    """A predictor fit on a trace's history: from memory, the disk cache, or fitted now."""
+    def fit() -> Any:
+        history, _ = chronological_split(_assigned_table(spec, cache)[0], train_fraction)
+        return make_predictor(name, **params).fit(history)
+
+    def compute() -> tuple[Any, str]:
+        key = (cache_key("predictor", spec=spec, trace=_trace_hash(spec), train_fraction=train_fraction,
+                         predictor=name, params=params) if cache.root else "")
+        return cache.get_or_compute("predictor", key, fit)
+
+    return _memoised(("predictor", spec, _trace_hash(spec), train_fraction, name, json.dumps(params, sort_keys=True),
+                      cache), compute)
 
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     """The predictor group's predictor, fit on the workload's history."""
     name, params = predictor_params(config)
     if config.workload.name in TABLE_SOURCES:
-        return _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name,
-                                json.dumps(params, sort_keys=True))
+        predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name, params,
+                                             run_cache(config))
+        workload.cache_status["predictor"] = status
+        return predictor
     return make_predictor(name, **params).fit(workload.history)
 
 

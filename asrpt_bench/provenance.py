@@ -13,9 +13,13 @@ from pathlib import Path
 from .config import RunConfig
 
 
+NOT_HASHED = ("progress", "cache")
+"""Config keys that never change results, so a sweep point that differs only in them is the same run."""
+
+
 def config_hash(config: RunConfig) -> str:
-    """12 hex digits identifying everything that changes results (not `progress`)."""
-    payload = {k: v for k, v in config.to_dict().items() if k != "progress"}
+    """12 hex digits identifying everything that changes results (not `progress` or `cache`)."""
+    payload = {k: v for k, v in config.to_dict().items() if k not in NOT_HASHED}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:12]
 
 

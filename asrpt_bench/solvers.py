@@ -31,14 +31,16 @@ import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from .adjustments import AdjustmentWarning, adjust
 from .core import ConfigError
 from .rules import check
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 SolveStatus = Literal["optimal", "feasible", "infeasible", "time_limit_no_solution", "error"]
 
@@ -139,6 +141,8 @@ class LinearModel:
 
     def matrix(self) -> sp.csr_matrix:
         """The constraint matrix, one row per constraint."""
+        import scipy.sparse as sp  # imported here: only solves need it, and it loads slowly
+
         rows = [r for r, con in enumerate(self.constraints) for _ in con.terms]
         cols = [i for con in self.constraints for i, _ in con.terms]
         data = [c for con in self.constraints for _, c in con.terms]

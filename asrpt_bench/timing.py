@@ -120,3 +120,35 @@ class TimingModel:
 
 
 DEFAULT_TIMING = TimingModel()
+
+
+def placement_shape(servers: Sequence[int]) -> tuple[int, ...]:
+    """`servers` relabelled in order of first use, e.g. (5, 5, 2) -> (0, 0, 1). alpha depends only on
+    which vertices share a server, so placements of one plan with the same shape have the same alpha."""
+    first: dict[int, int] = {}
+    return tuple([first.setdefault(h, len(first)) for h in servers])
+
+
+class AlphaByShape:
+    """`timing.alpha` on one cluster, memoised per (plan, placement shape).
+
+    A simulation asks for alpha at every start and the audit again for every record, but a trace
+    has few plans and few shapes per plan. Plans are keyed by identity (hashing a plan walks all its
+    stages) and kept referenced, so an id is never reused while its entry lives.
+    """
+
+    def __init__(self, timing: TimingModel, cluster: Cluster) -> None:
+        self.timing = timing
+        self.cluster = cluster
+        self._memo: dict[tuple[int, int | tuple[int, ...]], tuple[TrainingPlan, float]] = {}
+
+    def alpha(self, plan: TrainingPlan, placement: Placement) -> float:
+        servers = placement.servers
+        # one server (most placements): the shape is just the GPU count
+        shape = len(servers) if servers.count(servers[0]) == len(servers) else placement_shape(servers)
+        key = (id(plan), shape)
+        entry = self._memo.get(key)
+        if entry is None or entry[0] is not plan:
+            entry = (plan, self.timing.alpha(plan, placement, self.cluster))
+            self._memo[key] = entry
+        return entry[1]

@@ -188,3 +188,12 @@ def test_fragmentation_patterns_are_reproducible_and_shaped():
     crumbs = sorted(patterns["hole_and_crumbs"])
     assert crumbs[-1] == 8 and all(c <= 2 for c in crumbs[:-1])
     assert all(len(free) == 16 and all(0 <= f <= 8 for f in free) for free in patterns.values())
+
+
+@given(st.lists(st.integers(0, 8), min_size=1, max_size=64), st.integers(1, 9))
+def test_best_fit_server_is_the_fewest_free_that_fits_lowest_index_first(free, size):
+    from asrpt_bench.placement.heavy_edge import best_fit_server
+
+    fitting = [(f, h) for h, f in enumerate(free) if f >= size]
+    assert best_fit_server(tuple(free), size) == (min(fitting)[1] if fitting else None)
+    assert best_fit_server(list(free), size) == best_fit_server(tuple(free), size)

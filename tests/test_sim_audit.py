@@ -81,3 +81,26 @@ def test_wrong_alpha_is_caught(records):
     bad = corrupt(records, "a", alpha=2.0, end=8.0)
     with pytest.raises(ScheduleAuditError, match=r"job 'a': recorded alpha 2.0 but its placement gives 1.0"):
         audit_schedule(bad, CLUSTER, JOBS)
+
+
+def test_gpu_of_another_server_is_caught(records):
+    """b's GPUs 2, 3 sit on server 1; recording server 0 for them breaks the placement rule."""
+    with pytest.raises(ScheduleAuditError, match=r"job 'b': GPUs \(2, 3\) do not match placement \(0, 0\)"):
+        audit_schedule(corrupt(records, "b", placement=(0, 0)), CLUSTER, JOBS)
+
+
+def test_earliest_of_several_clashes_is_reported(records):
+    """b moved onto a's GPUs at 1 and c onto them at 3: the clash at time 1 is named first."""
+    bad = corrupt(corrupt(records, "c", start=3.0, end=5.0), "b", gpu_ids=(0, 1), placement=(0, 0))
+    with pytest.raises(ScheduleAuditError, match=r"GPU 0 is held by jobs 'a' and 'b' at time 1.0"):
+        audit_schedule(bad, CLUSTER, JOBS)
+
+
+def test_zero_length_job_on_a_busy_gpu_holds_nothing():
+    """A job of 0 iterations starts and ends at once; it never holds a GPU, so it cannot clash."""
+    jobs = [fixed("long", 0, 2, 10), fixed("empty", 2, 2, 0)]
+    result = simulate(jobs, CLUSTER, make_scheduler("fifo"), FirstFitPlacer())
+    on_busy_gpus = dict(start=2.0, end=2.0, gpu_ids=(0, 1), placement=(0, 0))
+    records = [replace(r, **on_busy_gpus) if r.job_id == "empty" else r for r in result.records]
+    assert [r.gpu_ids for r in records] == [(0, 1), (0, 1)]
+    assert audit_schedule(records, CLUSTER, jobs) is None

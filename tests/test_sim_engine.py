@@ -314,3 +314,23 @@ def test_dispatch_context_exposes_only_the_protocol():
     ctx = contexts[0][0]
     public = {name for name in dir(ctx) if not name.startswith("_")}
     assert public == {"now", "free", "idle_gpus", "propose", "start"}
+
+
+def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
+    from dataclasses import fields
+
+    from asrpt_bench.core import build_frozen
+    from asrpt_bench.schedulers.base import JobView
+    from asrpt_bench.sim.records import JobRecord
+
+    values = dict(job_id="a", release=0.0, eligible=0.5, start=1.0, end=2.0, gpus=2, model="m", config="c",
+                  servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.5, iterations=1, predicted_iterations=1.0,
+                  comm_heavy=False, placement=(0, 0), gpu_ids=(0, 1))
+    record = build_frozen(JobRecord, values)
+    assert record == JobRecord(**values) and hash(record) == hash(JobRecord(**values))
+    assert [f.name for f in fields(JobRecord)] == list(vars(record))
+    with pytest.raises(AttributeError):
+        record.start = 3.0
+    view = dict(job_id="a", order=0, release=0.0, gpus=1, plan=TrainingPlan.fixed(1, 1.0), user=None, group=None,
+                predicted_iterations=3.0, alpha_min=1.0, alpha_max=1.0, min_servers=1, iterations=None)
+    assert build_frozen(JobView, view) == JobView(**view)

@@ -102,3 +102,18 @@ def test_zero_servers_rejected():
 def test_placement_vertex_count_must_match():
     with pytest.raises(ValueError, match="needs 4"):
         DEFAULT_TIMING.alpha(LIGHT, Placement((0, 0)), CLUSTER)
+
+
+def test_alpha_memo_by_shape_equals_alpha_on_every_placement():
+    """alpha depends only on which vertices share a server, so the memo keyed by shape is exact."""
+    import itertools
+
+    from asrpt_bench.timing import AlphaByShape, placement_shape
+
+    cluster = Cluster(servers=3, gpus_per_server=4, b_intra=100.0, b_inter=10.0)
+    plan = TrainingPlan("m", "p2xd2", (Stage(0.2, 4e9, 0.1e9, 2), Stage(0.3, 0.2e9, 0.0, 2)))
+    memo = AlphaByShape(DEFAULT_TIMING, cluster)
+    placements = [Placement(servers) for servers in itertools.product(range(3), repeat=4)]
+    assert placement_shape((5, 5, 2, 5)) == (0, 0, 1, 0)
+    assert all(memo.alpha(plan, p) == DEFAULT_TIMING.alpha(plan, p, cluster) for p in placements)
+    assert len(memo._memo) == len({placement_shape(p.servers) for p in placements}) == 14  # Stirling S(4,1..3)

@@ -67,14 +67,21 @@ def bandwidth_regime(cluster: Cluster) -> Literal["consolidate", "spread"]:
 
 
 def best_fit_server(free: Sequence[int], size: int) -> int | None:
-    """The server with the fewest free GPUs that still holds `size` (lowest index on ties)."""
-    fitting = [(f, h) for h, f in enumerate(free) if f >= size]
-    return min(fitting)[1] if fitting else None
+    """The server with the fewest free GPUs that still holds `size` (lowest index on ties).
+
+    Found by room, not server by server: the least room >= size among the distinct rooms, then the
+    first server with it (C-level scans; this runs at every start of a simulation).
+    """
+    best = None
+    for room in set(free):
+        if room >= size and (best is None or room < best):
+            best = room
+    return None if best is None else free.index(best)
 
 
 def _most_free_server(rem: Sequence[int]) -> int:
     """argmax (rem[h], -h): the lowest-numbered server among those with the most free GPUs."""
-    return max(range(len(rem)), key=lambda h: (rem[h], -h))
+    return rem.index(max(rem))
 
 
 def _server_affinity(graph: nx.Graph, v: int, servers: Sequence[int]) -> dict[int, float]:
@@ -173,8 +180,9 @@ class LinkCosts:
         return sorted({self.floor, *self.stage, *self.boundary})
 
 
+@lru_cache(maxsize=4096)
 def link_costs(plan: TrainingPlan, cluster: Cluster, timing: TimingModel) -> LinkCosts:
-    """Evaluate the project's timing function once per link spread alone."""
+    """Evaluate the project's timing function once per link spread alone (once per plan, cluster, timing)."""
     n = len(plan.stages)
     intra_stages, intra_bounds = [False] * n, [False] * (n - 1)
     floor = timing.alpha_from_links(plan, cluster, intra_stages, intra_bounds)

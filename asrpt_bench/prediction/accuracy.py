@@ -7,20 +7,17 @@ unseen share; `plot_accuracy` draws the table. Figures read tables and never ref
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
+from ..core import ConfigError
+from .base import IterationPredictor, true_iterations
+from .split import chronological_split
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from ..core import ConfigError  # noqa: E402
-from .base import IterationPredictor, true_iterations  # noqa: E402
-from .split import chronological_split  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FIG4_BUCKETS: tuple[float, ...] = (0.0, 10.0, 1e2, 1e3, 1e4, np.inf)
 """Edges of Fig 4's absolute-error buckets, in iterations: [0,10), [10,1e2), ..., >= 1e4."""
@@ -95,6 +92,8 @@ def accuracy_summary(errors: pd.DataFrame) -> dict[str, float]:
 
 def plot_accuracy(table: pd.DataFrame, title: str | None = None) -> Figure:
     """Fig 4: percentage of jobs per error bucket, seen and unseen jobs stacked."""
+    from ..report.style import plt  # matplotlib (Agg) only when a figure is drawn
+
     figure, axes = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
     total = table["jobs"].sum()
     scale = 100.0 / total if total else 0.0

@@ -4,33 +4,59 @@ Predictors are scikit-learn shaped (design.md 6): `__init__` only stores paramet
 returns self, fitted state ends in `_`, randomness enters as `random_state`. They read job tables
 (workloads.schema) and return predicted iterations as a float array in row order. A predictor
 that reads the true iterations at predict time declares `oracle = True`.
+
+The base class implements scikit-learn's estimator API itself (`get_params`/`set_params`, so
+`sklearn.base.clone` works) instead of inheriting `BaseEstimator`: importing scikit-learn costs about a
+second, and only the forest needs it (it imports scikit-learn when it fits).
 """
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from ..core import ConfigError
-from ..registry import Registry
+from ..registry import Registry, constructor_parameters
 
 
-class IterationPredictor(BaseEstimator):
+class NotFittedError(ValueError, AttributeError):
+    """predict was called before fit (the same bases as scikit-learn's NotFittedError)."""
+
+
+class IterationPredictor:
     """Base class: subclasses implement `fit` and `_predict`; `unseen_mask` defaults to none unseen."""
 
     name: ClassVar[str] = ""
     oracle: ClassVar[bool] = False
 
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters and their values (scikit-learn's estimator API)."""
+        return {key: getattr(self, key) for key in constructor_parameters(type(self))}
+
+    def set_params(self, **params: Any) -> "IterationPredictor":
+        known = constructor_parameters(type(self))
+        for key, value in params.items():
+            if key not in known:
+                raise ValueError(f"{type(self).__name__}: unknown parameter {key!r}; known: {known}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.get_params().items())})"
+
     def fit(self, table: pd.DataFrame) -> "IterationPredictor":
         raise NotImplementedError
 
+    def is_fitted(self) -> bool:
+        """Fitted state ends in `_` (scikit-learn's convention), so fit has run iff such an attribute exists."""
+        return any(key.endswith("_") and not key.startswith("__") for key in vars(self))
+
     def predict(self, table: pd.DataFrame) -> np.ndarray:
         """Predicted iterations (>= 0), one per row of `table`."""
-        check_is_fitted(self)
+        if not self.is_fitted():
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
         return self._predict(table)
 
     def _predict(self, table: pd.DataFrame) -> np.ndarray:

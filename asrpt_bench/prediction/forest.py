@@ -14,8 +14,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import RandomForestRegressor
-from sklearn.preprocessing import OrdinalEncoder
 
 from ..core import ConfigError
 from ..rules import check
@@ -41,6 +39,9 @@ class ForestPredictor(IterationPredictor):
         self.n_jobs = n_jobs
 
     def fit(self, table: pd.DataFrame) -> "ForestPredictor":
+        from sklearn.ensemble import RandomForestRegressor  # scikit-learn only when a forest is fitted
+        from sklearn.preprocessing import OrdinalEncoder
+
         features = self._check_params(table)
         target = true_iterations(table, "forest predictor (training table)")
         if len(table) == 0:

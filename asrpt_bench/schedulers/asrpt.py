@@ -154,13 +154,13 @@ class ASRPT:
             self.pending_.appendleft(head)
 
     def next_timer(self) -> tuple[float, EventKind] | None:
-        timers = []
         virtual = self.virtual_.next_completion()
-        if virtual is not None:
-            timers.append((virtual, EventKind.VIRTUAL_COMPLETION))
+        timer = None if virtual is None else (virtual, EventKind.VIRTUAL_COMPLETION)
         if self.delay_deadlines_:
-            timers.append((min(self.delay_deadlines_), EventKind.DELAY_EXPIRY))
-        return min(timers) if timers else None
+            delay = (min(self.delay_deadlines_), EventKind.DELAY_EXPIRY)
+            if timer is None or delay < timer:
+                timer = delay
+        return timer
 
 
 @register_scheduler("asrpt_oracle")

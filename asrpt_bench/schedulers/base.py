@@ -9,6 +9,7 @@ for placements through a `DispatchContext`.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 from dataclasses import dataclass
 from enum import IntEnum
@@ -136,12 +137,22 @@ def predicted_duration(job: JobView, source: DurationSource) -> float:
 JobKey = Callable[[JobView, DurationSource], float]
 
 
+Entry = tuple[float, float, int, JobView]
+"""A queued job: (key, release, input order, job). Input order is unique, so entries compare as tuples
+without ever comparing two jobs."""
+
+
 class QueueScheduler:
     """Non-preemptive dispatch from one queue ordered by (key, release, input order).
 
     `strict=True`: only the head may start; if it does not fit, everything behind it waits.
     `strict=False` (work-conserving): scan the whole queue in key order and start every job that
     fits. Jobs are eligible at release.
+
+    The queue is kept as one sorted list per GPU count, so a work-conserving scan visits, in key
+    order, only the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a
+    GPU count that no longer fits is dropped for the rest of it. The order of proposals and starts is
+    exactly that of a scan over the whole queue.
     """
 
     oracle = False
@@ -153,40 +164,56 @@ class QueueScheduler:
         self.strict = strict
         self.duration_source = duration_source
         self.oracle = duration_source == "oracle"
-        self.queue_: list[tuple[float, float, int, JobView]] = []
+        self.queues_: dict[int, list[Entry]] = {}
 
     def reset(self, cluster: Cluster) -> None:
-        self.queue_ = []
+        self.queues_ = {}
 
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
-        bisect.insort(self.queue_, entry, key=lambda e: e[:3])
+        bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
 
     def dispatch(self, ctx: DispatchContext) -> None:
-        if not self.queue_:
-            return
         if self.strict:
-            while self.queue_:
-                job = self.queue_[0][3]
-                proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
-                if proposal is None:
-                    return
-                ctx.start(proposal, eligible=job.release)
-                del self.queue_[0]
-            return
-        waiting = []
-        for position, entry in enumerate(self.queue_):
-            job = entry[3]
-            idle = ctx.idle_gpus
-            if idle == 0:
-                waiting.extend(self.queue_[position:])
-                break
-            proposal = ctx.propose(job) if job.gpus <= idle else None
+            self._dispatch_head(ctx)
+        else:
+            self._dispatch_work_conserving(ctx)
+
+    def _dispatch_head(self, ctx: DispatchContext) -> None:
+        queues = self.queues_
+        while True:
+            heads = [queue[0] for queue in queues.values() if queue]
+            if not heads:
+                return
+            job = min(heads)[3]
+            proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
             if proposal is None:
-                waiting.append(entry)
-            else:
+                return
+            ctx.start(proposal, eligible=job.release)
+            del queues[job.gpus][0]
+
+    def _dispatch_work_conserving(self, ctx: DispatchContext) -> None:
+        idle = ctx.idle_gpus
+        heads = [(queue[0], gpus, 0) for gpus, queue in self.queues_.items() if queue and gpus <= idle]
+        heapq.heapify(heads)
+        started: dict[int, list[int]] = {}
+        while heads and idle > 0:
+            _, gpus, position = heapq.heappop(heads)
+            if gpus > idle:
+                continue
+            queue = self.queues_[gpus]
+            job = queue[position][3]
+            proposal = ctx.propose(job)
+            if proposal is not None:
                 ctx.start(proposal, eligible=job.release)
-        self.queue_ = waiting
+                started.setdefault(gpus, []).append(position)
+                idle = ctx.idle_gpus
+            if position + 1 < len(queue):
+                heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
+        for gpus, positions in started.items():
+            queue = self.queues_[gpus]
+            for position in reversed(positions):
+                del queue[position]
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         return None

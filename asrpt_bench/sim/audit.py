@@ -3,16 +3,23 @@
 Checks: every job completed exactly once; no start before release or eligibility; one
 contiguous interval on a fixed set of distinct GPUs matching the recorded placement
 (non-preemption); C_i = S_i + n_i * alpha_i with alpha recomputed from the placement; no GPU held by
-two jobs at once and no server over capacity at any instant (sweep over time).
+two jobs at once (so, as every GPU belongs to its recorded server, no server runs over capacity).
+
+The checks run as one vectorised (numpy) pass over all records, cheap enough to stay on for every
+run; the first record it flags is checked again one rule at a time, which names the job and the rule.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import chain
+from operator import attrgetter
 from typing import Hashable, Sequence
 
+import numpy as np
+
 from ..core import Cluster, Job, Placement
-from ..timing import DEFAULT_TIMING, TimingModel
+from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .records import JobRecord
 
 RELATIVE_TOLERANCE = 1e-9
@@ -26,13 +33,21 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= RELATIVE_TOLERANCE * max(1.0, abs(a), abs(b))
 
 
+def _close_all(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """_close elementwise, with the same float operations (so the same verdict on every pair)."""
+    return np.abs(a - b) <= RELATIVE_TOLERANCE * np.maximum(np.maximum(1.0, np.abs(a)), np.abs(b))
+
+
 def _check_jobs_once(records: Sequence[JobRecord], jobs: Sequence[Job]) -> dict[Hashable, Job]:
     by_id = {job.job_id: job for job in jobs}
+    ids = list(map(attrgetter("job_id"), records))
+    if len(ids) == len(by_id) and set(ids) == by_id.keys():
+        return by_id
     counts: dict[Hashable, int] = defaultdict(int)
-    for record in records:
-        if record.job_id not in by_id:
-            raise ScheduleAuditError(f"job {record.job_id!r} has a record but is not in the workload")
-        counts[record.job_id] += 1
+    for job_id in ids:
+        if job_id not in by_id:
+            raise ScheduleAuditError(f"job {job_id!r} has a record but is not in the workload")
+        counts[job_id] += 1
     for job_id in by_id:
         if counts[job_id] != 1:
             raise ScheduleAuditError(f"job {job_id!r} completed {counts[job_id]} times, expected exactly once")
@@ -66,38 +81,101 @@ def _check_job(record: JobRecord, job: Job, cluster: Cluster, timing: TimingMode
         raise ScheduleAuditError(f"{name} ends at {record.end}, expected S + n * alpha = {expected_end}")
 
 
-def _check_occupancy(records: Sequence[JobRecord], cluster: Cluster) -> None:
-    """Sweep over time: at each instant releases come before starts, so back-to-back use is fine."""
-    events = []
-    for record in records:
-        if record.end > record.start:
-            events.append((record.end, 0, record))
-            events.append((record.start, 1, record))
-    events.sort(key=lambda e: (e[0], e[1]))
-    holder: dict[int, JobRecord] = {}
-    used = [0] * cluster.servers
-    for time, kind, record in events:
-        if kind == 0:
-            for gpu, h in zip(record.gpu_ids, record.placement):
-                del holder[gpu]
-                used[h] -= 1
-            continue
-        for gpu, h in zip(record.gpu_ids, record.placement):
-            other = holder.get(gpu)
-            if other is not None:
-                raise ScheduleAuditError(f"GPU {gpu} is held by jobs {other.job_id!r} and {record.job_id!r} "
-                                         f"at time {time}")
-            holder[gpu] = record
-            used[h] += 1
-            if used[h] > cluster.gpus_per_server:
-                raise ScheduleAuditError(f"server {h} runs {used[h]} replicas at time {time}, capacity "
-                                         f"{cluster.gpus_per_server}")
+def _field(items: Sequence[object], name: str, dtype: type) -> np.ndarray:
+    """Attribute `name` (dotted names allowed) of every item as one array."""
+    return np.fromiter(map(attrgetter(name), items), dtype=dtype, count=len(items))
+
+
+def _flat(records: Sequence[JobRecord], name: str) -> np.ndarray:
+    """The tuples in attribute `name` of every record, concatenated."""
+    return np.fromiter(chain.from_iterable(map(attrgetter(name), records)), dtype=np.int64)
+
+
+def _distinct_per_row(rows: np.ndarray, values: np.ndarray, width: int, n: int) -> np.ndarray:
+    """Number of distinct `values` (each in [0, width)) per row, by sorting row-major keys."""
+    keys = np.sort(rows * width + np.clip(values, 0, width - 1))
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return np.bincount(keys[first] // width, minlength=n)
+
+
+def _expected_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.ndarray, cluster: Cluster,
+                    timing: TimingModel) -> np.ndarray:
+    """alpha of every record's placement: per plan for single-server placements, else per plan and shape."""
+    identity = np.fromiter(map(id, map(attrgetter("plan"), jobs)), dtype=np.int64, count=len(jobs))
+    _, first, code = np.unique(identity, return_index=True, return_inverse=True)
+    plans = [jobs[k].plan for k in first]
+    consolidated = np.array([timing.alpha(plan, Placement((0,) * plan.gpus), cluster) for plan in plans])
+    expected = consolidated[code]
+    shapes = AlphaByShape(timing, cluster)
+    for k in np.flatnonzero(~single):
+        expected[k] = shapes.alpha(jobs[k].plan, Placement(records[k].placement))
+    return expected
+
+
+def _lengths_match(records: Sequence[JobRecord], job_gpus: np.ndarray) -> bool:
+    """Every record holds one GPU and one server per vertex of its job (else the slow path runs)."""
+    return all(np.array_equal(job_gpus, np.fromiter(map(len, map(attrgetter(name), records)), dtype=np.int64,
+                                                    count=len(records))) for name in ("placement", "gpu_ids"))
+
+
+def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpus: np.ndarray, cluster: Cluster,
+                          timing: TimingModel) -> int | None:
+    """Index of the first record that breaks a rule of _check_job, in one vectorised pass (records
+    whose GPU and server lists have their job's length), then the no-double-booking sweep."""
+    n = len(records)
+    release, start, end = (_field(records, name, float) for name in ("release", "start", "end"))
+    eligible = _field(records, "eligible", float)
+    bad = (start < release) | (release != _field(jobs, "release", float))
+    bad |= (start < eligible) | (eligible < release)
+    bad |= _field(records, "gpus", np.int64) != job_gpus
+    rows = np.repeat(np.arange(n), job_gpus)
+    gpu, server = _flat(records, "gpu_ids"), _flat(records, "placement")
+    total, per = cluster.total_gpus, cluster.gpus_per_server
+    mismatch = (gpu < 0) | (gpu >= total) | (gpu // per != server)
+    bad |= np.bincount(rows[mismatch], minlength=n) > 0
+    bad |= _distinct_per_row(rows, gpu, total, n) != job_gpus
+    servers_used = _distinct_per_row(rows, server, cluster.servers, n)
+    bad |= _field(records, "servers_used", np.int64) != servers_used
+    alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
+    iterations = _field(jobs, "iterations", np.int64)
+    bad |= ~_close_all(alpha, _field(records, "alpha", float))
+    bad |= _field(records, "iterations", np.int64) != iterations
+    bad |= ~_close_all(end, start + iterations * alpha)
+    if bad.any():
+        return int(np.flatnonzero(bad)[0])
+    _check_occupancy(records, rows, gpu, start, end)
+    return None
+
+
+def _check_occupancy(records: Sequence[JobRecord], rows: np.ndarray, gpu: np.ndarray, start: np.ndarray,
+                     end: np.ndarray) -> None:
+    """No GPU held by two jobs at once: per GPU, intervals sorted by start must not overlap (an
+    interval may start when the previous one ends). Zero-length intervals hold nothing.
+    `rows`/`gpu`: record index and GPU of every held GPU; `start`/`end` per record."""
+    held = (end > start)[rows]
+    rows, gpu = rows[held], gpu[held]
+    begins, ends = start[rows], end[rows]
+    order = np.lexsort((rows, begins, gpu))
+    rows, gpu, begins, ends = rows[order], gpu[order], begins[order], ends[order]
+    clash = np.flatnonzero((gpu[1:] == gpu[:-1]) & (begins[1:] < ends[:-1]))
+    if clash.size:
+        k = clash[np.argmin(begins[clash + 1])]
+        holder, other = records[rows[k]], records[rows[k + 1]]
+        raise ScheduleAuditError(f"GPU {gpu[k]} is held by jobs {holder.job_id!r} and {other.job_id!r} "
+                                 f"at time {float(begins[k + 1])}")
 
 
 def audit_schedule(records: Sequence[JobRecord], cluster: Cluster, jobs: Sequence[Job],
                    timing: TimingModel = DEFAULT_TIMING) -> None:
     """Raise ScheduleAuditError naming the first violated rule; return None for a valid schedule."""
     by_id = _check_jobs_once(records, jobs)
-    for record in records:
-        _check_job(record, by_id[record.job_id], cluster, timing)
-    _check_occupancy(records, cluster)
+    job_of = list(map(by_id.__getitem__, map(attrgetter("job_id"), records)))
+    job_gpus = _field(job_of, "plan.gpus", np.int64)
+    if not _lengths_match(records, job_gpus):
+        for record, job in zip(records, job_of):
+            _check_job(record, job, cluster, timing)
+    failing = _first_failing_record(records, job_of, job_gpus, cluster, timing) if records else None
+    if failing is not None:
+        _check_job(records[failing], job_of[failing], cluster, timing)
+        raise ScheduleAuditError(f"job {records[failing].job_id!r} breaks a rule of the schedule audit")

@@ -23,10 +23,13 @@ class ClusterState:
         self._held: dict[Hashable, tuple[int, ...]] = {}
         self.idle = cluster.total_gpus
         self.version = 0
+        self._view: tuple[int, ...] | None = None
 
     def free_view(self) -> tuple[int, ...]:
-        """Free GPUs per server (an immutable snapshot)."""
-        return tuple(self._free)
+        """Free GPUs per server (an immutable snapshot, built once per version)."""
+        if self._view is None:
+            self._view = tuple(self._free)
+        return self._view
 
     def allocate(self, job_id: Hashable, placement: Placement) -> tuple[int, ...]:
         """Give `job_id` one free GPU per placement vertex; returns the GPU ids in vertex order."""
@@ -43,6 +46,7 @@ class ClusterState:
         self._held[job_id] = held
         self.idle -= len(held)
         self.version += 1
+        self._view = None
         return held
 
     def release(self, job_id: Hashable) -> None:
@@ -55,3 +59,4 @@ class ClusterState:
             self._free[h] += 1
         self.idle += len(held)
         self.version += 1
+        self._view = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Hashable
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm.autonotebook import tqdm
 
 from ..build import build_scheduler
 from ..io import RunResult

@@ -20,7 +20,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from ortools.sat.python import cp_model
 
 from ..core import ConfigError
 
@@ -107,6 +106,8 @@ def exact_optimum(release: ArrayLike, gpus: ArrayLike, durations: ArrayLike, G: 
     scaled_d = np.ceil(d * scale - 1e-9 * np.maximum(1.0, d * scale)).astype(np.int64)
     rounding = float(max(np.max(scaled_r / scale - r, initial=0.0), np.max(scaled_d / scale - d, initial=0.0)))
     rounding = rounding if rounding > 1e-9 * max(1.0, float(np.max(np.concatenate([r, d]), initial=0.0))) else 0.0
+
+    from ortools.sat.python import cp_model  # imported here: OR-Tools loads slowly and few runs need it
 
     model = cp_model.CpModel()
     horizon = int(scaled_r.max(initial=0) + scaled_d.sum())

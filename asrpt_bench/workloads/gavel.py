@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gzip
 import math
-import warnings
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Callable
 
 import pandas as pd
 
+from ..adjustments import adjust
 from ..core import ConfigError
 from .gavel_throughputs import job_types, throughput
 from .parsing import location
@@ -80,10 +80,15 @@ def load_gavel(path: str | Path | None = None, *, recurrence: RecurrenceSpec = T
     validated.attrs.update(table.attrs)
     validated.attrs.update(source=source, gavel_alpha_extrapolated=extrapolated)
     if extrapolated:
-        warnings.warn(f"{source}: {extrapolated} job(s) have a (job type, scale factor) Gavel did not measure; "
-                      "their throughput is extrapolated from the largest measured scale at its per-GPU rate",
-                      stacklevel=2)
+        note_extrapolated(source, extrapolated)
     return validated
+
+
+def note_extrapolated(source: str, count: int) -> None:
+    """Say (once per run, also when the table comes from a cache) that `count` jobs' alphas are extrapolated."""
+    adjust("gavel_alpha_extrapolated", count,
+           f"{source}: {count} job(s) have a (job type, scale factor) Gavel did not measure; their throughput "
+           "is extrapolated from the largest measured scale at its per-GPU rate", stacklevel=3)
 
 
 def _trace_files(path: Path) -> list[Path]:

@@ -1,0 +1,173 @@
+"""Content-keyed on-disk cache of prepared work: model-assigned job tables and fitted predictors.
+
+Every sweep point and every parallel worker needs the same loaded table and the same fitted forest;
+the first computes them, the others read them here. An entry's key is the SHA-256 of everything its
+value depends on: the kind of entry, the package version and a fingerprint of the package's own
+files (code and packaged data, so editing the code or a profile never serves a stale entry), the
+versions of the libraries whose objects are pickled, the bytes of any input trace, and the caller's
+parameters (for tables every field of `prepare.TableSpec`, so new workload knobs join the key
+without touching this module). Entries are pickles written atomically (io.atomic_write_bytes), so a
+reader never sees half an entry; an entry that does not load is recomputed and rewritten. Pickles
+run code when loaded: point `cache.dir` only at a directory you trust.
+
+    asrpt-bench-cache info            # where the cache is, entries and size
+    asrpt-bench-cache clear           # delete every entry (also: --dir DIR)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import warnings
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from .io import atomic_write_bytes
+
+T = TypeVar("T")
+PACKAGE_ROOT = Path(__file__).resolve().parent
+PICKLED_LIBRARIES = ("numpy", "pandas", "pyarrow", "scikit-learn")
+
+
+def default_cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/asrpt_bench`, else `~/.cache/asrpt_bench`."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "asrpt_bench"
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 of every file of the installed package (code and packaged data), read once per process."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE_ROOT.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            digest.update(str(path.relative_to(PACKAGE_ROOT)).encode("utf-8") + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _library_versions() -> dict[str, str]:
+    found = {}
+    for name in ("asrpt_bench",) + PICKLED_LIBRARIES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+@lru_cache(maxsize=64)
+def _content_hash(path: str, size: int, mtime_ns: int) -> str:
+    target = Path(path)
+    files = [target] if target.is_file() else sorted(p for p in target.rglob("*") if p.is_file())
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(str(file.relative_to(target) if file != target else file.name).encode("utf-8") + b"\0")
+        with file.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def content_hash(path: str | Path) -> str:
+    """SHA-256 of a file's bytes, or of every file under a directory (names included); memoised per
+    (path, size, modification time) within the process."""
+    stat = Path(path).stat()
+    return _content_hash(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"__type__": type(value).__qualname__,
+                **{f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def cache_key(kind: str, **inputs: Any) -> str:
+    """Hex key of an entry of `kind` computed from `inputs` (dataclasses are expanded field by field)."""
+    payload = {"kind": kind, "code": code_fingerprint(), "versions": _library_versions(), "inputs": _jsonable(inputs)}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class DiskCache:
+    """The cache at `root` (None: disabled, every call computes)."""
+
+    root: Path | None
+
+    def path(self, kind: str, key: str) -> Path:
+        assert self.root is not None
+        return self.root / kind / f"{key}.pkl"
+
+    def get_or_compute(self, kind: str, key: str, compute: Callable[[], T]) -> tuple[T, str]:
+        """The cached value of (kind, key), else compute, store and return it; the second item is
+        'hit', 'miss' or 'off'."""
+        if self.root is None:
+            return compute(), "off"
+        path = self.path(kind, key)
+        if path.exists():
+            try:
+                with path.open("rb") as stream:
+                    return pickle.load(stream), "hit"
+            except Exception as error:  # an entry of another environment: recompute, then overwrite it
+                warnings.warn(f"cache entry {path} does not load ({type(error).__name__}: {error}); recomputing",
+                              stacklevel=2)
+        value = compute()
+        try:
+            atomic_write_bytes(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as error:  # a read-only or full cache directory costs time, never a run
+            warnings.warn(f"cannot write cache entry {path}: {error}", stacklevel=2)
+        return value, "miss"
+
+
+def resolve_cache(directory: str | None, enabled: bool) -> DiskCache:
+    """The cache a run uses: `directory` (None: the default), or a disabled one."""
+    if not enabled:
+        return DiskCache(None)
+    return DiskCache(Path(directory).expanduser() if directory else default_cache_dir())
+
+
+def entries(root: Path) -> list[Path]:
+    return sorted(root.glob("*/*.pkl")) if root.exists() else []
+
+
+def clear(root: Path) -> int:
+    """Delete every entry under `root` (and the kind folders); returns how many entries were removed."""
+    found = entries(root)
+    for kind_dir in {path.parent for path in found}:
+        shutil.rmtree(kind_dir, ignore_errors=True)
+    return len(found)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`asrpt-bench-cache info|clear [--dir DIR]`."""
+    parser = argparse.ArgumentParser(prog="asrpt-bench-cache", description="Inspect or clear the cache of "
+                                     "prepared workloads and fitted predictors.")
+    parser.add_argument("action", choices=("info", "clear"))
+    parser.add_argument("--dir", default=None, help=f"cache directory (default: {default_cache_dir()})")
+    args = parser.parse_args(argv)
+    root = Path(args.dir).expanduser() if args.dir else default_cache_dir()
+    if args.action == "clear":
+        print(f"removed {clear(root)} entries from {root}")
+        return
+    found = entries(root)
+    size = sum(path.stat().st_size for path in found)
+    kinds = sorted({path.parent.name for path in found})
+    print(f"{root}: {len(found)} entries ({', '.join(kinds) or 'none'}), {size / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""A Hydra launcher that runs every sweep point as a Ray task, on a local or an existing Ray cluster.
+
+Select it with `hydra/launcher=ray`. Each point runs Hydra's own `run_job` on a Ray worker, exactly as
+the basic and joblib launchers run it in-process or in a loky worker, so a point lands in the same
+run directory with the same markers, a completed point is skipped on a rerun, and a failing point
+comes back as a failed `JobReturn` for Hydra's sweeper to report. Ray is imported only when a sweep
+launches (Hydra imports every plugin module when it starts).
+
+    address      null: start a Ray instance on this machine (ray.init), shut down after the sweep;
+                 "auto" or "ray://HOST:10001": join an existing cluster (then left running)
+    num_cpus     CPUs of the local instance (null: all); ignored when joining a cluster
+    cpus_per_task  CPUs Ray reserves per point (points run concurrently up to the CPUs available)
+    runtime_env  Ray runtime environment for the workers, e.g. {pip: [asrpt_bench], env_vars: {...}}
+    init         further keyword arguments of ray.init
+
+On a cluster, every worker must import asrpt_bench (installed in the image, or through
+`runtime_env`), and `hydra.sweep.dir` (and `cache.dir`) must name a path every node shares; the
+launcher makes the sweep directory absolute and each point runs in the driver's working directory
+when that directory exists on its node.
+"""
+
+# No `from __future__ import annotations`: Hydra executes plugin modules without registering them in
+# sys.modules, and dataclasses then cannot resolve string annotations.
+import logging
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterator, Optional, Sequence
+
+from hydra.core.config_store import ConfigStore
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.singleton import Singleton
+from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrides, run_job, setup_globals
+from hydra.plugins.launcher import Launcher
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig, OmegaConf, open_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RayLauncherConf:
+    _target_: str = "hydra_plugins.asrpt_ray_launcher.ray_launcher.RayLauncher"
+    address: Optional[str] = None
+    num_cpus: Optional[int] = None
+    cpus_per_task: float = 1.0
+    runtime_env: Dict[str, Any] = field(default_factory=dict)
+    init: Dict[str, Any] = field(default_factory=dict)
+
+
+ConfigStore.instance().store(group="hydra/launcher", name="ray", node=RayLauncherConf, provider="asrpt_bench")
+
+
+@contextmanager
+def _working_directory(path: str) -> Iterator[None]:
+    """Run in `path` when this node has it (a local worker, or a shared filesystem), else stay put."""
+    previous = os.getcwd()
+    moved = os.path.isdir(path)
+    if moved:
+        os.chdir(path)
+    try:
+        yield
+    finally:
+        if moved:
+            os.chdir(previous)
+
+
+def run_point(hydra_context: HydraContext, sweep_config: DictConfig, task_function: TaskFunction,
+              singleton_state: Dict[Any, Any], driver_cwd: str) -> JobReturn:
+    """One sweep point on a Ray worker: Hydra's run_job with the driver's config state."""
+    setup_globals()
+    Singleton.set_state(singleton_state)
+    HydraConfig.instance().set_config(sweep_config)
+    with _working_directory(driver_cwd):
+        return run_job(hydra_context=hydra_context, task_function=task_function, config=sweep_config,
+                       job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+
+
+class RayLauncher(Launcher):
+    def __init__(self, address: Optional[str] = None, num_cpus: Optional[int] = None, cpus_per_task: float = 1.0,
+                 runtime_env: Optional[Dict[str, Any]] = None, init: Optional[Dict[str, Any]] = None) -> None:
+        self.address = address
+        self.num_cpus = num_cpus
+        self.cpus_per_task = cpus_per_task
+        self.runtime_env = _plain(runtime_env or {})
+        self.init = _plain(init or {})
+        self.config: Optional[DictConfig] = None
+        self.task_function: Optional[TaskFunction] = None
+        self.hydra_context: Optional[HydraContext] = None
+
+    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
+        self.config = config
+        self.task_function = task_function
+        self.hydra_context = hydra_context
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        kwargs: Dict[str, Any] = {"address": self.address, **self.init}
+        if self.runtime_env:
+            kwargs["runtime_env"] = self.runtime_env
+        if self.address is None:
+            kwargs.setdefault("num_cpus", self.num_cpus)
+            kwargs.setdefault("include_dashboard", False)
+        return kwargs
+
+    def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
+        import ray
+
+        setup_globals()
+        assert self.config is not None and self.task_function is not None and self.hydra_context is not None
+        configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
+        sweep_dir = Path(str(self.config.hydra.sweep.dir)).absolute()
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        started = not ray.is_initialized()
+        if started:
+            ray.init(**self._init_kwargs())
+        log.info("Ray launcher: %d points on %s, sweep output dir %s", len(job_overrides),
+                 self.address or "a local Ray instance", sweep_dir)
+        remote = ray.remote(num_cpus=self.cpus_per_task, max_retries=0)(run_point)
+        singleton_state = Singleton.get_state()
+        pending = []
+        try:
+            for offset, overrides in enumerate(job_overrides):
+                idx = initial_job_idx + offset
+                log.info("\t#%d : %s", idx, " ".join(filter_overrides(overrides)))
+                sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, list(overrides))
+                with open_dict(sweep_config):
+                    sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
+                    sweep_config.hydra.job.num = idx
+                    sweep_config.hydra.sweep.dir = str(sweep_dir)
+                pending.append((remote.remote(self.hydra_context, sweep_config, self.task_function,
+                                              singleton_state, os.getcwd()), sweep_config))
+            return [_result(ray, ref, sweep_config) for ref, sweep_config in pending]
+        finally:
+            if started and self.address is None:
+                ray.shutdown()
+
+
+def _plain(mapping: Any) -> Dict[str, Any]:
+    """A mapping from the launcher config as plain dicts and lists (ray.init wants them)."""
+    return OmegaConf.to_container(mapping, resolve=True) if OmegaConf.is_config(mapping) else dict(mapping)
+
+
+def _result(ray: Any, ref: Any, sweep_config: DictConfig) -> JobReturn:
+    """The point's JobReturn; a task Ray itself lost (a worker crash) becomes a failed JobReturn, as a
+    failing task function does inside run_job, so the sweeper reports it and the other points survive."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayError as error:
+        log.error("a sweep point was lost by Ray: %s", error)
+        return JobReturn(overrides=list(sweep_config.hydra.overrides.task), cfg=sweep_config,
+                         hydra_cfg=sweep_config, status=JobStatus.FAILED, _return_value=error)

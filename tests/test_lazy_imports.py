@@ -1,0 +1,45 @@
+"""Heavy libraries load only on the paths that use them (measured with `python -X importtime`).
+
+scikit-learn and matplotlib cost seconds at startup; a simulation of a CSV job table with oracle
+predictions uses neither, nor a MILP/CP solver. The same probe on a forest run must see scikit-learn,
+so the probe itself is shown to work.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "tests" / "data" / "fixed_jobs.csv"
+HEAVY = ("sklearn", "matplotlib", "ortools", "highspy", "pulp", "gurobipy", "ray")
+
+
+def imported_modules(tmp_path: Path, *overrides: str) -> set[str]:
+    """Every module the asrpt-bench app imports for one run with `overrides`."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HYDRA_FULL_ERROR": "0"}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "asrpt_bench.cli", *overrides, "progress=false",
+                           f"hydra.run.dir={tmp_path / 'run'}"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:") and "|" in line]
+    return {line.rsplit("|", 1)[1].strip() for line in lines}
+
+
+def top_level_heavy(modules: set[str]) -> set[str]:
+    return {name for name in HEAVY if any(m == name or m.startswith(name + ".") for m in modules)}
+
+
+def test_simulating_a_csv_with_oracle_predictions_imports_no_heavy_library(tmp_path: Path) -> None:
+    modules = imported_modules(tmp_path, "task=simulate", "workload=csv", f"workload.path={TABLE}",
+                               "predictor=oracle", "workload.job_cap=50", f"cache.dir={tmp_path / 'cache'}")
+    assert "asrpt_bench.sim.engine" in modules
+    assert top_level_heavy(modules) == set()
+
+
+def test_a_forest_run_does_import_scikit_learn(tmp_path: Path) -> None:
+    modules = imported_modules(tmp_path, "task=simulate", "workload=synthetic", "debug=tiny")
+    assert "sklearn" in top_level_heavy(modules)
+    assert "matplotlib" not in top_level_heavy(modules)
