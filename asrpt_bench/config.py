@@ -137,9 +137,9 @@ class WorkloadConfig:
     synthetic_jobs: int = 2500
     arrival_rate: float = 1.0 / 60.0
 
-    NEEDS_PATH = ("csv", "pai2020", "gavel")
-    """Workloads read from a file or directory the user names (the yaml's `path: ???` cannot say so:
-    a missing value does not override the schema's null)."""
+    NEEDS_PATH = ("csv", "pai2020")
+    """Workloads read from a file or directory the user names (checked here: a yaml `path: ???` would
+    not override the schema's null). Philly and Gavel default to packaged traces."""
 
     def validate(self, prefix: str = "workload") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a workload name", self.name)

@@ -263,7 +263,7 @@ def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     if config.workload.name in TABLE_SOURCES:
         predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name, params,
                                              run_cache(config))
-        workload.cache_status["predictor"] = status
+        workload.cache_status.setdefault("predictor", status)  # the run's first fit says where it came from
         return predictor
     return make_predictor(name, **params).fit(workload.history)
 

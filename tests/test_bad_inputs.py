@@ -33,6 +33,7 @@ from asrpt_bench.report.figures import main as figures_main
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.solvers import Availability, Backend, LinearModel, SolveResult, SolverError, SolverSettings, solve
 from asrpt_bench.workloads.csv_table import load_csv
+from asrpt_bench.workloads.gavel import load_gavel
 from asrpt_bench.workloads.pai2020 import load_pai2020
 from asrpt_bench.workloads.philly import load_philly
 
@@ -132,6 +133,15 @@ def pai_tar_without_tags(tmp: Path) -> Path:
 
 
 PHILLY_HEADER = "timestamp,duration,num_gpus,gpu_time,cluster"
+GAVEL_ROWS = ("ResNet-50 (batch size 64)\tpython3 main.py\t--num_steps\t1\t1000\t10.500000\t4\n"
+              "A3C\tcd %s/rl && python3 main.py\t--max-steps\t0\t500\t0.000000\t1\n")
+
+
+def gavel_run(path: Path) -> RunConfig:
+    """A `task=simulate` run of the Gavel trace at `path` on 3 servers x 8 GPUs, oracle predictions."""
+    return RunConfig(cluster=ClusterConfig(servers=3, gpus_per_server=8),
+                     workload=WorkloadConfig(name="gavel", path=str(path), num_jobs=None, train_fraction=0.0),
+                     predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
 GRAPH_NODE = ("node1 -- Conv2d(3, 64) -- forward_compute_time=1.0, backward_compute_time=2.0, "
               "activation_size=1000.0, parameter_size={params}")
 
@@ -236,6 +246,7 @@ def case(kind: str, category: str, expected: str, *fixtures: str) -> Callable[[C
 
 
 TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly trace", "job selection"
+GAVEL = "Gavel trace"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
 
 CASES: list[Case] = [
@@ -333,6 +344,32 @@ CASES: list[Case] = [
          "{dir}/philly.csv: row 1 (line 2), column 'num_gpus': must be >= 1, got '0'")(
         lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
                                                       f"{PHILLY_HEADER}\n2017-10-01 00:00:00,50,0,0,vcA\n")))),
+    # ---- Gavel
+    case("gavel-empty-file", GAVEL, "{dir}/vc1.trace: the trace has no jobs")(
+        lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", "")))),
+    case("gavel-wrong-field-count", GAVEL,
+         "{dir}/vc1.trace: line 3 has 2 tab-separated field(s), expected 7 (Gavel per-VC format, as line 1)")(
+        lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS + "A3C\tcmd\n")))),
+    case("gavel-non-integer-steps", GAVEL,
+         "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be an integer >= 0, got '1e3'")(
+        lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace("\t1000\t", "\t1e3\t"))))),
+    case("gavel-unknown-job-type", GAVEL,
+         "{dir}/vc1.trace: row 2 (line 2), column 'job_type': job type 'A4C' has no measured throughput; known: "
+         "['A3C', 'CycleGAN', 'LM (batch size 10)', 'LM (batch size 20)', 'LM (batch size 40)', 'LM (batch size 5)', "
+         "'LM (batch size 80)', 'Recommendation (batch size 1024)', 'Recommendation (batch size 2048)', "
+         "'Recommendation (batch size 4096)', 'Recommendation (batch size 512)', 'Recommendation (batch size 8192)', "
+         "'ResNet-18 (batch size 128)', 'ResNet-18 (batch size 16)', 'ResNet-18 (batch size 256)', "
+         "'ResNet-18 (batch size 32)', 'ResNet-18 (batch size 64)', 'ResNet-50 (batch size 128)', "
+         "'ResNet-50 (batch size 16)', 'ResNet-50 (batch size 32)', 'ResNet-50 (batch size 64)', "
+         "'Transformer (batch size 128)', 'Transformer (batch size 16)', 'Transformer (batch size 256)', "
+         "'Transformer (batch size 32)', 'Transformer (batch size 64)']")(
+        lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace("A3C", "A4C"))))),
+    case("gavel-unmeasured-scale-extrapolated", GAVEL,
+         "warning: {dir}/vc1.trace: 1 job(s) have a (job type, scale factor) Gavel did not measure; their "
+         "throughput is extrapolated from the largest measured scale at its per-GPU rate; adjustments "
+         "{'gavel_alpha_extrapolated': 1}")(
+        lambda tmp: warned(lambda: run_experiment(gavel_run(write(
+            tmp, "vc1.trace", GAVEL_ROWS.replace("10.500000\t4", "10.500000\t16")))).summary)),
     # ---- selecting the simulated jobs
     case("num-jobs-beyond-the-table", SELECTION,
          "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "
@@ -508,5 +545,5 @@ def test_the_doc_lists_exactly_these_cases() -> None:
 
 def test_the_catalogue_has_at_least_thirty_kinds_in_every_category() -> None:
     categories = {c.category for c in CASES}
-    assert categories == {TRACE, PAI, PHILLY, SELECTION, PROFILE, CONFIG, SOLVER, IO}
+    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, SOLVER, IO}
     assert len(CASES) >= 30
