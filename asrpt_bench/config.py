@@ -251,7 +251,9 @@ class TaskConfig:
     """What a run does: `compare`, `simulate`, `placement` (study), `predictor` (accuracy report), `theory`
     (ratio to OPT vs Theorem 1 on tiny instances) or `adversarial` (worst-instance search).
 
-    `schedulers` are compared by `compare`; the placement study runs Heavy-Edge and the ILP on every
+    `schedulers` are compared by `compare`; `baseline_placement` (null: the placement group's placer,
+    as A-SRPT's) names the placer the baselines use there, so a comparison can separate scheduling
+    gains from placement gains (the paper does not say which placer its baselines used). The placement study runs Heavy-Edge and the ILP on every
     zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
     fragmentation pattern of `study_patterns` (null: all) of the cluster group's cluster.
 
@@ -269,6 +271,7 @@ class TaskConfig:
 
     name: str = "compare"
     schedulers: list[str] = field(default_factory=lambda: list(COMPARE_SCHEDULERS))
+    baseline_placement: Optional[str] = None
     study_models: Optional[list[str]] = None
     study_gpu_counts: list[int] = field(default_factory=lambda: [2, 4, 8, 16, 32])
     study_patterns: Optional[list[str]] = None
@@ -292,6 +295,9 @@ class TaskConfig:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a task name", self.name)
         _check(len(self.schedulers) >= 1 and len(set(self.schedulers)) == len(self.schedulers),
                f"{prefix}.schedulers", "a non-empty list without repeats", self.schedulers)
+        _check(self.baseline_placement is None or (isinstance(self.baseline_placement, str) and
+                                                   bool(self.baseline_placement)),
+               f"{prefix}.baseline_placement", "null or a placement name", self.baseline_placement)
         _check(len(self.study_gpu_counts) >= 1 and all(_is_int(g) and g >= 1 for g in self.study_gpu_counts),
                f"{prefix}.study_gpu_counts", "a non-empty list of integers >= 1", self.study_gpu_counts)
         self._validate_theory(prefix)

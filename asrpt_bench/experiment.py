@@ -22,7 +22,7 @@ from .placement.heavy_edge import bandwidth_regime
 from .prepare import load_workload
 from .provenance import config_hash, git_revision, versions
 from .solvers import report_fallback, resolve_solver
-from .tasks import TASKS, WORKLOAD_FREE_TASKS, Context, scheduler_names
+from .tasks import TASKS, WORKLOAD_FREE_TASKS, Context, placer_name, scheduler_names
 
 
 def check_components(config: RunConfig) -> None:
@@ -31,7 +31,7 @@ def check_components(config: RunConfig) -> None:
         raise ConfigError(f"unknown task {config.task.name!r}; known: {sorted(TASKS)}")
     for name in scheduler_names(config):
         build_scheduler(name, config.scheduler)
-    build_placer(config)
+        build_placer(config, placer_name(config, name))
     build_predictor(config)
     build_timing(config)
     build_cluster(config)

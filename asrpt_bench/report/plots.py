@@ -223,5 +223,17 @@ def plot_scheduler_comparison(table: pd.DataFrame) -> Figure:
         axes.set_xticks(positions, [label(n) for n in order], rotation=25, ha="right")
         axes.set_ylabel("total JCT (s)")
         axes.set_yscale("log")
-        axes.set_title("Total JCT per scheduler")
+        axes.set_title(f"Total JCT per scheduler{placers_note(table)}")
     return figure
+
+
+def placers_note(table: pd.DataFrame) -> str:
+    """' (A-SRPT: Heavy-Edge; baselines: First-fit)' when the baselines used another placer, else ''."""
+    if "placer" not in table:
+        return ""
+    ours = table["scheduler"].str.startswith("asrpt")
+    mine, theirs = set(table.loc[ours, "placer"]), set(table.loc[~ours, "placer"])
+    if not theirs or theirs == mine:
+        return ""
+    return (f" (A-SRPT: {', '.join(label(p) for p in sorted(mine))}; "
+            f"baselines: {', '.join(label(p) for p in sorted(theirs))})")

@@ -11,6 +11,7 @@ from ..io import RunResult
 from ..prepare import Workload
 
 REFERENCE_SCHEDULER = "asrpt"
+A_SRPT_SCHEDULERS = ("asrpt", "asrpt_oracle")
 
 
 @dataclass
@@ -36,6 +37,14 @@ def register_task(name: str, needs_workload: bool = True) -> Callable[[Task], Ta
         return function
 
     return decorator
+
+
+def placer_name(config: RunConfig, scheduler: str) -> str:
+    """The placer `scheduler` uses: task.baseline_placement for a baseline of `compare` when set, else
+    the placement group's (A-SRPT and its oracle variant always use the placement group's)."""
+    if config.task.name == "compare" and config.task.baseline_placement and scheduler not in A_SRPT_SCHEDULERS:
+        return config.task.baseline_placement
+    return config.placement.name
 
 
 def scheduler_names(config: RunConfig) -> list[str]:

@@ -7,16 +7,17 @@ from typing import Hashable
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
-from ..build import build_scheduler
+from ..build import build_placer, build_scheduler
 from ..io import RunResult
 from ..prepare import fit_predictions, prediction_scalars
-from .base import REFERENCE_SCHEDULER, Context, register_task, scheduler_names
+from .base import REFERENCE_SCHEDULER, Context, placer_name, register_task, scheduler_names
 from .scoring import run_scheduler
 
 
 @register_task("compare")
 def compare(context: Context) -> RunResult:
-    """Every scheduler of task.schedulers on the same jobs and predictions; reductions vs A-SRPT."""
+    """Every scheduler of task.schedulers on the same jobs and predictions (baselines placed by
+    task.baseline_placement when set); reductions vs A-SRPT."""
     config, workload = context.config, context.workload
     assert workload is not None
     predictions = fit_predictions(config, workload)
@@ -24,7 +25,7 @@ def compare(context: Context) -> RunResult:
     alpha_min_cache: dict[Hashable, float] = {}
     for name in tqdm(scheduler_names(config), desc="schedulers", disable=not config.progress, unit="scheduler"):
         runs[name] = run_scheduler(config, workload, predictions, build_scheduler(name, config.scheduler), False,
-                                   alpha_min_cache)
+                                   alpha_min_cache, build_placer(config, placer_name(config, name)))
     comparison = pd.DataFrame([run.scalars for run in runs.values()])
     primary = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values())))
     comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]

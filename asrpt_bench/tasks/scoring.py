@@ -15,6 +15,7 @@ from ..build import build_placer, build_timing
 from ..config import RunConfig
 from ..core import Cluster, ConfigError, Job
 from ..prepare import Workload
+from ..placement.base import Placer
 from ..schedulers import Scheduler
 from ..sim import simulate
 from ..theory.bound import theory_symbols
@@ -72,15 +73,18 @@ class SchedulerRun:
 
 def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
                   scheduler: Scheduler, progress: bool,
-                  alpha_min_cache: dict[Hashable, float] | None = None) -> SchedulerRun:
+                  alpha_min_cache: dict[Hashable, float] | None = None,
+                  placer: Placer | None = None) -> SchedulerRun:
     """Simulate one scheduler on the workload; scalars of design.md 4 and the per-job table.
 
     `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
-    jobs.parquet keeps the scheduler's own estimate in `alpha_min`."""
+    jobs.parquet keeps the scheduler's own estimate in `alpha_min`. `placer` defaults to the placement
+    group's."""
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = simulate(workload.jobs, workload.cluster, scheduler, build_placer(config), predictions=predictions,
+        result = simulate(workload.jobs, workload.cluster, scheduler, placer or build_placer(config),
+                          predictions=predictions,
                           timing=build_timing(config), drop_oversize=config.workload.drop_oversize,
                           progress=progress)
     for warning in caught:
