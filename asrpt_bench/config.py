@@ -9,6 +9,7 @@ the keys its options use; a component receives only the keys its constructor acc
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -253,8 +254,8 @@ class TaskConfig:
 
     `schedulers` are compared by `compare`; `baseline_placement` (null: the placement group's placer,
     as A-SRPT's) names the placer the baselines use there, so a comparison can separate scheduling
-    gains from placement gains (the paper does not say which placer its baselines used). The placement study runs Heavy-Edge and the ILP on every
-    zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
+    gains from placement gains (the paper does not say which placer its baselines used). The placement
+    study runs Heavy-Edge and the ILP on every zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
     fragmentation pattern of `study_patterns` (null: all) of the cluster group's cluster.
 
     `theory` (tasks/theory.py) draws `theory_instances` tiny instances of `theory_jobs` jobs on G =
@@ -374,10 +375,13 @@ class CacheConfig:
 
 @dataclass
 class RunConfig:
-    """Everything one run needs; `seed` derives every random stream of the run."""
+    """Everything one run needs; `seed` derives every random stream of the run. `plugins` names
+    modules imported before validation, so schedulers, placers, predictors and workloads they
+    register are known by name (docs/extending.md)."""
 
     seed: int = 0
     progress: bool = True
+    plugins: list[str] = field(default_factory=list)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     timing: TimingConfig = field(default_factory=TimingConfig)
     workload: WorkloadConfig = field(default_factory=WorkloadConfig)
@@ -398,12 +402,24 @@ class RunConfig:
     def validate(self) -> "RunConfig":
         """Raise ConfigError naming the first out-of-range key; return self for chaining."""
         check("seed", self.seed)
+        import_plugins(self.plugins)
         for name, group in self.groups():
             group.validate(name)
         return self
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def import_plugins(modules: list[str]) -> None:
+    """Import every module of the `plugins` key (their decorators register components by name)."""
+    _check(isinstance(modules, list) and all(isinstance(m, str) and m for m in modules), "plugins",
+           "a list of importable module names", modules)
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as error:  # any failure while importing a user's module is that module's fault
+            raise ConfigError(f"plugins: cannot import {module!r}: {type(error).__name__}: {error}") from None
 
 
 def group_params(group: Any, accepted: Iterator[str] | list[str]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ predictor's error).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from .workloads.load import best_durations, offered_load, scale_to_load
 from .workloads.pai2020 import load_pai2020
 from .workloads.philly import load_philly
 from .workloads.recurrence import RecurrenceSpec
+from .workloads.schema import validate_job_table
 from .workloads.slicing import resample_single_gpu_share, slice_jobs
 from .workloads.synthetic import synthetic_workload
 
@@ -115,6 +117,21 @@ TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
     "csv": lambda spec: load_csv(spec.require_path()),
     "synthetic": _synthetic,
 }
+BUILT_IN_SOURCES = frozenset(TABLE_SOURCES)
+
+
+TableLoader = Callable[[TableSpec], pd.DataFrame]
+
+
+def register_workload(name: str) -> Callable[[TableLoader], TableLoader]:
+    """Decorator: `workload.name=<name>` loads its job table with the decorated function (TableSpec ->
+    a table of the job-table schema, workloads/schema.py), then assigns models, splits and predicts
+    like any trace."""
+    def decorator(loader: TableLoader) -> TableLoader:
+        TABLE_SOURCES[name] = loader
+        return loader
+
+    return decorator
 
 
 T = TypeVar("T")
@@ -138,12 +155,24 @@ def run_cache(config: RunConfig) -> DiskCache:
 
 
 def _trace_hash(spec: TableSpec) -> str | None:
-    """The bytes of the table's input file or directory (packaged traces are part of the code fingerprint)."""
-    return content_hash(spec.path) if spec.path and Path(spec.path).exists() else None
+    """The bytes of the table's input file or directory, and of a plugin's loader (packaged traces and
+    loaders are part of the code fingerprint)."""
+    parts = [content_hash(spec.path) if spec.path and Path(spec.path).exists() else None, _loader_hash(spec)]
+    return None if parts == [None, None] else ":".join(str(part) for part in parts)
+
+
+def _loader_hash(spec: TableSpec) -> str | None:
+    """A registered (plugin) loader's source file, which the package's code fingerprint does not cover."""
+    if spec.name in BUILT_IN_SOURCES:
+        return None
+    source = inspect.getsourcefile(TABLE_SOURCES[spec.name])
+    return content_hash(source) if source else None
 
 
 def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
     raw = TABLE_SOURCES[spec.name](spec)
+    if spec.name not in BUILT_IN_SOURCES:  # a plugin's table meets the same schema checks as a CSV file
+        raw = validate_job_table(raw, f"workload {spec.name!r}")
     table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.max_gpus)
     table.attrs.update(raw.attrs)
     return table

@@ -5,10 +5,11 @@
 #   --out DIR   sweeps go to DIR/multirun/<name>, tables to DIR/results/<name>.csv, figures to DIR/figures
 #               (default: a fresh outputs/run_all/<timestamp>). Rerunning with the same DIR skips the
 #               sweep points that already completed.
-#   --quick     every experiment at small scale (python -m asrpt_bench.quick: debug=tiny, two values per
-#               swept key, seeds 0 and 1), a few minutes; checks the pipeline, never publishable.
-#   --publish   after a full run without failures, copy the tables over the committed results/ and redraw
-#               paper_figures/ from them. Without it, results/ and paper_figures/ are never written.
+#   --quick     every experiment at small scale (python -m asrpt_bench.quick: debug=tiny, seed 0, two
+#               values of the first swept key), a few minutes; checks the pipeline, never publishable.
+#   --publish   after a full run without failures, copy the tables over the committed results/, redraw
+#               paper_figures/ and regenerate REPRODUCTION.md from them. Without it, results/,
+#               paper_figures/ and REPRODUCTION.md are never written.
 # Exit status: 0 when every experiment ran, collected and drew; 1 when any did not (the others still run);
 # 2 for bad arguments.
 set -euo pipefail
@@ -67,5 +68,6 @@ fi
 if [ "$publish" = 1 ]; then
   cp "${out}"/results/*.csv results/
   python -m asrpt_bench.report.figures --results results --out paper_figures --all
+  python -m asrpt_bench.report.reproduction --results results --out REPRODUCTION.md
 fi
 echo "run_all.sh: every experiment ran; tables in ${out}/results, figures in ${out}/figures"

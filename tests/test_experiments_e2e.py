@@ -1,20 +1,17 @@
-"""Every named experiment at its quick scale (asrpt_bench.quick, as `run_all.sh --quick` runs it) with
-seeds 0 and 1 (so confidence bands are drawn): sweep -> collect -> figure, in a tmp dir. The experiments are found by listing conf/experiment, so a
-new one is picked up."""
+"""`experiments/run_all.sh --quick` end to end, as CI runs it: every named experiment at small scale
+(asrpt_bench.quick) with seeds 0 and 1 (so confidence bands are drawn), collected, and every figure
+drawn from those tables with its index, in a scratch directory. The experiments are found by listing
+conf/experiment, so a new one is picked up."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
-from asrpt_bench.collect import main as collect_main
-from asrpt_bench.quick import experiments, quick_overrides
-from asrpt_bench.report.figures import FIGURES, make_figures
+from asrpt_bench.quick import experiments
+from asrpt_bench.report.figures import FIGURES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = experiments()
@@ -24,19 +21,17 @@ def test_every_experiment_has_a_figure() -> None:
     assert {spec.name for spec in FIGURES} == set(EXPERIMENTS)
 
 
-@pytest.mark.parametrize("name", EXPERIMENTS)
-def test_experiment_runs_end_to_end(name: str, tmp_path: Path) -> None:
-    sweep = tmp_path / "multirun" / name
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", "-m", *quick_overrides(name), "seed=0,1",
-                           f"hydra.sweep.dir={sweep}"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+def test_quick_run_all_runs_every_experiment_and_draws_every_figure(tmp_path: Path) -> None:
+    committed = {path.name: path.read_bytes() for path in (ROOT / "results").glob("*.csv")}
+    done = subprocess.run(["bash", str(ROOT / "experiments" / "run_all.sh"), "--quick", "--out", str(tmp_path),
+                           "seed=0,1"], cwd=ROOT, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stderr[-3000:]
-    results = tmp_path / "results"
-    assert collect_main([str(sweep), "--out", str(results / f"{name}.csv")]) == 0
-    table = pd.read_csv(results / f"{name}.csv")
-    assert (table["status"] == "complete").all(), table.loc[table["status"] != "complete", "error"].tolist()
-    assert set(table["seed"]) == {0, 1}
-    written, _, refused = make_figures(results, tmp_path / "figures")
-    assert refused == []
-    assert sorted(p.name for p in written) == [f"{name}.pdf", f"{name}.png"]
+    for name in EXPERIMENTS:
+        table = pd.read_csv(tmp_path / "results" / f"{name}.csv")
+        assert (table["status"] == "complete").all(), (name, table["error"].dropna().tolist())
+        assert set(table["seed"]) == {0, 1}, name
+        assert set(table["experiment"]) == {name}
+        assert (tmp_path / "figures" / f"{name}.png").exists(), name
+    index = (tmp_path / "figures" / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in index for name in EXPERIMENTS)
+    assert {path.name: path.read_bytes() for path in (ROOT / "results").glob("*.csv")} == committed

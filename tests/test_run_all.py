@@ -1,6 +1,5 @@
 """experiments/run_all.sh writes to a directory of its own, never over the committed results unless
-told to publish, and never publishes quick numbers (the quick run itself is what the end-to-end tests
-run per experiment)."""
+told to publish, and never publishes quick numbers (tests/test_experiments_e2e.py runs the quick mode)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 
 from ..collect import experiment_of
 from ..core import ConfigError
+from ..io import atomic_write_text
 from . import plots, regime_plots, theory_plots
 from .style import save_figure
 
@@ -115,6 +116,38 @@ FIGURES: tuple[FigureSpec, ...] = (
 )
 
 
+PAPER_FIGURES = {
+    "fig4_prediction_error": "Fig 4",
+    "fig6_num_jobs": "Fig 6",
+    "fig7_single_gpu_share": "Fig 7",
+    "compare_default": "Fig 5 (the paper's testbed comparison; here simulated)",
+    "compare_baseline_first_fit": "Fig 5, baselines placed first-fit",
+    "placement_heavy_edge_vs_ilp": "Heavy-Edge vs ILP (text)",
+    "theory_ratio_vs_bound": "Theorem 1",
+    "theory_trace_ratio": "Theorem 1",
+    "adversarial_search": "Lemma 2 / Eq. 12",
+}
+"""Which figure or claim of the paper each of ours corresponds to; the rest go beyond the paper."""
+
+
+def index_text(written: list[Path]) -> str:
+    """paper_figures/README.md: every figure drawn, its paper counterpart, table and command."""
+    drawn = {path.stem for path in written}
+    lines = ["# Figures", "",
+             "Drawn by `asrpt-bench-figures --results results --out paper_figures` from the committed tables "
+             "(byte-stable: fixed fonts, no timestamps). Each table comes from `asrpt-bench -m experiment=NAME` "
+             "then `asrpt-bench-collect multirun/NAME --out results/NAME.csv`; `experiments/run_all.sh --publish` "
+             "does every one. REPRODUCTION.md sets the numbers beside the paper's.", "",
+             "| figure | what it shows | paper | table | command |", "|---|---|---|---|---|"]
+    for spec in FIGURES:
+        if spec.name not in drawn:
+            continue
+        files = " ".join(f"[{path.suffix[1:].upper()}]({path.name})" for path in written if path.stem == spec.name)
+        lines.append(f"| `{spec.name}` {files} | {spec.caption} | {PAPER_FIGURES.get(spec.name, 'beyond the paper')} "
+                     f"| `results/{spec.table}` | `asrpt-bench -m experiment={spec.name}` |")
+    return "\n".join(lines) + "\n"
+
+
 def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[str]]:
     """Draw every figure whose table exists and is the right one; return the files written, the
     figures skipped (no table) and the tables refused (one message each)."""
@@ -135,6 +168,8 @@ def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[
             refused.append(str(error))
             continue
         written.extend(save_figure(figure, out, spec.name))
+    if written:
+        atomic_write_text(Path(out) / "README.md", index_text(written))
     return written, skipped, refused
 
 

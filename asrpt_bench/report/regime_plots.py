@@ -29,15 +29,17 @@ NEW_SHARE = "workload.recurrence.new_group_share"
 INJECTED = "workload.inject_jobs"
 
 
-def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str, ...] = ("asrpt",)) -> pd.DataFrame:
-    """Per point and scheduler: the best WCS variant and mean, low, high, n of total JCT / best WCS."""
+def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str, ...] = ("asrpt",),
+                    candidates: tuple[str, ...] = WCS) -> pd.DataFrame:
+    """Per point and scheduler: the best of `candidates` (default: the WCS variants; column `best_wcs`)
+    and mean, low, high, n of total JCT / that reference."""
     require(table, point + [SEED, "scheduler", "total_jct"], "regime map")
     keyed = table.assign(**{c: table[c].astype(object).where(table[c].notna(), "null") for c in point})
     rows = []
     for key, part in keyed.groupby(point, sort=True):
-        wcs = part[part["scheduler"].isin(WCS)]
+        wcs = part[part["scheduler"].isin(candidates)]
         if wcs.empty:
-            raise ConfigError(f"regime map: point {dict(zip(point, key))} has no WCS baseline run")
+            raise ConfigError(f"regime map: point {dict(zip(point, key))} has no run of {list(candidates)}")
         best = wcs.groupby("scheduler")["total_jct"].mean().idxmin()
         reference = wcs[wcs["scheduler"] == best].set_index(SEED)["total_jct"]
         for name in schedulers:

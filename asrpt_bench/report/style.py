@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+
+from ..io import atomic_write_bytes  # noqa: E402
 
 SCHEDULER_LABELS = {
     "asrpt": "A-SRPT",
@@ -64,13 +67,26 @@ def figure_style() -> Iterator[None]:
         yield
 
 
+MAX_FILE_BYTES = 300_000
+"""A figure file larger than this is not kept (a PDF of many points): the PNG always is."""
+METADATA = {".png": {"Software": None}, ".pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
+"""No timestamps or library versions in the files, so the same table gives the same bytes."""
+
+
 def save_figure(figure: Figure, out_dir: Path, name: str) -> list[Path]:
-    """Write `name`.png and `name`.pdf into `out_dir`; close the figure."""
+    """Write `name`.png, and `name`.pdf when it is at most MAX_FILE_BYTES, into `out_dir`; close the figure."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{name}.{suffix}" for suffix in ("png", "pdf")]
-    for path in paths:
-        figure.savefig(path, bbox_inches="tight",
-                       metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
+    paths = []
+    for suffix in (".png", ".pdf"):
+        path = out_dir / f"{name}{suffix}"
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format=suffix[1:], bbox_inches="tight", metadata=METADATA[suffix])
+        data = buffer.getvalue()
+        if suffix == ".pdf" and len(data) > MAX_FILE_BYTES:
+            path.unlink(missing_ok=True)
+            continue
+        atomic_write_bytes(path, data)
+        paths.append(path)
     plt.close(figure)
     return paths

@@ -1,0 +1,361 @@
+"""`asrpt-bench-report`: REPRODUCTION.md, every claim of the paper beside what the toolkit measures.
+
+No number in the report is typed here. Ours come from the committed results/ tables (mean and 95%
+Student-t interval over seeds, via `plots.mean_ci`), read through `published.load_result`, which
+refuses a table that is missing, incomplete, from another experiment or stale against its
+experiment's sweep; the reviewer's Lemma 2 instance is simulated on the spot (two jobs). The paper's
+values are quoted from ../shared/paper-notes.md (section 9) in `PAPER`, and the modelling choices it
+leaves open (section 10) are listed with the default this toolkit's CLI composes.
+
+    asrpt-bench-report                 # write REPRODUCTION.md from results/
+    asrpt-bench-report --check         # exit 1 when REPRODUCTION.md differs from what results/ give
+
+Exit codes: 0 written (or up to date); 1 --check found a difference; 2 a table was refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from ..cli import compose_run_config
+from ..core import ConfigError
+from ..experiment import run_experiment
+from ..io import atomic_write_text
+from ..theory.lemma2 import check_lemma2
+from .plots import SEED, mean_ci
+from .published import load_result
+from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE, WCS, best_wcs_ratios
+from .style import label
+
+BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
+
+PAPER = {
+    "jct": "up to 92% lower total JCT than the baselines (31-92% by setting); single runs, baselines' placer "
+           "not stated",
+    "oracle": "14% above the perfect-prediction variant in simulation, 7% on the testbed",
+    "heavy_edge": "within 6% of the ILP's alpha, in milliseconds",
+    "fig4": "histogram of held-out jobs per absolute-error bucket (bucket values not in the text)",
+    "fig6": "A-SRPT below every baseline at every number of jobs (figure only)",
+    "fig7": "A-SRPT below every baseline at single-GPU shares 0-80% (figure only)",
+    "theorem1": "sum C_i <= bound x OPT (Theorem 1; proof relies on Lemma 2)",
+    "lemma2": "Eq. 12 bounds the makespan of the jobs ordered before i",
+    "regime": "not studied (one trace, one load)",
+    "injection": "not studied",
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the report."""
+
+    claim: str
+    paper: str
+    ours: str
+    experiment: str
+    note: str
+
+
+def fmt_interval(row: pd.Series | dict[str, Any], scale: float = 100.0, unit: str = "%") -> str:
+    """'12.3% [10.1, 14.5], n=5' for a mean_ci row (a single value when n < 2)."""
+    mean, low, high, n = (float(row["mean"]) * scale, float(row["low"]) * scale, float(row["high"]) * scale,
+                          int(row["n"]))
+    if n < 2:
+        return f"{mean:.3g}{unit} (n=1)"
+    return f"{mean:.3g}{unit} [{low:.3g}, {high:.3g}], n={n}"
+
+
+def interval(values: pd.Series) -> dict[str, float]:
+    """mean_ci of one column without groups."""
+    return mean_ci(pd.DataFrame({"value": values.to_numpy(dtype=float), "all": 0}), ["all"], "value").iloc[0].to_dict()
+
+
+def per_seed_ratio(table: pd.DataFrame, numerator: str, denominator: str, by: tuple[str, ...] = ()) -> pd.DataFrame:
+    """total_jct(numerator) / total_jct(denominator) per seed (and per `by` point)."""
+    keys = [*by, SEED]
+    pivot = table.pivot_table(index=keys, columns="scheduler", values="total_jct", aggfunc="first")
+    return (pivot[numerator] / pivot[denominator]).rename("ratio").reset_index()
+
+
+# --------------------------------------------------------------------------------------------------
+# Claims, one function each (a table -> a row)
+
+
+def jct_reduction(results: Path, name: str, how: str) -> Claim:
+    table = load_result(results, name)
+    rows = table[table["scheduler"].isin(BASELINES)]
+    summary = mean_ci(rows, ["scheduler"], "asrpt_reduction").set_index("scheduler")
+    parts = [f"{label(s)} {fmt_interval(summary.loc[s])}" for s in BASELINES if s in summary.index]
+    load = interval(table.drop_duplicates(SEED)["offered_load"])
+    return Claim(f"Total JCT reduction of A-SRPT over each baseline ({how})", PAPER["jct"], "; ".join(parts), name,
+                 f"Philly, 2,000 jobs, 8 x 8 GPUs, offered load {load['mean']:.2f}; synthetic recurrence keys "
+                 "(their informativeness decides much of this: see the regime map). Positive: A-SRPT lower.")
+
+
+def oracle_gap(results: Path) -> Claim:
+    table = load_result(results, "compare_default")
+    ratio = per_seed_ratio(table, "asrpt", "asrpt_oracle")
+    gap = interval(ratio["ratio"] - 1.0)
+    regime = load_result(results, "regime_map")
+    points = per_seed_ratio(regime, "asrpt", "asrpt_oracle", (TRACE, SIGMA, LOAD))
+    spread = mean_ci(points.assign(ratio=points["ratio"] - 1.0).fillna({SIGMA: "null"}), [TRACE, SIGMA, LOAD],
+                     "ratio")
+    low, high = spread["mean"].idxmin(), spread["mean"].idxmax()
+    where = (lambda i: f"{spread.loc[i, TRACE]}, sigma {spread.loc[i, SIGMA]}, load {spread.loc[i, LOAD]:g}")
+    return Claim("A-SRPT's total JCT above its perfect-prediction variant", PAPER["oracle"],
+                 f"default workload: {fmt_interval(gap)}; over the regime map's points from "
+                 f"{100 * spread.loc[low, 'mean']:.3g}% ({where(low)}) to {100 * spread.loc[high, 'mean']:.3g}% "
+                 f"({where(high)})", "compare_default, regime_map",
+                 "The gap is the price of the predictor's errors, so it moves with how informative the recurrence "
+                 "keys are (sigma) and with load; the paper's keys are real PAI groups we do not have.")
+
+
+def heavy_edge_gap(results: Path) -> Claim:
+    table = load_result(results, "placement_heavy_edge_vs_ilp")
+    parts = []
+    for mode, part in table.groupby("placement.mode", sort=True):
+        mean_gap = interval(part["alpha_penalty_mean"])
+        parts.append(f"{mode}: mean gap {fmt_interval(mean_gap)}, worst {100 * part['alpha_penalty_max'].max():.3g}%, "
+                     f"{1e3 * part['heavy_edge_time_median_s'].median():.2g} ms vs ILP "
+                     f"{1e3 * part['ilp_time_median_s'].median():.2g} ms (median)")
+    return Claim("Heavy-Edge's alpha against the exact ILP", PAPER["heavy_edge"], "; ".join(parts),
+                 "placement_heavy_edge_vs_ilp",
+                 "Every zoo plan x fragmentation pattern; b_inter <= b_intra (docs/placement.md covers the "
+                 "other regime). The ILP solves to proven optimality on these sizes.")
+
+
+def prediction_accuracy(results: Path) -> Claim:
+    table = load_result(results, "fig4_prediction_error")
+    shown = [("share_abs_0_10", "|error| < 10 iterations"), ("share_rel_0_0.1", "relative error < 10%"),
+             ("median_relative_error_seen", "median relative error (seen groups)"),
+             ("unseen_share", "jobs of unseen groups")]
+    parts = [f"{text}: {fmt_interval(interval(table[column]))}" for column, text in shown if column in table]
+    return Claim("Fig 4: prediction error of the random forest on held-out jobs", PAPER["fig4"], "; ".join(parts),
+                 "fig4_prediction_error",
+                 "Philly's last 20% of jobs; recurrence keys are synthetic (workload.recurrence.sigma sets how "
+                 "much a key says about duration, never the job's own duration directly).")
+
+
+def trend(results: Path, name: str, axis: str, what: str) -> Claim:
+    table = load_result(results, name)
+    summary = best_wcs_ratios(table, [axis], candidates=BASELINES)
+    summary = summary.assign(**{axis: summary[axis].astype(float)}).sort_values(axis)
+    parts = [f"{row[axis]:g}: {fmt_interval(row, 1.0, '')} vs {label(row['best_wcs'])}"
+             for _, row in summary.iterrows()]
+    return Claim(f"{what}: total JCT of A-SRPT / the best baseline", PAPER[name.split("_")[0]], "; ".join(parts),
+                 name, "Below 1: A-SRPT better than every baseline at that point. The best baseline is the one "
+                       "with the lowest mean over seeds, and the ratio is paired per seed.")
+
+
+def theorem1_holds(results: Path) -> Claim:
+    trace = load_result(results, "theory_trace_ratio")
+    trace_ratio = trace["ratio_to_lower_bound"] / trace["theorem1_bound"]
+    tiny = load_result(results, "theory_ratio_vs_bound")
+    tiny_ratio = tiny["ratio_to_opt_max"] / tiny["theorem1_bound_min"]
+    return Claim("Theorem 1 on measured schedules", PAPER["theorem1"],
+                 f"Philly slices: sum C_i / lower bound within the bound in {int((trace_ratio <= 1).sum())} of "
+                 f"{len(trace_ratio)} runs (largest ratio / bound {trace_ratio.max():.3g}); tiny instances against "
+                 f"exact OPT: within it in {int((tiny_ratio <= 1).sum())} of {len(tiny_ratio)} settings (largest "
+                 f"{tiny_ratio.max():.3g})", "theory_trace_ratio, theory_ratio_vs_bound",
+                 "The trace runs compare with a lower bound on OPT, so the true ratio is smaller still; the bound "
+                 "uses our reconstruction of rho-bar and epsilon-bar (docs/theory.md).")
+
+
+def reviewer_instance() -> dict[str, float]:
+    """The reviewer's two-job instance under A-SRPT (tau 0, perfect predictions): completions and Eq. 12."""
+    config = compose_run_config(["workload=lemma2_reviewer", "task=simulate", "predictor=oracle", "scheduler.tau=0",
+                                 "progress=false"])
+    jobs = run_experiment(config).jobs.sort_values("eligible")
+    checked = check_lemma2(jobs, G=100, tau=0.0).set_index("job_id")
+    ends = jobs.set_index("job_id")["end"]
+    return {"C_A": float(ends["A"]), "C_B": float(ends["B"]), "claim_B": float(checked.loc["B", "eq12_claim"]),
+            "actual_B": float(checked.loc["B", "predecessors_makespan"])}
+
+
+def lemma2_gap(results: Path) -> Claim:
+    case = reviewer_instance()
+    table = load_result(results, "adversarial_search")
+    eq12 = table[table["task.adversarial_objective"] == "eq12"]
+    worst = eq12.loc[eq12["eq12_violation_rel"].idxmax()]
+    return Claim("Lemma 2's intermediate step (Eq. 12)", PAPER["lemma2"],
+                 f"reviewer's instance: C_A = {case['C_A']:g}, C_B = {case['C_B']:g}; Eq. 12 claims the jobs before "
+                 f"B end by {case['claim_B']:g}, they end at {case['actual_B']:g}. Worst violation found by search: "
+                 f"{100 * worst['eq12_violation_rel']:.4g}% over the claim (G = {int(worst['task.theory_gpus'])}); "
+                 f"largest ratio / Theorem 1 bound over the search {table['ratio_over_bound'].max():.3g}",
+                 "adversarial_search",
+                 "The step is false, the theorem is not contradicted (ratio / bound stays below 1); the "
+                 "start-time repair in docs/theory.md holds on every instance checked.")
+
+
+def regime_headline(results: Path) -> Claim:
+    table = load_result(results, "regime_map")
+    summary = best_wcs_ratios(table, [TRACE, SIGMA, LOAD])
+    wins = summary[(summary["n"] >= 2) & (summary["high"] < 1)]
+    losses = summary[(summary["n"] >= 2) & (summary["low"] > 1)]
+    best, worst = summary.loc[summary["mean"].idxmin()], summary.loc[summary["mean"].idxmax()]
+    where = (lambda row: f"{row[TRACE]}, sigma {row[SIGMA]}, load {float(row[LOAD]):g}")
+    win_text = ", ".join(f"{where(row)} ({row['mean']:.3g})" for _, row in wins.iterrows()) or "none"
+    return Claim("Regime map: A-SRPT / best WCS over offered load x key informativeness, Philly and Gavel",
+                 PAPER["regime"],
+                 f"CI below 1 (A-SRPT better) at {len(wins)} of {len(summary)} points: {win_text}; CI above 1 at "
+                 f"{len(losses)}. Best {fmt_interval(best, 1.0, '')} at {where(best)}; worst "
+                 f"{fmt_interval(worst, 1.0, '')} at {where(worst)}", "regime_map",
+                 "sigma is the noise on log(duration) that forms a synthetic key (0: keys pin durations, null: keys "
+                 "say nothing); 10% of test-period jobs are in new groups drawn at random.")
+
+
+def novelty_headline(results: Path) -> Claim:
+    table = load_result(results, "regime_map_novelty")
+    summary = best_wcs_ratios(table, [TRACE, NEW_SHARE, LOAD])
+    parts = []
+    for (trace, share), part in summary.groupby([TRACE, NEW_SHARE], sort=True):
+        parts.append(f"{trace} {100 * float(share):.0f}% new: {part['mean'].min():.3g}-{part['mean'].max():.3g}")
+    return Claim("Regime map over new-group share: range of A-SRPT / best WCS over loads", PAPER["regime"],
+                 "; ".join(parts), "regime_map_novelty",
+                 "Jobs of never-seen groups are predicted 0 iterations, so A-SRPT runs them first; new groups are "
+                 "drawn at random, never by size.")
+
+
+def injection_headline(results: Path) -> Claim:
+    table = load_result(results, "injection_study")
+    summary = best_wcs_ratios(table, [INJECTED]).assign(**{INJECTED: lambda t: t[INJECTED].astype(int)})
+    ends = summary.sort_values(INJECTED).iloc[[0, -1]]
+    parts = [f"k = {int(row[INJECTED])}: {fmt_interval(row, 1.0, '')}" for _, row in ends.iterrows()]
+    return Claim("Injection study: A-SRPT / best WCS with k unseen long gang jobs added", PAPER["injection"],
+                 "; ".join(parts), "injection_study",
+                 "Each injected job (16 GPUs, 200,000 s) is of a new group, so predicted 0 and dispatched first.")
+
+
+CLAIMS: tuple[Callable[[Path], Claim], ...] = (
+    lambda r: jct_reduction(r, "compare_default", "every scheduler placed by Heavy-Edge"),
+    lambda r: jct_reduction(r, "compare_baseline_first_fit", "baselines placed first-fit"),
+    oracle_gap, heavy_edge_gap, prediction_accuracy,
+    lambda r: trend(r, "fig6_num_jobs", "workload.num_jobs", "Fig 6, over the number of jobs"),
+    lambda r: trend(r, "fig7_single_gpu_share", "workload.single_gpu_share", "Fig 7, over the single-GPU share"),
+    theorem1_holds, lemma2_gap, regime_headline, novelty_headline, injection_headline,
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Modelling choices the paper leaves open (paper-notes section 10), with the keys that set ours
+
+OPEN_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("servers x GPUs per server", ("cluster.servers", "cluster.gpus_per_server")),
+    ("intra- / inter-server bandwidth (GB/s)", ("cluster.b_intra", "cluster.b_inter")),
+    ("exact form of Eqs 4-7", ("timing.pipeline_mode", "timing.allreduce", "timing.fold_p2p_into_stage",
+                               "timing.microbatches")),
+    ("Heavy-Edge internals", ("placement.mode", "placement.objective", "placement.allreduce_edges")),
+    ("comm-heavy threshold", ("scheduler.comm_heavy",)),
+    ("'consolidated enough' test", ("scheduler.consolidation_test",)),
+    ("delay-timer origin", ("scheduler.delay_origin",)),
+    ("tau in simulation", ("scheduler.tau",)),
+    ("head-of-line blocking", ("scheduler.backfill",)),
+    ("virtual SRPT tie-break", ("scheduler.srpt_tiebreak",)),
+    ("random forest settings", ("predictor.n_estimators", "predictor.features", "predictor.log_target")),
+    ("train/test split and unseen jobs", ("workload.train_fraction", "predictor.unseen")),
+    ("jobs with g_i >= G", ("workload.drop_oversize",)),
+    ("arrival compression", ("workload.time_compression", "workload.target_load")),
+    ("trace (PAI 2020 is not available): recurrence keys", ("workload.name", "workload.recurrence.source",
+                                                             "workload.recurrence.sigma",
+                                                             "workload.recurrence.new_group_share",
+                                                             "workload.recurrence.new_group_selection")),
+    ("baselines' placer", ("placement.name", "task.baseline_placement")),
+    ("ILP solver", ("solver.name", "solver.time_limit_s", "solver.mip_gap")),
+    ("rho-bar / epsilon-bar reconstruction, alpha_min of the bound", ("theory.rho_bar_definition",
+                                                                     "theory.eps_bar_definition",
+                                                                     "theory.alpha_min_source")),
+)
+
+
+def default_values() -> dict[str, Any]:
+    """Every key of the configuration `asrpt-bench` composes without overrides, flattened."""
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}" if prefix else key, inner)
+        else:
+            flat[prefix] = value
+
+    walk("", compose_run_config([]).to_dict())
+    return flat
+
+
+def choices_table() -> list[str]:
+    values = default_values()
+    rows = ["| left open by the paper | our default (config key = value) |", "|---|---|"]
+    for item, keys in OPEN_CHOICES:
+        missing = [key for key in keys if key not in values]
+        if missing:
+            raise ConfigError(f"reproduction report: no config key {missing[0]!r} (OPEN_CHOICES is out of date)")
+        rows.append(f"| {item} | {', '.join(f'`{key}={values[key]}`'.replace('None', 'null') for key in keys)} |")
+    return rows
+
+
+# --------------------------------------------------------------------------------------------------
+# The document
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def render(results: Path) -> str:
+    claims = [build(results) for build in CLAIMS]
+    lines = [
+        "# Reproduction report",
+        "",
+        "Generated by `asrpt-bench-report` from the committed tables in `results/` (do not edit by hand; "
+        "`asrpt-bench-report --check` fails when this file and the tables disagree). Every value of ours is "
+        "a mean with its 95% Student-t interval over seeds `[low, high]` and the number of seeds `n`. Each "
+        "experiment runs with `asrpt-bench -m experiment=NAME`, is collected with `asrpt-bench-collect "
+        "multirun/NAME --out results/NAME.csv`, and is drawn in `paper_figures/NAME.png` "
+        "(`experiments/run_all.sh --publish` does all of them).",
+        "",
+        "| claim | paper | ours | experiment | figure | where they differ, and why |",
+        "|---|---|---|---|---|---|",
+    ]
+    for claim in claims:
+        names = [name.strip() for name in claim.experiment.split(",")]
+        figures = ", ".join(f"[{name}](paper_figures/{name}.png)" for name in names)
+        experiments = ", ".join(f"`{name}`" for name in names)
+        lines.append(f"| {cell(claim.claim)} | {cell(claim.paper)} | {cell(claim.ours)} | {experiments} | {figures} "
+                     f"| {cell(claim.note)} |")
+    lines += ["", "## What the paper leaves open, and what we chose", "",
+              "Defaults of `asrpt-bench` with no overrides (docs/experiments.md lists every key). The experiments "
+              "override some of them; each experiment's yaml in `asrpt_bench/conf/experiment/` says which.", "",
+              *choices_table(), ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="asrpt-bench-report", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=Path("results"), help="collected tables (default results)")
+    parser.add_argument("--out", type=Path, default=Path("REPRODUCTION.md"), help="report file (REPRODUCTION.md)")
+    parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
+    args = parser.parse_args(argv)
+    try:
+        text = render(args.results)
+    except ConfigError as error:
+        print(f"asrpt-bench-report: error: {error}", file=sys.stderr)
+        return 2
+    if args.check:
+        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+        if current != text:
+            print(f"asrpt-bench-report: {args.out} is not what {args.results}/ gives; run asrpt-bench-report",
+                  file=sys.stderr)
+            return 1
+        return 0
+    atomic_write_text(args.out, text)
+    print(f"asrpt-bench-report: wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
