@@ -53,6 +53,14 @@ def mean_ci(table: pd.DataFrame, by: list[str], value: str, confidence: float = 
     return pd.DataFrame(rows)
 
 
+def geometric_ci(table: pd.DataFrame, by: list[str], value: str, confidence: float = 0.95) -> pd.DataFrame:
+    """`mean_ci` of log(value), mapped back: geometric mean and an interval that stays positive, for
+    ratios and for quantities drawn on a log axis."""
+    summary = mean_ci(table.assign(**{value: np.log(table[value].astype(float))}), by, value, confidence)
+    summary[["mean", "low", "high"]] = np.exp(summary[["mean", "low", "high"]])
+    return summary
+
+
 def plot_band(axes: Axes, summary: pd.DataFrame, x: str, x_scale: float = 1.0, **style: object) -> None:
     """A mean line with its confidence band (rows of `mean_ci`) against column `x`."""
     part = summary.sort_values(x)

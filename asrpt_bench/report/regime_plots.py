@@ -3,8 +3,8 @@
 Best WCS at a point (trace x key setting x load, or x injected jobs) is the WCS variant
 (wcs_duration, wcs_workload, wcs_subtime) with the lowest mean total JCT over the point's seeds;
 the ratio A-SRPT / best WCS is formed per seed against that one variant (choosing the minimum per
-seed would favour WCS by the noise of three draws) and shown as mean and 95% Student-t CI over
-seeds. A filled marker means the CI excludes 1 (A-SRPT reliably better below 1, worse above); a
+seed would favour WCS by the noise of three draws) and shown as the geometric mean over seeds with a
+95% Student-t CI on the log ratio. A filled marker means the CI excludes 1 (A-SRPT reliably better below 1, worse above); a
 point with one seed has no CI and is never filled.
 """
 
@@ -15,10 +15,10 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FormatStrFormatter
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from ..core import ConfigError
-from .plots import SEED, complete_runs, mean_ci, plot_band, require
+from .plots import SEED, complete_runs, geometric_ci, plot_band, require
 from .style import figure_style, label, series_style
 
 WCS = ("wcs_duration", "wcs_workload", "wcs_subtime")
@@ -32,7 +32,8 @@ INJECTED = "workload.inject_jobs"
 def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str, ...] = ("asrpt",),
                     candidates: tuple[str, ...] = WCS) -> pd.DataFrame:
     """Per point and scheduler: the best of `candidates` (default: the WCS variants; column `best_wcs`)
-    and mean, low, high, n of total JCT / that reference."""
+    and the geometric mean, low, high (a Student-t interval on the log ratio, so it stays positive
+    and a ratio and its inverse get mirrored intervals) and n of total JCT / that reference."""
     require(table, point + [SEED, "scheduler", "total_jct"], "regime map")
     keyed = table.assign(**{c: table[c].astype(object).where(table[c].notna(), "null") for c in point})
     rows = []
@@ -47,7 +48,7 @@ def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str
             ratio = (runs / reference).dropna().rename("ratio").reset_index().assign(scheduler=name, best_wcs=best)
             rows.append(ratio.assign(**dict(zip(point, key))))
     ratios = pd.concat(rows, ignore_index=True)
-    summary = mean_ci(ratios, point + ["scheduler", "best_wcs"], "ratio")
+    summary = geometric_ci(ratios, point + ["scheduler", "best_wcs"], "ratio")
     summary["excludes_one"] = (summary["n"] >= 2) & ((summary["low"] > 1) | (summary["high"] < 1))
     return summary
 
@@ -72,10 +73,16 @@ def _ratio_lines(axes: plt.Axes, summary: pd.DataFrame, x: str, series: str) -> 
             axes.scatter(chosen[x], chosen["mean"], s=22, facecolors=face, edgecolors=colour, zorder=3)
         oracle = part[part["scheduler"] == "asrpt_oracle"]
         axes.plot(oracle[x], oracle["mean"], color=colour, linestyle="--", linewidth=0.9)
+    ratio_axis(axes)
+
+
+def ratio_axis(axes: plt.Axes) -> None:
+    """A log axis for ratios: plain major labels, no minor labels, a line at 1."""
     axes.axhline(1.0, color="black", linewidth=0.8)
     axes.set_yscale("log")
-    for formatter in (axes.yaxis.set_major_formatter, axes.yaxis.set_minor_formatter):
-        formatter(FormatStrFormatter("%g"))
+    axes.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axes.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    axes.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
@@ -94,7 +101,7 @@ def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
         handles, labels = panels[0][-1].get_legend_handles_labels()
         handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=0.9))
         labels.append("dashed: A-SRPT (oracle) / best WCS")
-        panels[0][-1].legend(handles, labels, title=f"mean, 95% CI over {seeds} seeds; filled: CI excludes 1",
+        panels[0][-1].legend(handles, labels, title=f"geometric mean, 95% CI over {seeds} seeds; filled: CI excludes 1",
                              title_fontsize=7)
         figure.suptitle(title)
     return figure
@@ -125,20 +132,18 @@ def plot_injection_study(table: pd.DataFrame) -> Figure:
             plot_band(left, part.sort_values(INJECTED), INJECTED, color=style["color"], label=label(name))
             filled = part[part["excludes_one"]]
             left.scatter(filled[INJECTED], filled["mean"], s=30, color=style["color"], zorder=3)
-        left.axhline(1.0, color="black", linewidth=0.8)
-        left.set_yscale("log")
-        for formatter in (left.yaxis.set_major_formatter, left.yaxis.set_minor_formatter):
-            formatter(FormatStrFormatter("%g"))
+        ratio_axis(left)
         left.set_xlabel("injected unseen gang jobs")
         left.set_ylabel("total JCT / best WCS")
-        left.legend(title="filled: 95% CI excludes 1", title_fontsize=7)
-        totals = mean_ci(table, ["scheduler", INJECTED], "total_jct")
+        left.legend(title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds; filled: CI excludes 1",
+                    title_fontsize=7)
+        totals = geometric_ci(table, ["scheduler", INJECTED], "total_jct")
         for name, part in totals.groupby("scheduler", sort=False):
             plot_band(right, part, INJECTED, label=label(str(name)), **series_style(str(name)))
         right.set_yscale("log")
         right.set_xlabel("injected unseen gang jobs")
         right.set_ylabel("total JCT (s)")
-        right.legend(title=f"mean, 95% CI over {int(totals['n'].max())} seeds", title_fontsize=7)
+        right.legend(title=f"geometric mean, 95% CI over {int(totals['n'].max())} seeds", title_fontsize=7)
         figure.suptitle("Injection study: long gang jobs of never-seen groups")
     return figure
 
