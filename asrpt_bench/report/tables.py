@@ -12,6 +12,7 @@ from ..io import RunResult
 # (summary key, label with its unit) in the order printed; times in seconds, ratios dimensionless.
 SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
     ("num_jobs", "jobs simulated"),
+    ("offered_load", "offered load, sum g_i d_i / (G x release span)"),
     ("dropped", "jobs dropped (larger than the cluster)"),
     ("total_jct", "total JCT, sum(C_i - r_i) (s)"),
     ("mean_jct", "mean JCT (s)"),
@@ -24,6 +25,8 @@ SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
     ("mae", "mean absolute error (iterations)"),
     ("median_relative_error", "median relative error (fraction)"),
     ("unseen_share", "unseen jobs (fraction)"),
+    ("unseen_gpu_time_share", "their share of GPU time (fraction)"),
+    ("predictor_median_rel_error_seen", "median relative error, seen jobs (fraction)"),
     ("placements", "placements studied"),
     ("ilp_optimal_share", "ILP proven optimal (fraction)"),
     ("alpha_penalty_mean", "mean alpha gap to the ILP (fraction)"),
