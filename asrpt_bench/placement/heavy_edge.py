@@ -183,19 +183,24 @@ class LinkCosts:
 @lru_cache(maxsize=4096)
 def link_costs(plan: TrainingPlan, cluster: Cluster, timing: TimingModel) -> LinkCosts:
     """Evaluate the project's timing function once per link spread alone (once per plan, cluster, timing)."""
-    n = len(plan.stages)
-    intra_stages, intra_bounds = [False] * n, [False] * (n - 1)
-    floor = timing.alpha_from_links(plan, cluster, intra_stages, intra_bounds)
+    return one_link_flipped(plan, cluster, timing, spanning=False)
 
-    def with_one(flags: list[bool], i: int) -> list[bool]:
+
+def one_link_flipped(plan: TrainingPlan, cluster: Cluster, timing: TimingModel, spanning: bool) -> LinkCosts:
+    """alpha with every link's spans-servers flag at `spanning` (`floor`), and with each single stage or
+    boundary link flipped alone (a stage of one replica has no link: its cost is the floor)."""
+    n = len(plan.stages)
+    stages, bounds = [spanning] * n, [spanning] * (n - 1)
+    floor = timing.alpha_from_links(plan, cluster, stages, bounds)
+
+    def flipped(flags: list[bool], i: int) -> list[bool]:
         out = list(flags)
-        out[i] = True
+        out[i] = not spanning
         return out
 
-    stage = tuple(timing.alpha_from_links(plan, cluster, with_one(intra_stages, s), intra_bounds)
+    stage = tuple(timing.alpha_from_links(plan, cluster, flipped(stages, s), bounds)
                   if plan.stages[s].replicas > 1 else floor for s in range(n))
-    boundary = tuple(timing.alpha_from_links(plan, cluster, intra_stages, with_one(intra_bounds, b))
-                     for b in range(n - 1))
+    boundary = tuple(timing.alpha_from_links(plan, cluster, stages, flipped(bounds, b)) for b in range(n - 1))
     return LinkCosts(floor, stage, boundary)
 
 

@@ -28,7 +28,8 @@ from typing import Callable, Sequence
 from ..core import Cluster, Placement, TrainingPlan
 from ..graph import AllReduceTopology
 from ..timing import TimingModel
-from .heavy_edge import JobGraph, LinkCosts, _most_free_server, _server_affinity, is_max_of_stations, job_graph
+from .heavy_edge import (JobGraph, LinkCosts, _most_free_server, _server_affinity, is_max_of_stations, job_graph,
+                         one_link_flipped)
 
 SpreadResult = tuple[tuple[int, ...], bool]
 """The vertex -> server map and whether its alpha is proven minimal within the free GPUs."""
@@ -36,19 +37,7 @@ SpreadResult = tuple[tuple[int, ...], bool]
 
 def spread_link_costs(plan: TrainingPlan, cluster: Cluster, timing: TimingModel) -> LinkCosts:
     """alpha with every link spanning servers (`floor`) and with exactly one link kept on one server."""
-    n = len(plan.stages)
-    stages, bounds = [True] * n, [True] * (n - 1)
-    floor = timing.alpha_from_links(plan, cluster, stages, bounds)
-
-    def without(flags: list[bool], i: int) -> list[bool]:
-        out = list(flags)
-        out[i] = False
-        return out
-
-    stage = tuple(timing.alpha_from_links(plan, cluster, without(stages, s), bounds)
-                  if plan.stages[s].replicas > 1 else floor for s in range(n))
-    boundary = tuple(timing.alpha_from_links(plan, cluster, stages, without(bounds, b)) for b in range(n - 1))
-    return LinkCosts(floor, stage, boundary)
+    return one_link_flipped(plan, cluster, timing, spanning=True)
 
 
 def alternating_servers(free: Sequence[int], gpus: int) -> tuple[int, ...] | None:
