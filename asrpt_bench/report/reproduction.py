@@ -75,6 +75,11 @@ def interval(values: pd.Series) -> dict[str, float]:
     return mean_ci(pd.DataFrame({"value": values.to_numpy(dtype=float), "all": 0}), ["all"], "value").iloc[0].to_dict()
 
 
+def regime_point(row: pd.Series) -> str:
+    """'philly, sigma 0.5, load 0.8' for a row of a regime-map summary."""
+    return f"{row[TRACE]}, sigma {row[SIGMA]}, load {float(row[LOAD]):g}"
+
+
 def per_seed_ratio(table: pd.DataFrame, numerator: str, denominator: str, by: tuple[str, ...] = ()) -> pd.DataFrame:
     """total_jct(numerator) / total_jct(denominator) per seed (and per `by` point)."""
     keys = [*by, SEED]
@@ -105,12 +110,11 @@ def oracle_gap(results: Path) -> Claim:
     points = per_seed_ratio(regime, "asrpt", "asrpt_oracle", (TRACE, SIGMA, LOAD))
     spread = mean_ci(points.assign(ratio=points["ratio"] - 1.0).fillna({SIGMA: "null"}), [TRACE, SIGMA, LOAD],
                      "ratio")
-    low, high = spread["mean"].idxmin(), spread["mean"].idxmax()
-    where = (lambda i: f"{spread.loc[i, TRACE]}, sigma {spread.loc[i, SIGMA]}, load {spread.loc[i, LOAD]:g}")
+    low, high = spread.loc[spread["mean"].idxmin()], spread.loc[spread["mean"].idxmax()]
     return Claim("A-SRPT's total JCT above its perfect-prediction variant", PAPER["oracle"],
                  f"default workload: {fmt_interval(gap)}; over the regime map's points from "
-                 f"{100 * spread.loc[low, 'mean']:.3g}% ({where(low)}) to {100 * spread.loc[high, 'mean']:.3g}% "
-                 f"({where(high)})", "compare_default, regime_map",
+                 f"{100 * low['mean']:.3g}% ({regime_point(low)}) to {100 * high['mean']:.3g}% "
+                 f"({regime_point(high)})", "compare_default, regime_map",
                  "The gap is the price of the predictor's errors, so it moves with how informative the recurrence "
                  "keys are (sigma) and with load; the paper's keys are real PAI groups we do not have.")
 
@@ -199,13 +203,12 @@ def regime_headline(results: Path) -> Claim:
     wins = summary[(summary["n"] >= 2) & (summary["high"] < 1)]
     losses = summary[(summary["n"] >= 2) & (summary["low"] > 1)]
     best, worst = summary.loc[summary["mean"].idxmin()], summary.loc[summary["mean"].idxmax()]
-    where = (lambda row: f"{row[TRACE]}, sigma {row[SIGMA]}, load {float(row[LOAD]):g}")
-    win_text = ", ".join(f"{where(row)} ({row['mean']:.3g})" for _, row in wins.iterrows()) or "none"
+    win_text = ", ".join(f"{regime_point(row)} ({row['mean']:.3g})" for _, row in wins.iterrows()) or "none"
     return Claim("Regime map: A-SRPT / best WCS over offered load x key informativeness, Philly and Gavel",
                  PAPER["regime"],
                  f"CI below 1 (A-SRPT better) at {len(wins)} of {len(summary)} points: {win_text}; CI above 1 at "
-                 f"{len(losses)}. Best {fmt_interval(best, 1.0, '')} at {where(best)}; worst "
-                 f"{fmt_interval(worst, 1.0, '')} at {where(worst)}", "regime_map",
+                 f"{len(losses)}. Best {fmt_interval(best, 1.0, '')} at {regime_point(best)}; worst "
+                 f"{fmt_interval(worst, 1.0, '')} at {regime_point(worst)}", "regime_map",
                  "sigma is the noise on log(duration) that forms a synthetic key (0: keys pin durations, null: keys "
                  "say nothing); 10% of test-period jobs are in new groups drawn at random.")
 
