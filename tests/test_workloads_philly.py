@@ -1,7 +1,6 @@
 """Philly loader: sorting, shifting, slicing, recurrence keys, the packaged trace and malformed files."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from asrpt_bench.core import ConfigError

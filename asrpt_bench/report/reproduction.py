@@ -24,16 +24,15 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..cli import compose_run_config
+from ..config import BASELINES
 from ..core import ConfigError
 from ..experiment import run_experiment
 from ..io import atomic_write_text
 from ..theory.lemma2 import check_lemma2
 from .plots import SEED, geometric_ci, mean_ci
 from .published import load_result
-from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE, WCS, best_wcs_ratios
+from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE, best_wcs_ratios
 from .style import label
-
-BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 
 PAPER = {
     "jct": "up to 92% lower total JCT than the baselines (31-92% by setting); single runs, baselines' placer "

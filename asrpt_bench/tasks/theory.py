@@ -170,7 +170,6 @@ def _run_instance(config: RunConfig, instance: TinyInstance, cluster: Cluster,
                   schedulers: dict[str, Scheduler]) -> tuple[list[dict[str, Any]], list[pd.DataFrame]]:
     """Every scheduler and the CP-SAT optimum on one instance: one row per scheduler, per-job frames."""
     task = config.task
-    table = instance.table
     optimum = reference_optimum(instance, task, cluster.total_gpus)
     predictions = _instance_predictions(config, instance)
     rows, frames = [], []
