@@ -69,13 +69,15 @@ def plot_band(axes: Axes, summary: pd.DataFrame, x: str, x_scale: float = 1.0, *
     axes.fill_between(xs, part["low"], part["high"], alpha=0.15, color=style.get("color"))
 
 
-def _lines(table: pd.DataFrame, x: str, value: str, series: str, x_scale: float = 1.0) -> Figure:
-    summary = mean_ci(table, [series, x], value)
+def _log_lines(table: pd.DataFrame, x: str, value: str, series: str, x_scale: float = 1.0) -> Figure:
+    """One band per series on a log y axis: geometric mean and its interval, which stays positive."""
+    summary = geometric_ci(table, [series, x], value)
     figure, axes = plt.subplots()
     for name, part in summary.groupby(series, sort=False):
         plot_band(axes, part, x, x_scale, label=label(str(name)), **series_style(str(name)))
     seeds = int(summary["n"].max()) if len(summary) else 0
-    axes.legend(title=f"mean, 95% CI over {seeds} seed(s)", title_fontsize=8)
+    axes.legend(title=f"geometric mean, 95% CI over {seeds} seed(s)", title_fontsize=8)
+    axes.set_yscale("log")
     return figure
 
 
@@ -85,11 +87,10 @@ def plot_total_jct_vs_num_jobs(table: pd.DataFrame) -> Figure:
     table = complete_runs(table)
     require(table, ["workload.num_jobs", "scheduler", "total_jct"], "Fig 6")
     with figure_style():
-        figure = _lines(table, "workload.num_jobs", "total_jct", "scheduler")
+        figure = _log_lines(table, "workload.num_jobs", "total_jct", "scheduler")
         axes = figure.axes[0]
         axes.set_xlabel("number of jobs")
         axes.set_ylabel("total JCT (s)")
-        axes.set_yscale("log")
         axes.set_title("Total JCT vs number of jobs")
         if "offered_load" in table.columns:
             loads = table.groupby("workload.num_jobs")["offered_load"].mean()
@@ -104,11 +105,10 @@ def plot_total_jct_vs_single_gpu_share(table: pd.DataFrame) -> Figure:
     table = complete_runs(table)
     require(table, ["workload.single_gpu_share", "scheduler", "total_jct"], "Fig 7")
     with figure_style():
-        figure = _lines(table, "workload.single_gpu_share", "total_jct", "scheduler", x_scale=100.0)
+        figure = _log_lines(table, "workload.single_gpu_share", "total_jct", "scheduler", x_scale=100.0)
         axes = figure.axes[0]
         axes.set_xlabel("single-GPU jobs (%)")
         axes.set_ylabel("total JCT (s)")
-        axes.set_yscale("log")
         axes.set_title("Total JCT vs single-GPU job share")
     return figure
 
@@ -217,10 +217,10 @@ def plot_sensitivity(table: pd.DataFrame) -> Figure:
 
 
 def plot_scheduler_comparison(table: pd.DataFrame) -> Figure:
-    """Total JCT per scheduler on the default workload, mean and 95% CI over seeds."""
+    """Total JCT per scheduler on the default workload, geometric mean and 95% CI over seeds (log axis)."""
     table = complete_runs(table)
     require(table, ["scheduler", "total_jct"], "comparison")
-    summary = mean_ci(table, ["scheduler"], "total_jct")
+    summary = geometric_ci(table, ["scheduler"], "total_jct")
     order = [name for name in table["scheduler"].drop_duplicates()]
     summary = summary.set_index("scheduler").loc[order]
     with figure_style():
