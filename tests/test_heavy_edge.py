@@ -18,6 +18,8 @@ from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, pack_blocks
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 
+from plan_strategies import small_plans as plans_of_up_to
+
 MODES = ("contract", "greedy_edge", "refined")
 PAPER_CLUSTER = Cluster(servers=2, gpus_per_server=2, b_intra=100.0, b_inter=10.0)
 
@@ -100,11 +102,7 @@ def test_unknown_mode_is_a_config_error():
         HeavyEdgePlacer(mode="fastest")
 
 
-small_plans = st.lists(
-    st.tuples(st.integers(1, 3), st.floats(0.05, 0.5), st.floats(0.0, 4.0), st.floats(0.0, 0.5)),
-    min_size=1, max_size=3,
-).map(lambda rows: TrainingPlan("h", "cfg", tuple(
-    Stage(c * m, p * GB, a * GB if s < len(rows) - 1 else 0.0, m) for s, (m, c, p, a) in enumerate(rows))))
+small_plans = plans_of_up_to(3)
 small_free = st.lists(st.integers(0, 4), min_size=2, max_size=4).map(tuple)
 
 

@@ -19,6 +19,8 @@ from asrpt_bench.placement.spread import SPREAD_MODES, alternating_servers, domi
 from asrpt_bench.theory.lower_bounds import alpha_min_for_jobs
 from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 
+from plan_strategies import small_plans as plans_of_up_to
+
 MODES = ("contract", "greedy_edge", "refined")
 OTHER_TIMINGS = (TimingModel(pipeline_mode="sync", microbatches=4), TimingModel(fold_p2p_into_stage=True))
 ISSUE_CLUSTER = Cluster(servers=2, gpus_per_server=5, b_intra=3.3, b_inter=66.0)
@@ -141,11 +143,7 @@ def test_dominant_placement_proofs_and_constructions_on_every_small_structure():
     assert checked > 5000
 
 
-small_plans = st.lists(
-    st.tuples(st.integers(1, 3), st.floats(0.05, 0.5), st.floats(0.0, 4.0), st.floats(0.0, 0.5)),
-    min_size=1, max_size=4,
-).map(lambda rows: TrainingPlan("h", "cfg", tuple(
-    Stage(c * m, p * GB, a * GB if s < len(rows) - 1 else 0.0, m) for s, (m, c, p, a) in enumerate(rows))))
+small_plans = plans_of_up_to(4)
 small_free = st.lists(st.integers(0, 5), min_size=1, max_size=4).map(tuple)
 faster_inter = st.tuples(st.sampled_from([3.0, 12.5, 100.0]), st.sampled_from([1.5, 4.0, 24.0]))
 
