@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Hashable, Sequence, TypeVar
 
+from .errors import ConfigError  # noqa: F401  (re-exported: the historical import path)
+from .rules import check
+
 GB = 1e9
 T = TypeVar("T")
-
-
-class ConfigError(ValueError):
-    """A value given by the user (config key, file, row, job) is invalid; the message names it."""
 
 
 def _require(condition: bool, message: str) -> None:
@@ -44,8 +43,6 @@ class Cluster:
     b_inter: float = 12.5
 
     def __post_init__(self) -> None:
-        from .rules import check  # rules imports this module for ConfigError
-
         for key in ("servers", "gpus_per_server", "b_intra", "b_inter"):
             check(f"cluster.{key}", getattr(self, key))
 

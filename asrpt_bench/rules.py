@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .core import ConfigError
+from .errors import ConfigError
 
 
 def plain(value: Any) -> Any:
