@@ -1,60 +1,73 @@
 """Config groups -> typed components: cluster, timing model, scheduler, placer, predictor.
 
-Each component receives only the keys of its group that its constructor accepts (the registry
-rejects anything else, naming the key), and every random stream derives from (seed, component).
+Each component is made by its registry from the parameters its config group holds (already parsed
+and checked by that registry), plus the dependencies it declared (`needs`: the timing model, a seed,
+the solver settings); every random stream derives from (seed, component).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .config import PlacementConfig, RunConfig, SchedulerConfig, group_params
+from .config import RunConfig
 from .core import Cluster
-from .placement import PLACERS, Placer, make_placer
-from .prediction import PREDICTORS, make_predictor
-from .registry import constructor_parameters
-from .schedulers import SCHEDULERS, Scheduler, make_scheduler
+from .placement import PLACERS, Placer
+from .prediction import PREDICTORS
+from .schedulers import SCHEDULERS, Scheduler
 from .timing import TimingModel
 from .workloads.seeding import component_rng
 
 
 def build_timing(config: RunConfig) -> TimingModel:
-    return TimingModel(**group_params(config.timing, constructor_parameters(TimingModel)))
+    timing = config.timing
+    return TimingModel(pipeline_mode=timing.pipeline_mode, allreduce=timing.allreduce,
+                       tree_latency_s=timing.tree_latency_s, fold_p2p_into_stage=timing.fold_p2p_into_stage,
+                       microbatches=timing.microbatches)
 
 
 def build_cluster(config: RunConfig) -> Cluster:
-    return Cluster(**group_params(config.cluster, constructor_parameters(Cluster)))
+    cluster = config.cluster
+    return Cluster(servers=cluster.servers, gpus_per_server=cluster.gpus_per_server, b_intra=cluster.b_intra,
+                   b_inter=cluster.b_inter)
 
 
-def build_scheduler(name: str, config: SchedulerConfig) -> Scheduler:
-    """Scheduler `name` with the keys of the scheduler group its constructor accepts."""
-    return make_scheduler(name, **group_params(config, SCHEDULERS.parameters(name)))
+def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
+    """Scheduler `name` (default: the scheduler group's), with the group's parameters when it shares them
+    (`RunConfig.takes_scheduler_group`), else with its own defaults."""
+    name = name or config.scheduler.name
+    if config.takes_scheduler_group(name):
+        return SCHEDULERS.make(name, config.scheduler.params)
+    return SCHEDULERS.make(name)
+
+
+def placer_dependencies(config: RunConfig) -> dict[str, Any]:
+    """What a placer may declare it needs: the timing model, a seed from (seed, "placement"), the solver."""
+    return {"timing": build_timing(config), "seed": int(component_rng(config.seed, "placement").integers(2**31)),
+            "solver": config.solver.name, "time_limit_s": config.solver.time_limit_s,
+            "mip_gap": config.solver.mip_gap, "threads": config.solver.threads}
 
 
 def build_placer(config: RunConfig, name: str | None = None) -> Placer:
-    """Placer `name` (default: the placement group's) with the placement, solver and timing keys it
-    accepts; a random placer's seed comes from (seed, "placement")."""
+    """Placer `name` (default: the placement group's): the group's parameters for the group's placer, the
+    placer's defaults for another (a baseline's `task.baseline_placement`)."""
     name = name or config.placement.name
-    accepted = PLACERS.parameters(name)
-    available: dict[str, Any] = group_params(config.placement, [f for f in vars(PlacementConfig())])
-    available.update(solver=config.solver.name, time_limit_s=config.solver.time_limit_s,
-                     mip_gap=config.solver.mip_gap, threads=config.solver.threads, timing=build_timing(config),
-                     seed=int(component_rng(config.seed, "placement").integers(2**31)))
-    return make_placer(name, **{key: value for key, value in available.items() if key in accepted})
+    entry = PLACERS.entry(name)
+    params = config.placement.params if name == config.placement.name else None
+    available = placer_dependencies(config)
+    return PLACERS.make(name, params, **{key: available[key] for key in entry.needs})
 
 
 def predictor_params(config: RunConfig) -> tuple[str, dict[str, Any]]:
-    """The predictor group's name and constructor parameters; random_state from (seed, "predictor")."""
+    """The predictor group's name and constructor keywords; random_state from (seed, "predictor")."""
     name = config.predictor.name
-    known = set(PREDICTORS.parameters(name))
-    params = group_params(config.predictor, known)
+    params = config.predictor.params.to_dict()
     if "features" in params:
         params["features"] = tuple(params["features"])
-    if "random_state" in known:
+    if "random_state" in PREDICTORS.entry(name).needs:
         params["random_state"] = int(component_rng(config.seed, "predictor").integers(2**31))
     return name, params
 
 
 def build_predictor(config: RunConfig) -> Any:
     name, params = predictor_params(config)
-    return make_predictor(name, **params)
+    return PREDICTORS.make_from_keywords(name, **params)

@@ -1,8 +1,8 @@
-"""`asrpt-bench`: the Hydra app. The only module that imports hydra or omegaconf.
+"""`asrpt-bench`: the Hydra app (with composition.py, the only modules that import hydra or omegaconf).
 
-It composes the config tree in `asrpt_bench/conf`, converts it to the typed `RunConfig` (unknown
-keys, wrong types and out-of-range values fail here, naming the key, before any work), records the
-run's config, calls `experiment.run_experiment` and writes the run directory atomically. In a
+It composes the config tree in `asrpt_bench/conf` (composition.py: plugins first, then every
+component's schema), converts it to the typed `RunConfig` (unknown keys, wrong types and
+out-of-range values fail here, naming the key, before any work), records the run's config, calls `experiment.run_experiment` and writes the run directory atomically. In a
 multirun sweep a failing point writes a `FAILED` marker with its traceback and the other points
 run; a point whose directory already completed with the same config is skipped.
 
@@ -22,7 +22,6 @@ Logging: warnings and progress notes go to stderr and, with the printed result, 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import multiprocessing
 import os
@@ -34,33 +33,37 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-from hydra import compose, initialize_config_dir
-from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
-from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.errors import HydraException, MissingConfigException
+from hydra.errors import HydraException
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
 
 from . import io
-from .config import RunConfig
+from .composition import (CONFIG_DIR, compose_run_config, hydra_error_message, plugins_in, prepare,  # noqa: F401
+                          sweep_axes, to_run_config, validate_sweep)
 from .core import ConfigError
 from .experiment import run_experiment
 from .provenance import config_hash
 from .report.tables import format_result
 
-CONFIG_DIR = Path(__file__).resolve().parent / "conf"
 PROG = "asrpt-bench"
 log = logging.getLogger("asrpt_bench")
 # Written to the run's cli.log only (the console sees the same text on stdout).
 record = logging.getLogger("asrpt_bench.record")
 
-# The typed schema of the whole tree: every group has every key of its dataclass (so e.g.
-# predictor.epsilon can be overridden whatever the predictor), and wrong types fail at compose time.
-ConfigStore.instance().store(name="run_config_schema", node=RunConfig)
-# Sweep subdirectories are named from the overrides; a point without overrides gets "defaults".
-OmegaConf.register_new_resolver("run_dirname", lambda dirname: dirname or "defaults", replace=True)
+PLUGINS_ENV = "ASRPT_BENCH_PLUGINS"
+"""The sweep's plugin modules, handed to launcher workers (fresh processes that compose points too)."""
+
+
+def _store_schemas_for_workers() -> None:
+    """Register the plugins the parent named, then every component's schema, when this module is imported
+    (a launcher's worker imports it to run a point, and composes the point's config there)."""
+    modules = [m for m in os.environ.get(PLUGINS_ENV, "").split(",") if m]
+    prepare([f"plugins=[{','.join(modules)}]"] if modules else [])
+
+
+_store_schemas_for_workers()
 
 
 def _ignore_interrupts_in_workers() -> None:
@@ -86,124 +89,9 @@ class SweepPointFailed(RunFailed):
 _FAILURES: list[Exception] = []
 
 
-# --------------------------------------------------------------------------------------------------
-# Configuration errors in one line
-
-
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0].strip() if text else type(error).__name__
-
-
-def _known_keys(full_key: str) -> str:
-    """'<group> has keys [...]' for the parent of `full_key` in the RunConfig schema."""
-    schema: Any = RunConfig
-    parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
-    for part in [p for p in parent.split(".") if p]:
-        fields = {item.name: item for item in dataclasses.fields(schema)}
-        if part not in fields or fields[part].default_factory is dataclasses.MISSING:
-            return ""
-        schema = type(fields[part].default_factory())
-    return f"{parent or 'the root'} has keys {sorted(item.name for item in dataclasses.fields(schema))}"
-
-
-def hydra_error_message(error: BaseException) -> str:
-    """One line for a Hydra or OmegaConf error: the key or option, what is wrong, what is known."""
-    if isinstance(error, MissingConfigException):
-        message = _first_line(error).removeprefix("In 'config': ")
-        return f"{message}; available: {', '.join(error.options)}" if error.options else message
-    cause = error.__cause__ if error.__cause__ is not None else error
-    full_key = getattr(cause, "full_key", None)
-    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and full_key:
-        known = _known_keys(str(full_key))
-        return f"{full_key}: unknown key" + (f"; {known}" if known else "")
-    if full_key:
-        return f"{full_key}: {_first_line(cause)}"
-    if cause is not error:
-        return f"{_first_line(error).rstrip('.')}: {_first_line(cause)}"
-    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    return "; ".join(lines) if 1 < len(lines) <= 4 else _first_line(error)
-
-
-def _reject_unknown_keys(values: dict, schema: type, prefix: str = "") -> None:
-    """Keys added with `+key=...` survive Hydra's typed merge; refuse them here, naming the key."""
-    fields = {item.name: item for item in dataclasses.fields(schema)}
-    for key, value in values.items():
-        if key not in fields:
-            raise ConfigError(f"{prefix}{key}: unknown key; {prefix.rstrip('.') or 'the root'} has keys "
-                              f"{sorted(fields)}")
-        default = fields[key].default_factory() if fields[key].default_factory is not dataclasses.MISSING else None
-        if dataclasses.is_dataclass(default) and isinstance(value, dict):
-            _reject_unknown_keys(value, type(default), f"{prefix}{key}.")
-
-
-def to_run_config(cfg: DictConfig) -> RunConfig:
-    """The composed config as a validated RunConfig; errors name the offending key."""
-    container = OmegaConf.masked_copy(cfg, [key for key in cfg.keys() if key != "hydra"])
-    _reject_unknown_keys(OmegaConf.to_container(container, resolve=False), RunConfig)
-    try:
-        missing = sorted(OmegaConf.missing_keys(container))
-        if missing:
-            raise ConfigError(f"{missing[0]} is required: set it on the command line ({missing[0]}=...)")
-        # Interpolations are resolved before the typed merge so that `${...}` values are type-checked too.
-        resolved = OmegaConf.to_container(container, resolve=True)
-        merged = OmegaConf.merge(OmegaConf.structured(RunConfig), resolved)
-        run_config = OmegaConf.to_object(merged)
-    except OmegaConfBaseException as error:
-        raise ConfigError(hydra_error_message(error)) from None
-    assert isinstance(run_config, RunConfig)
-    return run_config.validate()
-
-
-def _compose(overrides: list[str], hydra_config: bool = False) -> DictConfig:
-    try:
-        return compose(config_name="config", overrides=overrides, return_hydra_config=hydra_config)
-    except (HydraException, OmegaConfBaseException) as error:
-        raise ConfigError(hydra_error_message(error)) from None
-
-
-def compose_run_config(overrides: list[str] | None = None, config_dir: Path = CONFIG_DIR) -> RunConfig:
-    """Compose the config tree with `overrides` (as on the command line) and validate it."""
-    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
-        return to_run_config(_compose(list(overrides or [])))
-
-
-def sweep_axes(overrides: list[str], sweeper_params: dict[str, str]) -> list[list[str]]:
-    """The sweep as Hydra's basic sweeper builds it: one axis per key, its `key=value` choices (the
-    config's hydra.sweeper.params first, command-line overrides of the same key replacing them)."""
-    parser = OverridesParser.create()
-    try:
-        parsed = parser.parse_overrides([f"{key}={value}" for key, value in sweeper_params.items()] + overrides)
-    except HydraException as error:
-        raise ConfigError(hydra_error_message(error)) from None
-    axes: dict[str, list[str]] = {}
-    for override in parsed:
-        key = override.get_key_element()
-        if not override.is_sweep_override():
-            axes[key] = [f"{key}={override.get_value_element_as_str()}"]
-        elif override.is_discrete_sweep():
-            axes[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
-        else:
-            raise ConfigError(f"{key}: the basic sweeper supports lists and ranges, not {override.value_type.name}")
-    return list(axes.values())
-
-
-def validate_sweep(overrides: list[str], config_dir: Path = CONFIG_DIR) -> int:
-    """Validate a sweep before any point runs: every value of every swept key appears in at least one
-    composed and validated point (max axis length compositions, not the whole product; a failure
-    that needs two values together is caught when that point runs). Returns the sweep's point count."""
-    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
-        first = sweep_axes(overrides, {})
-        base = _compose([axis[0] for axis in first], hydra_config=True)
-        params = base.hydra.sweeper.get("params")
-        params = OmegaConf.to_container(params, resolve=False) if params else {}
-        axes = sweep_axes(overrides, {str(k): str(v) for k, v in params.items()})
-        for index in range(max((len(axis) for axis in axes), default=1)):
-            to_run_config(_compose([axis[index % len(axis)] for axis in axes]))
-    count = 1
-    for axis in axes:
-        count *= len(axis)
-    return count
 
 
 # --------------------------------------------------------------------------------------------------
@@ -306,6 +194,11 @@ def main() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
     args = sys.argv[1:]
     try:
+        overrides = [a for a in args if not a.startswith("-")]
+        modules = plugins_in(overrides)
+        if modules:
+            os.environ[PLUGINS_ENV] = ",".join(modules)
+        prepare(overrides)
         if any(flag in args for flag in MULTIRUN_FLAGS) and all(a in MULTIRUN_FLAGS or not a.startswith("-")
                                                                for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])

@@ -1,42 +1,32 @@
-"""Typed run configuration: one dataclass per config group, with range checks that name the key.
+"""Typed run configuration: what `experiment.run_experiment` takes, so Python callers never need Hydra.
 
-These dataclasses are the schema of the Hydra config tree in `asrpt_bench/conf` (the CLI merges the
-composed config into them, which rejects unknown keys and wrong types), and they are what
-`experiment.run_experiment` takes, so Python callers never need Hydra. Each group holds the union of
-the keys its options use; a component receives only the keys its constructor accepts.
+Groups that choose a component (workload, predictor, scheduler, placement, task) hold the chosen
+component's own parameters, declared next to its code and parsed by its registry: a key that
+component does not have is refused, naming it. The other groups (cluster, timing, solver, theory,
+cache) are plain dataclasses checked with the shared rules (rules.py).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, ClassVar, Iterator, Optional
 
-from .core import ConfigError
+from .errors import ConfigError
+from .params import Params
+from .registry import REGISTRIES, Registry
 from .rules import RULES, check, shown
 from .solvers import DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
 from .theory.lower_bounds import ALPHA_MIN_SOURCES
-from .workloads.recurrence import RecurrenceSpec
-
-BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
-COMPARE_SCHEDULERS = ("asrpt", "asrpt_oracle") + BASELINES
 
 
 def _check(condition: bool, key: str, requirement: str, value: object) -> None:
     if not condition:
         raise ConfigError(f"{key} must be {requirement}, got {shown(value)}")
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_rules(group: Any, rule_prefix: str, prefix: str) -> None:
@@ -73,165 +63,113 @@ class TimingConfig:
         _check_rules(self, "timing", prefix)
 
 
-@dataclass
-class RecurrenceConfig:
-    """Recurrence keys (workloads/recurrence.py): `source` synthetic | virtual_cluster | trace; `sigma`
-    (log-duration noise of the template order; null = keys carry no duration), `new_group_share` of the
-    jobs after the history cut in groups never seen before, chosen at random (`new_group_selection`:
-    random, or the labelled biased `gpu_time`), template size, templates per user, popularity."""
+class ComponentConfig:
+    """A config group that chooses a component by name and holds that component's own parameters.
 
-    source: str = "synthetic"
-    sigma: Optional[float] = 1.0
-    new_group_share: float = 0.1
-    new_group_selection: str = "random"
-    jobs_per_template: float = 20.0
-    templates_per_user: float = 4.0
-    concentration: float = 1.0
-
-    def spec(self) -> RecurrenceSpec:
-        return RecurrenceSpec(**dataclasses.asdict(self))
-
-    def validate(self, prefix: str = "workload.recurrence") -> None:
-        self.spec().validate(prefix)
-
-
-@dataclass
-class WorkloadConfig:
-    """Which jobs are simulated and which earlier jobs train the predictor.
-
-    Trace workloads are split chronologically: the first `train_fraction` of the jobs is the
-    history the predictor learns from; the simulated jobs are `num_jobs` consecutive jobs of the
-    later part, starting `offset` jobs in. `single_gpu_share` (Fig 7) instead draws `num_jobs` jobs
-    from the later part with that share of single-GPU jobs (`resample_replace`: with replacement
-    when a pool is too small; `resample_releases=slots`: the draw takes the arrival times of the
-    default slice, so only the mix changes); for `synthetic` it is also the generator's share. `max_gpus` caps a
-    trace job's GPU demand before a configuration is assigned (null: jobs larger than the cluster
-    are dropped with a warning and counted when `drop_oversize`). `job_cap` is a
-    hard cap on the simulated jobs. `recurrence` is the recurrence-key model (RecurrenceConfig).
-
-    `target_load` (null: as in the trace) scales the simulated jobs' releases so that their offered
-    load sum(g_i d_i) / (G x release span) equals it (after `job_cap`). `inject_jobs` adds that many
-    jobs of never-seen groups, `inject_gpus` GPUs and `inject_duration` s each, released uniformly at
-    random over the simulated span (after the load scaling: the injection study). `gavel_alpha_max`:
-    a Gavel job's declared alpha_max is its alpha (`alpha`, as Gavel's simulator) or the measured
-    throughput of a spread placement (`unconsolidated`, so COMM_HEAVY acts).
+    In the Hydra tree the parameters sit beside the name (`scheduler=asrpt scheduler.tau=2`); here
+    they are the component's Params dataclass (`.params`), parsed by its registry, so a key the chosen
+    component does not have is refused in one line that names the key, the component and the keys it
+    has. Attribute access reads a parameter (`config.scheduler.tau`).
     """
 
-    name: str = "philly"
-    path: Optional[str] = None
-    num_jobs: Optional[int] = 2000
-    offset: int = 0
-    train_fraction: float = 0.8
-    single_gpu_share: Optional[float] = None
-    resample_replace: bool = False
-    resample_releases: str = "slots"
-    time_compression: float = 1.0
-    recurrence: RecurrenceConfig = field(default_factory=RecurrenceConfig)
-    target_load: Optional[float] = None
-    inject_jobs: int = 0
-    inject_gpus: int = 16
-    inject_duration: float = 200_000.0
-    gavel_alpha_max: str = "alpha"
-    drop_oversize: bool = True
-    job_cap: Optional[int] = None
-    max_gpus: Optional[int] = None
-    synthetic_jobs: int = 2500
-    arrival_rate: float = 1.0 / 60.0
+    KIND: ClassVar[str] = ""
+    DEFAULT: ClassVar[str] = ""
 
-    NEEDS_PATH = ("csv", "pai2020")
-    """Workloads read from a file or directory the user names (checked here: a yaml `path: ???` would
-    not override the schema's null). Philly and Gavel default to packaged traces."""
+    def __init__(self, name: str | None = None, params: Params | None = None, **values: Any) -> None:
+        name = self.DEFAULT if name is None else name
+        if not (isinstance(name, str) and name):
+            raise ConfigError(f"{self.KIND}.name must be a {self.KIND} name, got {shown(name)}")
+        registry = component_registry(self.KIND)
+        if params is None:
+            params = registry.parse(name, values)
+        elif values or not isinstance(params, registry.params_type(name)):
+            raise ConfigError(f"{self.KIND} {name!r}: give either its {registry.params_type(name).__name__} or "
+                              f"its parameters as keywords")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "params", params)
 
-    def validate(self, prefix: str = "workload") -> None:
-        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a workload name", self.name)
-        if self.name in self.NEEDS_PATH and not self.path:
-            raise ConfigError(f"{prefix}.path is required for workload {self.name!r}: set it on the command line "
-                              f"({prefix}.path=...)")
-        _check_rules(self, "workload", prefix)
-        for key in ("job_cap", "max_gpus"):
-            value = getattr(self, key)
-            _check(value is None or (_is_int(value) and value >= 1), f"{prefix}.{key}", "null or an integer >= 1",
-                   value)
-        _check(self.single_gpu_share is None or (_is_number(self.single_gpu_share) and 0 <= self.single_gpu_share <= 1),
-               f"{prefix}.single_gpu_share", "null or a number in [0, 1]", self.single_gpu_share)
-        _check(self.resample_releases in ("slots", "original"), f"{prefix}.resample_releases",
-               "'slots' or 'original'", self.resample_releases)
-        _check(_is_number(self.time_compression) and self.time_compression > 0, f"{prefix}.time_compression",
-               "a number > 0", self.time_compression)
-        self.recurrence.validate(f"{prefix}.recurrence")
-        _check(not (self.name == "philly" and self.recurrence.source == "trace"), f"{prefix}.recurrence.source",
-               "synthetic or virtual_cluster for philly (the trace has no job groups)", self.recurrence.source)
-        _check(self.target_load is None or (_is_number(self.target_load) and self.target_load > 0),
-               f"{prefix}.target_load", "null (as in the trace) or a number > 0", self.target_load)
-        _check(_is_int(self.inject_jobs) and self.inject_jobs >= 0, f"{prefix}.inject_jobs", "an integer >= 0",
-               self.inject_jobs)
-        _check(_is_int(self.inject_gpus) and self.inject_gpus >= 1, f"{prefix}.inject_gpus", "an integer >= 1",
-               self.inject_gpus)
-        _check(_is_number(self.inject_duration) and self.inject_duration > 0, f"{prefix}.inject_duration",
-               "a duration > 0 in seconds", self.inject_duration)
-        _check(self.gavel_alpha_max in ("alpha", "unconsolidated"), f"{prefix}.gavel_alpha_max",
-               "'alpha' or 'unconsolidated'", self.gavel_alpha_max)
-        _check(_is_int(self.synthetic_jobs) and self.synthetic_jobs >= 1, f"{prefix}.synthetic_jobs",
-               "an integer >= 1", self.synthetic_jobs)
-        _check(_is_number(self.arrival_rate) and self.arrival_rate > 0, f"{prefix}.arrival_rate",
-               "a number > 0 (jobs per second)", self.arrival_rate)
+    name: str
+    params: Params
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("__"):
+            raise AttributeError(key)
+        try:
+            return getattr(self.__dict__["params"], key)
+        except AttributeError:
+            raise AttributeError(f"{self.KIND} {self.__dict__.get('name')!r} has no parameter {key!r}") from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"{self.KIND} config is immutable; make a new one")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and (self.name, self.params) == (other.name, other.params)  # type: ignore
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.params!r})"
+
+    def __deepcopy__(self, memo: dict) -> "ComponentConfig":
+        return self  # immutable
+
+    def validate(self, prefix: str | None = None) -> None:
+        self.params.check(prefix or self.KIND)
+
+    def replace(self, name: str | None = None, **values: Any) -> "ComponentConfig":
+        """A copy with some parameters changed (checked like the config keys); another `name` starts from
+        that component's defaults."""
+        if name is not None and name != self.name:
+            return type(self)(name, **values)
+        return type(self)(self.name, **{**self.params.values(), **values})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The group as in the Hydra tree: the name beside the parameters."""
+        return {"name": self.name, **self.params.to_dict()}
 
 
-@dataclass
-class PredictorConfig:
-    """Iteration predictor: `forest` (random forest on recurrence keys), `oracle`, `noisy` (epsilon).
+class WorkloadConfig(ComponentConfig):
+    """Which jobs are simulated and which earlier jobs train the predictor (workloads/sources.py)."""
 
-    `unseen` is the forest's rule for groups absent from the history (the paper: zero); `mode` and
-    `distribution` shape the noisy oracle's error of mean relative size `epsilon`.
-    """
-
-    name: str = "forest"
-    epsilon: float = 0.0
-    n_estimators: int = 100
-    features: list[str] = field(default_factory=lambda: ["group", "user"])
-    log_target: bool = False
-    unseen: str = "zero"
-    n_jobs: int = 1
-    mode: str = "both"
-    distribution: str = "uniform"
-
-    def validate(self, prefix: str = "predictor") -> None:
-        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a predictor name", self.name)
-        _check(len(self.features) >= 1, f"{prefix}.features", "a non-empty list", self.features)
-        _check_rules(self, "predictor", prefix)
+    KIND, DEFAULT = "workload", "philly"
 
 
-@dataclass
-class SchedulerConfig:
-    """Scheduler choice and parameters; each scheduler receives the keys its constructor accepts."""
+class PredictorConfig(ComponentConfig):
+    """Iteration predictor: `forest`, `oracle`, `noisy` (prediction/)."""
 
-    name: str = "asrpt"
-    comm_heavy: float = 1.5
-    tau: float = 1.0
-    backfill: bool = False
-    consolidation_test: str = "alpha"
-    delay_origin: str = "enqueue"
-    srpt_tiebreak: str = "release_id"
-    duration_source: str = "predicted"
-
-    def validate(self, prefix: str = "scheduler") -> None:
-        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a scheduler name", self.name)
-        _check_rules(self, "scheduler", prefix)
+    KIND, DEFAULT = "predictor", "forest"
 
 
-@dataclass
-class PlacementConfig:
-    """Placer choice; `allreduce_edges` shapes the job graph the graph-based placers cut, `mode` is
-    Heavy-Edge's variant. The random placer's seed derives from the run seed."""
+class SchedulerConfig(ComponentConfig):
+    """Scheduler and its parameters (schedulers/)."""
 
-    name: str = "heavy_edge"
-    mode: str = "refined"
-    objective: str = "alpha"
-    allreduce_edges: str = "ring"
+    KIND, DEFAULT = "scheduler", "asrpt"
 
-    def validate(self, prefix: str = "placement") -> None:
-        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a placement name", self.name)
-        _check_rules(self, "placement", prefix)
+
+class PlacementConfig(ComponentConfig):
+    """Placer and its parameters (placement/); the random placer's seed derives from the run seed."""
+
+    KIND, DEFAULT = "placement", "heavy_edge"
+
+
+class TaskConfig(ComponentConfig):
+    """What a run does (tasks/): compare, simulate, placement, predictor, theory, adversarial."""
+
+    KIND, DEFAULT = "task", "compare"
+
+
+COMPONENT_GROUPS: dict[str, type[ComponentConfig]] = {
+    cls.KIND: cls for cls in (WorkloadConfig, PredictorConfig, SchedulerConfig, PlacementConfig, TaskConfig)}
+
+BUILT_IN_COMPONENTS = ("asrpt_bench.schedulers", "asrpt_bench.placement", "asrpt_bench.prediction",
+                       "asrpt_bench.workloads", "asrpt_bench.tasks")
+"""The packages whose import registers the built-in components (imported on first use, so that this
+module stays below them in the layer order: they import it for RunConfig)."""
+
+
+def component_registry(kind: str) -> Registry:
+    """The registry of one component kind, with every built-in registered."""
+    for module in BUILT_IN_COMPONENTS:
+        importlib.import_module(module)
+    return REGISTRIES[kind]
 
 
 @dataclass
@@ -245,95 +183,6 @@ class SolverConfig:
 
     def validate(self, prefix: str = "solver") -> None:
         _check_rules(self, "solver", prefix)
-
-
-@dataclass
-class TaskConfig:
-    """What a run does: `compare`, `simulate`, `placement` (study), `predictor` (accuracy report), `theory`
-    (ratio to OPT vs Theorem 1 on tiny instances) or `adversarial` (worst-instance search).
-
-    `schedulers` are compared by `compare`; `baseline_placement` (null: the placement group's placer,
-    as A-SRPT's) names the placer the baselines use there, so a comparison can separate scheduling
-    gains from placement gains (the paper does not say which placer its baselines used). The placement
-    study runs Heavy-Edge and the ILP on every zoo plan of `study_models` (null: all) with a GPU count in `study_gpu_counts`, on each free-GPU
-    fragmentation pattern of `study_patterns` (null: all) of the cluster group's cluster.
-
-    `theory` (tasks/theory.py) draws `theory_instances` tiny instances of `theory_jobs` jobs on G =
-    `theory_gpus` GPUs (servers of `theory_gpus_per_server`, null: one server), job GPUs, iterations and
-    integral releases uniform in the inclusive `[low, high]` ranges. `theory_alpha=fixed`: alpha = 1 s per
-    iteration on every placement, declared alpha_max = alpha * U[1, theory_rho_max], so CP-SAT's optimum
-    (time limit `theory_time_limit_s`) is the true OPT; `placement`: synthetic communicating plans whose
-    alpha depends on the placement, and CP-SAT with the true alpha_min gives a lower bound on OPT.
-    `adversarial` runs the seeded search for `adversarial_budget` evaluations of objective
-    `adversarial_objective` (eq12 | ratio) on instances of up to `adversarial_max_jobs` jobs on G =
-    `theory_gpus`, with iterations up to `adversarial_max_iterations` and releases up to
-    `adversarial_max_release`.
-    """
-
-    name: str = "compare"
-    schedulers: list[str] = field(default_factory=lambda: list(COMPARE_SCHEDULERS))
-    baseline_placement: Optional[str] = None
-    study_models: Optional[list[str]] = None
-    study_gpu_counts: list[int] = field(default_factory=lambda: [2, 4, 8, 16, 32])
-    study_patterns: Optional[list[str]] = None
-    theory_instances: int = 20
-    theory_jobs: int = 5
-    theory_gpus: int = 8
-    theory_gpus_per_server: Optional[int] = None
-    theory_job_gpus: list[int] = field(default_factory=lambda: [1, 6])
-    theory_iterations: list[int] = field(default_factory=lambda: [1, 100])
-    theory_releases: list[int] = field(default_factory=lambda: [0, 50])
-    theory_alpha: str = "fixed"
-    theory_rho_max: float = 1.0
-    theory_time_limit_s: float = 10.0
-    adversarial_objective: str = "eq12"
-    adversarial_budget: int = 200
-    adversarial_max_jobs: int = 4
-    adversarial_max_iterations: int = 100_000
-    adversarial_max_release: int = 1_000
-
-    def validate(self, prefix: str = "task") -> None:
-        _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a task name", self.name)
-        _check(len(self.schedulers) >= 1 and len(set(self.schedulers)) == len(self.schedulers),
-               f"{prefix}.schedulers", "a non-empty list without repeats", self.schedulers)
-        _check(self.baseline_placement is None or (isinstance(self.baseline_placement, str) and
-                                                   bool(self.baseline_placement)),
-               f"{prefix}.baseline_placement", "null or a placement name", self.baseline_placement)
-        _check(len(self.study_gpu_counts) >= 1 and all(_is_int(g) and g >= 1 for g in self.study_gpu_counts),
-               f"{prefix}.study_gpu_counts", "a non-empty list of integers >= 1", self.study_gpu_counts)
-        self._validate_theory(prefix)
-
-    def _validate_theory(self, prefix: str) -> None:
-        for key in ("theory_instances", "theory_jobs", "adversarial_budget", "adversarial_max_jobs",
-                    "adversarial_max_iterations"):
-            value = getattr(self, key)
-            _check(_is_int(value) and value >= 1, f"{prefix}.{key}", "an integer >= 1", value)
-        _check(_is_int(self.theory_gpus) and self.theory_gpus >= 2, f"{prefix}.theory_gpus", "an integer >= 2 (G)",
-               self.theory_gpus)
-        per_server = self.theory_gpus_per_server
-        _check(per_server is None or (_is_int(per_server) and per_server >= 1 and self.theory_gpus % per_server == 0),
-               f"{prefix}.theory_gpus_per_server", f"null or an integer >= 1 dividing theory_gpus={self.theory_gpus}",
-               per_server)
-        _check(_is_int(self.adversarial_max_release) and self.adversarial_max_release >= 0,
-               f"{prefix}.adversarial_max_release", "an integer >= 0", self.adversarial_max_release)
-        for key, low in (("theory_job_gpus", 1), ("theory_iterations", 1), ("theory_releases", 0)):
-            value = getattr(self, key)
-            _check(len(value) == 2 and all(_is_int(v) for v in value) and low <= value[0] <= value[1],
-                   f"{prefix}.{key}", f"[low, high] integers with {low} <= low <= high", value)
-        _check(self.theory_job_gpus[1] < self.theory_gpus, f"{prefix}.theory_job_gpus",
-               f"below theory_gpus={self.theory_gpus} (Theorem 1 needs g_max < G)", self.theory_job_gpus)
-        _check(self.theory_alpha in ("fixed", "placement"), f"{prefix}.theory_alpha", "'fixed' or 'placement'",
-               self.theory_alpha)
-        if self.theory_alpha == "placement":
-            _check(per_server is not None and self.theory_job_gpus[1] <= per_server, f"{prefix}.theory_job_gpus",
-                   "at most theory_gpus_per_server (set it) with theory_alpha=placement, so that the consolidated "
-                   "alpha is the true alpha_min", self.theory_job_gpus)
-        _check(_is_number(self.theory_rho_max) and self.theory_rho_max >= 1, f"{prefix}.theory_rho_max", ">= 1",
-               self.theory_rho_max)
-        _check(_is_number(self.theory_time_limit_s) and self.theory_time_limit_s > 0, f"{prefix}.theory_time_limit_s",
-               "> 0 seconds", self.theory_time_limit_s)
-        _check(self.adversarial_objective in ("eq12", "ratio"), f"{prefix}.adversarial_objective",
-               "'eq12' or 'ratio'", self.adversarial_objective)
 
 
 @dataclass
@@ -377,10 +226,12 @@ class CacheConfig:
 class RunConfig:
     """Everything one run needs; `seed` derives every random stream of the run. `plugins` names
     modules imported before validation, so schedulers, placers, predictors and workloads they
-    register are known by name (docs/extending.md)."""
+    register are known by name (docs/extending.md). `tiny` shrinks the chosen components' sizes
+    (TINY; the `debug=tiny` preset of tests and CI)."""
 
     seed: int = 0
     progress: bool = True
+    tiny: bool = False
     plugins: list[str] = field(default_factory=list)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     timing: TimingConfig = field(default_factory=TimingConfig)
@@ -396,8 +247,37 @@ class RunConfig:
     def groups(self) -> Iterator[tuple[str, Any]]:
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)
-            if dataclasses.is_dataclass(value):
+            if dataclasses.is_dataclass(value) or isinstance(value, ComponentConfig):
                 yield item.name, value
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "RunConfig":
+        """A RunConfig from a plain nested dict (the composed Hydra tree, or config.json): component groups
+        are parsed by their registries; unknown keys anywhere are refused naming the key."""
+        values = dict(values)
+        fields = {item.name: item for item in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - set(fields))
+        if unknown:
+            raise ConfigError(f"{unknown[0]}: unknown key; the root has keys {sorted(fields)}")
+        if "plugins" in values:
+            import_plugins(values["plugins"])
+        if values.get("tiny") is True:
+            values = tiny_values(values)
+        kwargs: dict[str, Any] = {}
+        for key, value in values.items():
+            default = fields[key].default_factory() if fields[key].default_factory is not dataclasses.MISSING else None
+            if isinstance(default, ComponentConfig) and isinstance(value, dict):
+                group = dict(value)
+                kwargs[key] = type(default)(group.pop("name", None), **group)
+            elif dataclasses.is_dataclass(default) and isinstance(value, dict):
+                known = {item.name for item in dataclasses.fields(default)}
+                extra = sorted(set(value) - known)
+                if extra:
+                    raise ConfigError(f"{key}.{extra[0]}: unknown key; {key} has keys {sorted(known)}")
+                kwargs[key] = type(default)(**value)
+            else:
+                kwargs[key] = value
+        return cls(**kwargs)
 
     def validate(self) -> "RunConfig":
         """Raise ConfigError naming the first out-of-range key; return self for chaining."""
@@ -405,10 +285,66 @@ class RunConfig:
         import_plugins(self.plugins)
         for name, group in self.groups():
             group.validate(name)
+        self._check_scheduler_group_acts()
         return self
 
+    def scheduler_names(self) -> list[str]:
+        """The schedulers the run simulates: the task's `schedulers` when it has them, else the scheduler
+        group's."""
+        return list(getattr(self.task.params, "schedulers", [self.scheduler.name]))
+
+    def takes_scheduler_group(self, name: str) -> bool:
+        """Whether scheduler `name` is configured by the scheduler group: it has the same parameters'
+        dataclass as the group's scheduler (asrpt and asrpt_oracle do); others run with their defaults."""
+        return component_registry("scheduler").params_type(name) is type(self.scheduler.params)
+
+    def _check_scheduler_group_acts(self) -> None:
+        """Refuse a scheduler group whose parameters were changed but configure none of the run's schedulers."""
+        names = self.scheduler_names()
+        if any(self.takes_scheduler_group(name) for name in names):
+            return
+        default = component_registry("scheduler").parse(self.scheduler.name)
+        changed = [key for key, value in self.scheduler.params.values().items() if getattr(default, key) != value]
+        if changed:
+            raise ConfigError(f"scheduler.{changed[0]} configures scheduler {self.scheduler.name!r}, which this task "
+                              f"does not run (task.schedulers: {names}); it acts on the listed schedulers that share "
+                              f"its parameters")
+
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        values: dict[str, Any] = {}
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, ComponentConfig):
+                values[item.name] = value.to_dict()
+            elif dataclasses.is_dataclass(value):
+                values[item.name] = dataclasses.asdict(value)
+            else:
+                values[item.name] = copy.deepcopy(value)
+        return values
+
+
+TINY: dict[str, dict[str, Any]] = {
+    "workload": {"job_cap": 30, "synthetic_jobs": 60},
+    "predictor": {"n_estimators": 8},
+    "task": {"study_gpu_counts": [2, 4], "study_models": ["vgg19", "bert24"], "theory_instances": 4,
+             "adversarial_budget": 20},
+}
+"""`tiny: true` (debug=tiny): these values replace the chosen components' defaults, for each key the
+chosen component has; a value the user set is kept."""
+
+
+def tiny_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The composed values with TINY applied to the component groups (see TINY)."""
+    values = dict(values)
+    for kind, small in TINY.items():
+        group = dict(values.get(kind) or {})
+        name = group.get("name", COMPONENT_GROUPS[kind].DEFAULT)
+        default = component_registry(kind).parse(name)
+        for key, value in small.items():
+            if key in default.names() and group.get(key, getattr(default, key)) == getattr(default, key):
+                group[key] = value
+        values[kind] = group
+    return values
 
 
 def import_plugins(modules: list[str]) -> None:
@@ -420,10 +356,3 @@ def import_plugins(modules: list[str]) -> None:
             importlib.import_module(module)
         except Exception as error:  # any failure while importing a user's module is that module's fault
             raise ConfigError(f"plugins: cannot import {module!r}: {type(error).__name__}: {error}") from None
-
-
-def group_params(group: Any, accepted: Iterator[str] | list[str]) -> dict[str, Any]:
-    """The keys of a config group (except `name`) that a component's constructor accepts."""
-    accepted = set(accepted)
-    return {item.name: getattr(group, item.name) for item in dataclasses.fields(group)
-            if item.name != "name" and item.name in accepted}

@@ -14,23 +14,22 @@ import warnings
 from typing import Any
 
 from .adjustments import RunNotes
+from .adjustments import adjust
 from .build import build_cluster, build_placer, build_predictor, build_scheduler, build_timing
 from .config import RunConfig
-from .core import ConfigError
 from .io import RunResult
 from .placement.heavy_edge import bandwidth_regime
 from .prepare import load_workload
 from .provenance import config_hash, git_revision, versions
 from .solvers import report_fallback, resolve_solver
-from .tasks import TASKS, WORKLOAD_FREE_TASKS, Context, placer_name, scheduler_names
+from .registry import REPLACED
+from .tasks import Context, needs_workload, placer_name, run_task, scheduler_names
 
 
 def check_components(config: RunConfig) -> None:
     """Build every named component once so bad names and parameters fail before data is read."""
-    if config.task.name not in TASKS:
-        raise ConfigError(f"unknown task {config.task.name!r}; known: {sorted(TASKS)}")
     for name in scheduler_names(config):
-        build_scheduler(name, config.scheduler)
+        build_scheduler(config, name)
         build_placer(config, placer_name(config, name))
     build_predictor(config)
     build_timing(config)
@@ -47,6 +46,8 @@ def run_experiment(config: RunConfig) -> RunResult:
     """Validate, build, load, run the task named by config.task.name; summary gains provenance,
     `adjustments` and `warnings`."""
     with RunNotes() as notes:
+        for message in REPLACED:
+            adjust("replaced_components", 1, message)
         result = _run(config)
     result.summary.update(notes.summary())
     return result
@@ -56,8 +57,7 @@ def _run(config: RunConfig) -> RunResult:
     config.validate()
     check_components(config)
     started = time.perf_counter()
-    needs_workload = config.task.name not in WORKLOAD_FREE_TASKS
-    workload = load_workload(config) if needs_workload else None
+    workload = load_workload(config) if needs_workload(config.task.name) else None
     provenance: dict[str, Any] = {
         "config_hash": config_hash(config),
         "package_version": versions()["asrpt_bench"],
@@ -80,7 +80,7 @@ def _run(config: RunConfig) -> RunResult:
         provenance.update(workload_source=workload.source, recurrence_keys=workload.recurrence_keys,
                           workload_jobs=len(workload.jobs), history_jobs=len(workload.history),
                           cluster_gpus=workload.cluster.total_gpus, **workload.scalars)
-    result = TASKS[config.task.name](Context(config, workload, provenance))
+    result = run_task(Context(config, workload, provenance))
     if workload is not None:
         result.summary["cache"] = dict(workload.cache_status)
     result.summary["wall_time_s"] = time.perf_counter() - started

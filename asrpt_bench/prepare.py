@@ -12,7 +12,6 @@ predictor's error).
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 from dataclasses import dataclass, field
@@ -25,22 +24,19 @@ import pandas as pd
 from .build import build_cluster, build_timing, predictor_params
 from .cache import DiskCache, cache_key, content_hash, resolve_cache
 from .config import RunConfig
-from .core import Cluster, ConfigError, Job
+from .core import Cluster, Job
 from .prediction import accuracy_summary, chronological_split, make_predictor, prediction_errors
 from .timing import TimingModel
+from .params import Params
 from .workloads.assign import assign_models
-from .workloads.csv_table import load_csv
-from .workloads.gavel import load_gavel, note_extrapolated
+from .workloads.gavel import note_extrapolated
 from .workloads.injection import injected_jobs
-from .workloads.instances import INSTANCES, get_instance
+from .workloads.instances import get_instance
 from .workloads.jobs import jobs_from_table
 from .workloads.load import best_durations, offered_load, scale_to_load
-from .workloads.pai2020 import load_pai2020
-from .workloads.philly import load_philly
-from .workloads.recurrence import RecurrenceSpec
 from .workloads.schema import validate_job_table
 from .workloads.slicing import resample_single_gpu_share, slice_jobs
-from .workloads.synthetic import synthetic_workload
+from .workloads.sources import WORKLOADS, TraceParams
 
 
 @dataclass
@@ -61,77 +57,35 @@ class Workload:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """The inputs of a loaded, model-assigned job table (hashable, so loads are cached per process).
-
-    `train_fraction` is an input because "new group" (recurrence.py) refers to the history cut. Every
-    field enters the on-disk cache key (cache.cache_key expands the dataclass), so a new field here is
-    all a new workload knob needs to be cached correctly.
+    """What a loaded, model-assigned job table depends on (hashable, so loads are memoised per process,
+    and expanded field by field into the on-disk cache key): the workload source, the values of its
+    parameters that decide the table (`TraceParams.table_key`: not the keys that only choose among the
+    loaded jobs), the seed, the cluster and the timing model. `params` is what the loader receives.
     """
 
     name: str
-    path: str | None
+    table_params: tuple[tuple[str, Any], ...]
     seed: int
-    time_compression: float
-    recurrence: RecurrenceSpec
-    train_fraction: float
-    gavel_alpha_max: str
-    synthetic_jobs: int
-    arrival_rate: float
-    single_gpu_share: float | None
-    max_gpus: int | None
     cluster: Cluster
     timing: TimingModel
+    params: Params = field(compare=False, repr=False)
 
     @classmethod
     def of(cls, config: RunConfig) -> "TableSpec":
-        wl = config.workload
-        return cls(wl.name, wl.path, config.seed, wl.time_compression, wl.recurrence.spec(), wl.train_fraction,
-                   wl.gavel_alpha_max, wl.synthetic_jobs, wl.arrival_rate, wl.single_gpu_share, wl.max_gpus,
-                   build_cluster(config), build_timing(config))
+        params = config.workload.params
+        assert isinstance(params, TraceParams)
+        return cls(config.workload.name, tuple(sorted(params.table_key().items())), config.seed,
+                   build_cluster(config), build_timing(config), params)
 
-    def require_path(self) -> str:
-        if not self.path:
-            raise ConfigError(f"workload.path is required for workload {self.name!r}")
-        return self.path
-
-
-def _philly(spec: TableSpec) -> pd.DataFrame:
-    return load_philly(spec.path, time_compression=spec.time_compression, recurrence=spec.recurrence, seed=spec.seed,
-                       train_fraction=spec.train_fraction)
+    def cache_inputs(self) -> dict[str, Any]:
+        """The spec as cache-key inputs (without the full `params`, whose table-deciding part is in it)."""
+        return {"name": self.name, "table_params": dict(self.table_params), "seed": self.seed,
+                "cluster": self.cluster, "timing": self.timing}
 
 
-def _gavel(spec: TableSpec) -> pd.DataFrame:
-    return load_gavel(spec.path, recurrence=spec.recurrence, seed=spec.seed, train_fraction=spec.train_fraction,
-                      alpha_max=spec.gavel_alpha_max)
-
-
-def _synthetic(spec: TableSpec) -> pd.DataFrame:
-    share = 0.8 if spec.single_gpu_share is None else spec.single_gpu_share
-    return synthetic_workload(spec.synthetic_jobs, spec.seed, arrival_rate=spec.arrival_rate, single_gpu_share=share)
-
-
-TABLE_SOURCES: dict[str, Callable[[TableSpec], pd.DataFrame]] = {
-    "philly": _philly,
-    "gavel": _gavel,
-    "pai2020": lambda spec: load_pai2020(spec.require_path()),
-    "csv": lambda spec: load_csv(spec.require_path()),
-    "synthetic": _synthetic,
-}
-BUILT_IN_SOURCES = frozenset(TABLE_SOURCES)
-
-
-TableLoader = Callable[[TableSpec], pd.DataFrame]
-
-
-def register_workload(name: str) -> Callable[[TableLoader], TableLoader]:
-    """Decorator: `workload.name=<name>` loads its job table with the decorated function (TableSpec ->
-    a table of the job-table schema, workloads/schema.py), then assigns models, splits and predicts
-    like any trace."""
-    def decorator(loader: TableLoader) -> TableLoader:
-        TABLE_SOURCES[name] = loader
-        return loader
-
-    return decorator
+def is_trace(name: str) -> bool:
+    """Whether workload `name` is a trace source (a loader of job tables), not a hand-made instance."""
+    return WORKLOADS.entry(name).meta["kind"] == "trace"
 
 
 T = TypeVar("T")
@@ -157,23 +111,28 @@ def run_cache(config: RunConfig) -> DiskCache:
 def _trace_hash(spec: TableSpec) -> str | None:
     """The bytes of the table's input file or directory, and of a plugin's loader (packaged traces and
     loaders are part of the code fingerprint)."""
-    parts = [content_hash(spec.path) if spec.path and Path(spec.path).exists() else None, _loader_hash(spec)]
+    path = getattr(spec.params, "path", None)
+    parts = [content_hash(path) if path and Path(path).exists() else None, _loader_hash(spec)]
     return None if parts == [None, None] else ":".join(str(part) for part in parts)
+
+
+def _is_built_in(name: str) -> bool:
+    return WORKLOADS.entry(name).module.startswith("asrpt_bench.")
 
 
 def _loader_hash(spec: TableSpec) -> str | None:
     """A registered (plugin) loader's source file, which the package's code fingerprint does not cover."""
-    if spec.name in BUILT_IN_SOURCES:
+    if _is_built_in(spec.name):
         return None
-    source = inspect.getsourcefile(TABLE_SOURCES[spec.name])
+    source = inspect.getsourcefile(WORKLOADS.entry(spec.name).factory)
     return content_hash(source) if source else None
 
 
 def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
-    raw = TABLE_SOURCES[spec.name](spec)
-    if spec.name not in BUILT_IN_SOURCES:  # a plugin's table meets the same schema checks as a CSV file
+    raw = WORKLOADS.make(spec.name, spec.params, seed=spec.seed)
+    if not _is_built_in(spec.name):  # a plugin's table meets the same schema checks as a CSV file
         raw = validate_job_table(raw, f"workload {spec.name!r}")
-    table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.max_gpus)
+    table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.params.max_gpus)
     table.attrs.update(raw.attrs)
     return table
 
@@ -181,14 +140,14 @@ def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
 def _assigned_table(spec: TableSpec, cache: DiskCache) -> tuple[pd.DataFrame, str]:
     """The loaded, model-assigned table: from this process's memory, the disk cache, or computed."""
     def compute() -> tuple[pd.DataFrame, str]:
-        key = cache_key("table", spec=spec, trace=_trace_hash(spec)) if cache.root else ""
+        key = cache_key("table", spec=spec.cache_inputs(), trace=_trace_hash(spec)) if cache.root else ""
         return cache.get_or_compute("table", key, lambda: _load_and_assign(spec))
 
     return _memoised(("table", spec, _trace_hash(spec), cache), compute)
 
 
 def _simulated_part(later: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
-    wl = config.workload
+    wl = config.workload.params
     if wl.single_gpu_share is not None:
         chosen = resample_single_gpu_share(later, wl.single_gpu_share, num_jobs=wl.num_jobs or len(later),
                                            seed=config.seed, replace=wl.resample_replace,
@@ -203,19 +162,17 @@ def _simulated_part(later: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
 def load_workload(config: RunConfig) -> Workload:
     """Jobs to simulate and the predictor's history, per the workload group."""
     name = config.workload.name
-    if name in INSTANCES:
+    if not is_trace(name):
         instance = get_instance(name)
         table = instance.table.copy()
         return _finished(config, Workload(jobs=instance.jobs(), table=table, history=table.iloc[:0], later=table,
                                           cluster=instance.cluster, source=f"instance {name!r}",
                                           recurrence_keys="none"))
-    if name not in TABLE_SOURCES:
-        raise ConfigError(f"unknown workload {name!r}; known: {sorted(TABLE_SOURCES) + sorted(INSTANCES)}")
     spec, cache = TableSpec.of(config), run_cache(config)
     cached, table_status = _assigned_table(spec, cache)
     full = cached.copy()
     full.attrs.update(cached.attrs)
-    history, later = chronological_split(full, config.workload.train_fraction)
+    history, later = chronological_split(full, spec.params.train_fraction)
     table = _simulated_part(later, config)
     source = str(full.attrs.get("source", name))
     jobs, jobs_status = _simulated_jobs(spec, config, table, source, cache)
@@ -232,15 +189,16 @@ def load_workload(config: RunConfig) -> Workload:
 
 
 def _finished(config: RunConfig, workload: Workload) -> Workload:
-    """Scale releases to workload.target_load, add the injected jobs, record the offered load."""
-    wl = config.workload
+    """Scale releases to workload.target_load, add the injected jobs, record the offered load (an
+    instance has none of these keys: it is simulated as written)."""
+    wl = config.workload.params
     timing, G = build_timing(config), workload.cluster.total_gpus
     durations = best_durations(workload.jobs, workload.cluster, timing)
     factor = 1.0
-    if wl.target_load is not None:
+    if getattr(wl, "target_load", None) is not None:
         workload.jobs, factor = scale_to_load(workload.jobs, durations, G, wl.target_load)
         workload.table = workload.table.assign(release=[job.release for job in workload.jobs])
-    if wl.inject_jobs:
+    if getattr(wl, "inject_jobs", 0):
         releases = [job.release for job in workload.jobs]
         extra = injected_jobs(wl.inject_jobs, gpus=wl.inject_gpus, duration=wl.inject_duration,
                               span=max(releases) - min(releases), seed=config.seed, cluster=workload.cluster,
@@ -251,7 +209,7 @@ def _finished(config: RunConfig, workload: Workload) -> Workload:
         durations = np.concatenate([durations, best_durations(extra_jobs, workload.cluster, timing)])
     workload.durations = durations
     workload.scalars.update(offered_load=offered_load(workload.jobs, durations, G), release_scale=factor,
-                            injected_jobs=wl.inject_jobs)
+                            injected_jobs=getattr(wl, "inject_jobs", 0))
     return workload
 
 
@@ -259,11 +217,11 @@ def _simulated_jobs(spec: TableSpec, config: RunConfig, table: pd.DataFrame, sou
                     cache: DiskCache) -> tuple[list[Job], str]:
     """The simulated part as Jobs, their plans built from the profiles: keyed by the table's inputs and
     every workload key (slice, share, cap), so a sweep over scheduler or placement keys builds them once."""
-    workload = json.dumps(dataclasses.asdict(config.workload), sort_keys=True)
+    workload = json.dumps(config.workload.to_dict(), sort_keys=True)
 
     def compute() -> tuple[list[Job], str]:
-        key = (cache_key("jobs", spec=spec, trace=_trace_hash(spec), workload=config.workload) if cache.root
-               else "")
+        key = (cache_key("jobs", spec=spec.cache_inputs(), trace=_trace_hash(spec), workload=config.workload.params)
+               if cache.root else "")
         return cache.get_or_compute("jobs", key, lambda: jobs_from_table(table, source))
 
     jobs, status = _memoised(("jobs", spec, _trace_hash(spec), workload, cache), compute)
@@ -278,7 +236,7 @@ def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: 
         return make_predictor(name, **params).fit(history)
 
     def compute() -> tuple[Any, str]:
-        key = (cache_key("predictor", spec=spec, trace=_trace_hash(spec), train_fraction=train_fraction,
+        key = (cache_key("predictor", spec=spec.cache_inputs(), trace=_trace_hash(spec), train_fraction=train_fraction,
                          predictor=name, params=params) if cache.root else "")
         return cache.get_or_compute("predictor", key, fit)
 
@@ -289,8 +247,8 @@ def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: 
 def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     """The predictor group's predictor, fit on the workload's history."""
     name, params = predictor_params(config)
-    if config.workload.name in TABLE_SOURCES:
-        predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.train_fraction, name, params,
+    if is_trace(config.workload.name):
+        predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.params.train_fraction, name, params,
                                              run_cache(config))
         workload.cache_status.setdefault("predictor", status)  # the run's first fit says where it came from
         return predictor

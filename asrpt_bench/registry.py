@@ -1,68 +1,139 @@
-"""Named components of one kind (placers, schedulers, predictors, workload loaders).
+"""One registry type for every kind of named component: schedulers, placers, predictors, workload
+sources, tasks and solver backends.
 
-Config option names map to factories through a Registry, never through if-chains, and every
-registry rejects unknown names and unknown parameters the same way, naming the key. Parameters are
-checked with the same rules as the config keys they come from (rules.py), so `make_scheduler("asrpt",
-comm_heavy=0.5)` fails exactly like `asrpt-bench scheduler.comm_heavy=0.5`.
+A component registers under a name with the dataclass of its parameters (params.py) and the
+dependencies its caller supplies (`needs`, e.g. a placer's timing model): `register(name,
+params=...)`. Its factory takes the parameters as keywords (scikit-learn's style: the constructor's
+arguments are the parameters), or, if it has an argument named `params`, the dataclass itself. `parse(name, values)` turns a config group into those parameters, refusing any key the
+component does not have; `make(name, params, **dependencies)` constructs it. Registering a taken name
+is refused unless the registrant says `replace=True`, which is said once as a warning and counted in
+the run's summary (`adjustments.replaced_components`).
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Generic, Mapping, TypeVar
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, Iterator, Mapping, TypeVar
 
-from .core import ConfigError
-from .rules import RULES, check
+from .errors import ConfigError
+from .params import NoParams, Params
 
 T = TypeVar("T")
 
 
-def constructor_parameters(factory: Callable[..., Any]) -> list[str]:
-    """Keyword names a factory (function or class) accepts, without `self` and the fixed `name`."""
-    return [p for p in inspect.signature(factory).parameters if p not in ("self", "name")]
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """A registered component: its factory, its parameters' dataclass, what its caller must supply,
+    the module that registered it, and kind-specific facts (`meta`, e.g. a task's `needs_workload`)."""
+
+    name: str
+    factory: Callable[..., T]
+    params: type[Params]
+    needs: tuple[str, ...]
+    module: str
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
-class Registry(dict, Generic[T]):
-    """name -> factory for one kind of component; a dict, so `name in registry` and `sorted(registry)` work."""
+REGISTRIES: dict[str, "Registry[Any]"] = {}
+"""kind -> its registry; the config layer finds a group's registry here (config.component_registry)."""
 
-    def __init__(self, kind: str, entries: dict[str, Callable[..., T]] | None = None,
-                 rule_keys: Mapping[str, str] | None = None) -> None:
-        """`rule_keys` maps a parameter to the config key whose rule checks it (default `<kind>.<param>`)."""
-        super().__init__(entries or {})
+REPLACED: list[str] = []
+"""One message per registration that replaced a taken name (this process); runs record them."""
+
+
+def _accepted(factory: Callable[..., Any]) -> set[str] | None:
+    """Keyword names the factory accepts; None if it takes **kwargs."""
+    parameters = inspect.signature(factory).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+class Registry(Generic[T]):
+    """name -> Entry for one kind of component; `name in registry` and `sorted(registry)` work."""
+
+    def __init__(self, kind: str) -> None:
+        if kind in REGISTRIES:
+            raise ConfigError(f"a registry of kind {kind!r} exists already")
         self.kind = kind
-        self.rule_keys = dict(rule_keys or {})
+        self._entries: dict[str, Entry[T]] = {}
+        REGISTRIES[kind] = self
 
-    def register(self, name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-        """Decorator: make the factory constructible by name (config `<kind>=<name>`)."""
+    def register(self, name: str, params: type[Params] = NoParams, *, needs: tuple[str, ...] = (),
+                 replace: bool = False, **meta: Any) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """Decorator: make the factory constructible by name (config `<kind>=<name>`) with `params`."""
+        if not (isinstance(name, str) and name.isidentifier()):
+            raise ConfigError(f"{self.kind} names must be identifiers, got {name!r}")
+        if not (isinstance(params, type) and issubclass(params, Params)):
+            raise ConfigError(f"{self.kind} {name!r}: params must be a Params dataclass, got {params!r}")
 
         def decorator(factory: Callable[..., T]) -> Callable[..., T]:
-            self[name] = factory
+            accepted = _accepted(factory)
+            wanted = [*(["params"] if accepted and "params" in accepted else params.names()), *needs]
+            missing = [key for key in wanted if accepted is not None and key not in accepted]
+            if missing:
+                raise ConfigError(f"{self.kind} {name!r}: {getattr(factory, '__qualname__', factory)} does not "
+                                  f"accept parameter(s) {missing} of {params.__name__}")
+            module = getattr(factory, "__module__", "?")
+            if name in self._entries:
+                taken = self._entries[name].module
+                if not replace:
+                    raise ConfigError(f"{self.kind} {name!r} is already registered by {taken}; register it under "
+                                      f"another name, or pass replace=True to replace it")
+                message = f"{self.kind} {name!r} of {taken} replaced by the one of {module}"
+                REPLACED.append(message)
+                warnings.warn(message, stacklevel=2)
+            self._entries[name] = Entry(name, factory, params, tuple(needs), module, dict(meta))
             return factory
 
         return decorator
 
-    def factory(self, name: str) -> Callable[..., T]:
-        if name not in self:
-            raise ConfigError(f"unknown {self.kind} {name!r}; known: {sorted(self)}")
-        return self[name]
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
 
-    def parameters(self, name: str) -> list[str]:
-        """The parameters `make(name, ...)` accepts."""
-        return constructor_parameters(self.factory(name))
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
 
-    def check_params(self, params: Mapping[str, Any]) -> None:
-        """Check each parameter that has a rule with that rule (the config key's message)."""
-        for param, value in params.items():
-            key = self.rule_keys.get(param, f"{self.kind}.{param}")
-            if key in RULES:
-                check(key, value)
+    def __len__(self) -> int:
+        return len(self._entries)
 
-    def make(self, name: str, **params: Any) -> T:
-        """Construct `name` with `params`; unknown names or parameters, and values the config would
-        refuse, fail with the same message as the CLI."""
-        accepted = self.parameters(name)
-        unknown = sorted(set(params) - set(accepted))
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def entry(self, name: str) -> Entry[T]:
+        if name not in self._entries:
+            raise ConfigError(f"unknown {self.kind} {name!r}; known: {self.names()}")
+        return self._entries[name]
+
+    def params_type(self, name: str) -> type[Params]:
+        return self.entry(name).params
+
+    def parse(self, name: str, values: Mapping[str, Any] | None = None, prefix: str | None = None) -> Params:
+        """`name`'s parameters from config values (defaults for the rest); unknown keys and refused values
+        fail in one line naming `<prefix>.<key>` (prefix: the kind)."""
+        return self.params_type(name).parse(dict(values or {}), prefix or self.kind, f"{self.kind} {name!r}")
+
+    def make(self, name: str, params: Params | Mapping[str, Any] | None = None, /, **dependencies: Any) -> T:
+        """Construct `name` from its parameters (a Params, or a mapping parsed like a config group) and the
+        dependencies it declared (`needs`); anything else is refused naming it."""
+        entry = self.entry(name)
+        if not isinstance(params, Params):
+            params = self.parse(name, params)
+        elif not isinstance(params, entry.params):
+            raise ConfigError(f"{self.kind} {name!r} takes {entry.params.__name__}, got {type(params).__name__}")
+        unknown = sorted(set(dependencies) - set(entry.needs))
         if unknown:
-            raise ConfigError(f"{self.kind} {name!r}: unknown parameter(s) {unknown}; known: {accepted}")
-        self.check_params(params)
-        return self[name](**params)
+            raise ConfigError(f"{self.kind} {name!r}: unknown argument(s) {unknown}; parameters: "
+                              f"{entry.params.names()}, supplied by the caller: {list(entry.needs)}")
+        if "params" in (_accepted(entry.factory) or ()):
+            return entry.factory(params=params, **dependencies)
+        return entry.factory(**params.values(), **dependencies)
+
+    def make_from_keywords(self, name: str, **keywords: Any) -> T:
+        """`make` with parameters and dependencies mixed as keywords (the Python API's convenience:
+        `make_placer("ilp", solver="cbc", timing=model)`)."""
+        entry = self.entry(name)
+        dependencies = {key: keywords.pop(key) for key in list(keywords) if key in entry.needs}
+        return self.make(name, keywords, **dependencies)

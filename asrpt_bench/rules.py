@@ -1,14 +1,9 @@
-"""The one set of parameter checks shared by the typed configs and the components they build.
+"""What a value must be: the rule constructors every parameter declaration uses, and the rules of
+the config groups that are not components (seed, cluster, timing, solver).
 
-Each rule is keyed by its config key (`scheduler.comm_heavy`). The config dataclasses (config.py)
-validate their keys with these rules; the registries check every parameter passed to
-`make_scheduler`, `make_placer`, `make_predictor` with the same rules (registry.py), and the
-components check themselves with them when constructed or fitted directly. So the CLI and the API
-accept the same values and refuse the others with the same one-line message:
+A component's parameters carry their rules in their own dataclass (params.py), checked the same way
+from the CLI and the API, so both refuse a value with the same one-line message:
 `scheduler.comm_heavy must be a number >= 1, got 0.5`.
-
-A rule whose choices belong to a component (the forest's unseen policies, the noisy oracle's modes)
-reads them from that component when it is checked, so the component stays their only source.
 """
 
 from __future__ import annotations
@@ -52,6 +47,11 @@ class Rule:
         if self.refusal is not None:
             return self.refusal(key, value)
         return f"{key} must be {self.describe()}, got {shown(value)}"
+
+    def require(self, key: str, value: Any) -> None:
+        """Raise ConfigError naming `key` unless the rule accepts `value`."""
+        if not self.accepts(value):
+            raise ConfigError(self.refuse(key, value))
 
 
 def _is_number(value: Any) -> bool:
@@ -125,25 +125,6 @@ RULES: dict[str, Rule] = {
     "timing.tree_latency_s": number(0, what="a number of seconds"),
     "timing.fold_p2p_into_stage": flag(),
     "timing.microbatches": integer(1),
-    "workload.num_jobs": optional_integer(1),
-    "workload.offset": integer(0),
-    "workload.train_fraction": number(0, below=1),
-    "scheduler.comm_heavy": number(1),
-    "scheduler.tau": number(0),
-    "scheduler.backfill": flag(),
-    "scheduler.consolidation_test": one_of_component("asrpt_bench.schedulers.asrpt", "CONSOLIDATION_TESTS"),
-    "scheduler.delay_origin": one_of_component("asrpt_bench.schedulers.asrpt", "DELAY_ORIGINS"),
-    "scheduler.srpt_tiebreak": one_of_component("asrpt_bench.schedulers.asrpt", "SRPT_TIEBREAKS"),
-    "scheduler.duration_source": one_of_component("asrpt_bench.schedulers.base", "DURATION_SOURCES"),
-    "predictor.epsilon": number(0),
-    "predictor.n_estimators": integer(1),
-    "predictor.n_jobs": Rule("a positive integer or -1 (all cores)", lambda v: _is_int(v) and (v >= 1 or v == -1)),
-    "predictor.log_target": flag(),
-    "predictor.unseen": one_of_component("asrpt_bench.prediction.forest", "UNSEEN_POLICIES"),
-    "predictor.mode": one_of_component("asrpt_bench.prediction.noisy", "SIGNS"),
-    "predictor.distribution": one_of_component("asrpt_bench.prediction.noisy", "MAGNITUDES"),
-    "placement.objective": one_of_component("asrpt_bench.placement.ilp", "OBJECTIVES"),
-    "placement.allreduce_edges": one_of("ring", "clique"),
     "solver.name": _solver_name(),
     "solver.time_limit_s": number(0, strict=True, what="a number of seconds"),
     "solver.mip_gap": number(0, below=1),

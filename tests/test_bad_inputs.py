@@ -102,7 +102,7 @@ def csv_run(path: Path, **changes: Any) -> RunConfig:
                        task=TaskConfig(name="simulate"), progress=False)
     for key, value in changes.items():
         group, name = key.split("__")
-        setattr(getattr(config, group), name, value)
+        setattr(config, group, getattr(config, group).replace(**{name: value}))
     return config
 
 
@@ -408,8 +408,8 @@ CASES: list[Case] = [
          "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
     case("unknown-key-added", CONFIG,
-         "scheduler.comm_heavyy: unknown key; scheduler has keys ['backfill', 'comm_heavy', 'consolidation_test', "
-         "'delay_origin', 'duration_source', 'name', 'srpt_tiebreak', 'tau']")(
+         "scheduler.comm_heavyy: scheduler 'asrpt' has no parameter 'comm_heavyy'; its parameters: ['tau', "
+         "'comm_heavy', 'consolidation_test', 'delay_origin', 'srpt_tiebreak', 'backfill']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),
@@ -421,7 +421,7 @@ CASES: list[Case] = [
          "theory.rho_bar_definition must be one of ['alpha_min_spread', 'iterations_spread'], got 'spread'")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["theory.rho_bar_definition=spread"]))),
     case("missing-required-key", CONFIG,
-         "workload.path is required for workload 'csv': set it on the command line (workload.path=...)")(
+         "workload.path is required for this workload: set it on the command line (workload.path=...)")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["workload=csv"]))),
     case("unknown-solver", CONFIG,
          "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']")(

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from asrpt_bench import cache
-from asrpt_bench.config import RunConfig
+from asrpt_bench.config import RunConfig, WorkloadConfig
 from asrpt_bench.core import ConfigError
 from asrpt_bench.prepare import TableSpec
 from asrpt_bench.provenance import config_hash
@@ -56,16 +56,22 @@ def test_another_predictor_reuses_the_table_but_not_the_fit(tmp_path: Path) -> N
     assert fewer["cache"] == {"table": "hit", "jobs": "miss", "predictor": "hit"}
 
 
-def test_every_table_spec_field_enters_the_key() -> None:
+def test_every_table_deciding_key_enters_the_key() -> None:
     spec = TableSpec.of(RunConfig())
-    payload = cache._jsonable(spec)
-    assert {f.name for f in dataclasses.fields(TableSpec)} <= set(payload)
+    payload = cache._jsonable(spec.cache_inputs())
+    assert {f.name for f in dataclasses.fields(TableSpec) if f.name != "params"} <= set(payload)
     assert set(payload["cluster"]) >= {"servers", "gpus_per_server", "b_intra", "b_inter"}
-    base = cache.cache_key("table", spec=spec, trace=None)
-    assert cache.cache_key("table", spec=dataclasses.replace(spec, time_compression=2.0), trace=None) != base
-    assert cache.cache_key("table", spec=dataclasses.replace(spec, seed=1), trace=None) != base
-    assert cache.cache_key("predictor", spec=spec, trace=None) != base
-    assert cache.cache_key("table", spec=spec, trace=None) == base
+    assert {"time_compression", "recurrence", "train_fraction", "max_gpus"} <= set(payload["table_params"])
+    assert not {"num_jobs", "target_load", "inject_jobs"} & set(payload["table_params"])  # they only select
+
+    def key(config: RunConfig, kind: str = "table") -> str:
+        return cache.cache_key(kind, spec=TableSpec.of(config).cache_inputs(), trace=None)
+
+    base = key(RunConfig())
+    assert key(RunConfig(workload=WorkloadConfig(time_compression=2.0))) != base
+    assert key(RunConfig(seed=1)) != base
+    assert key(RunConfig(), "predictor") != base
+    assert key(RunConfig(workload=WorkloadConfig(num_jobs=10))) == key(RunConfig()) == base
 
 
 def test_a_changed_trace_file_changes_the_key(tmp_path: Path) -> None:

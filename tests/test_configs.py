@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config, to_run_config
-from asrpt_bench.config import RunConfig, SchedulerConfig, WorkloadConfig, group_params
+from asrpt_bench.config import RunConfig, SchedulerConfig
 from asrpt_bench.core import ConfigError
 from asrpt_bench.provenance import config_hash
 
@@ -32,8 +32,8 @@ def test_every_option_composes_and_validates(group: str, option: str) -> None:
 
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"{group}={option}"])
-    if group == "workload" and option in WorkloadConfig.NEEDS_PATH:  # must say which key to set
-        with pytest.raises(ConfigError, match=r"workload\.path is required for workload .*\(workload\.path=\.\.\.\)"):
+    if group == "workload" and option in ("csv", "pai2020"):  # must say which key to set
+        with pytest.raises(ConfigError, match=r"workload\.path is required for this workload: .*\(workload\.path=\.\.\.\)"):
             to_run_config(cfg)
         return
     run = to_run_config(cfg)
@@ -54,7 +54,7 @@ def test_defaults_match_design() -> None:
 @pytest.mark.parametrize(("override", "key"), [
     ("scheduler.comm_heavy=0.5", "scheduler.comm_heavy"),
     ("scheduler.tau=-1", "scheduler.tau"),
-    ("predictor.epsilon=-0.1", "predictor.epsilon"),
+    ("predictor=noisy predictor.epsilon=-0.1", "predictor.epsilon"),
     ("cluster.servers=0", "cluster.servers"),
     ("cluster.servers=abc", "cluster.servers"),
     ("cluster.b_inter=fast", "cluster.b_inter"),
@@ -72,11 +72,11 @@ def test_defaults_match_design() -> None:
     ("workload.target_load=0", "workload.target_load"),
     ("workload.inject_jobs=-1", "workload.inject_jobs"),
     ("workload.inject_duration=0", "workload.inject_duration"),
-    ("workload.gavel_alpha_max=spread", "workload.gavel_alpha_max"),
+    ("workload=gavel workload.gavel_alpha_max=spread", "workload.gavel_alpha_max"),
 ])
 def test_bad_values_fail_naming_the_key(override: str, key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
-        compose_run_config([override])
+        compose_run_config(override.split())
 
 
 def test_unknown_option_lists_the_available_ones() -> None:
@@ -86,8 +86,8 @@ def test_unknown_option_lists_the_available_ones() -> None:
 
 def test_recurrence_knobs_compose_per_workload() -> None:
     philly = compose_run_config(["workload.recurrence.sigma=null", "workload.recurrence.new_group_share=0.3"])
-    assert philly.workload.recurrence.sigma is None and philly.workload.recurrence.spec().new_group_share == 0.3
-    assert compose_run_config(["workload.recurrence.sigma=inf"]).workload.recurrence.spec().summary()["sigma"] is None
+    assert philly.workload.recurrence.sigma is None and philly.workload.recurrence.new_group_share == 0.3
+    assert compose_run_config(["workload.recurrence.sigma=inf"]).workload.recurrence.summary()["sigma"] is None
     gavel = compose_run_config(["workload=gavel"]).workload.recurrence
     assert (gavel.source, gavel.new_group_share) == ("trace", 0.0)
     regime = compose_run_config(["experiment=regime_map", "workload=gavel"])
@@ -109,9 +109,19 @@ def test_config_hash_tracks_results_not_progress() -> None:
     assert config_hash(RunConfig(scheduler=SchedulerConfig(tau=2.0))) != config_hash(base)
 
 
-def test_group_params_passes_only_accepted_keys() -> None:
-    params = group_params(SchedulerConfig(tau=0.5), ["tau", "comm_heavy", "unrelated"])
-    assert params == {"tau": 0.5, "comm_heavy": 1.5}
+def test_a_group_holds_only_its_components_parameters() -> None:
+    assert SchedulerConfig(tau=0.5).to_dict() == {"name": "asrpt", "tau": 0.5, "comm_heavy": 1.5,
+                                                  "consolidation_test": "alpha", "delay_origin": "enqueue",
+                                                  "srpt_tiebreak": "release_id", "backfill": False}
+    assert SchedulerConfig("fifo").to_dict() == {"name": "fifo"}
+    with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'fifo' has no parameter 'tau'; its "
+                                          r"parameters: none$"):
+        SchedulerConfig("fifo", tau=0.5)
+
+
+def test_config_json_round_trips() -> None:
+    config = compose_run_config(["experiment=regime_map", "workload=gavel", "predictor=noisy"])
+    assert RunConfig.from_dict(config.to_dict()) == config
 
 
 def test_conf_tree_is_inside_the_package() -> None:

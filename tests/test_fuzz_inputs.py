@@ -18,7 +18,6 @@ from asrpt_bench.config import RunConfig
 from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.placement import PLACERS, make_placer
 from asrpt_bench.prediction import PREDICTORS, make_predictor
-from asrpt_bench.registry import constructor_parameters
 from asrpt_bench.schedulers import SCHEDULERS, make_scheduler
 from asrpt_bench.workloads.assign import assign_models
 from asrpt_bench.workloads.csv_table import load_csv
@@ -150,7 +149,7 @@ def test_pai_loader_random_tables(trace: dict[str, str]) -> None:
 
 
 CONFIG_KEYS = ["seed", "progress"] + [f"{group}.{key}" for group, value in RunConfig().groups()
-                                      for key in vars(value)]
+                                      for key in (value.to_dict() if hasattr(value, "params") else vars(value))]
 VALUES = st.one_of(
     st.sampled_from(["0", "1", "-1", "0.5", "1e9", "null", "true", "inf", "nan", "[]", "[1,2]", "abc", "''",
                      "asrpt", "cpsat", "heavy_edge", "fixed", "{a:1}", "${seed}", "[1, x]"]),
@@ -183,7 +182,7 @@ def test_registries_random_parameters(kind: str, data: st.DataObject) -> None:
                    "placement": (make_placer, ["heavy_edge", "first_fit", "random", "ilp"])}[kind]
     name = data.draw(st.sampled_from(names))
     registry = {"scheduler": SCHEDULERS, "predictor": PREDICTORS, "placement": PLACERS}[kind]
-    accepted = [p for p in constructor_parameters(registry.factory(name)) if p not in ("timing",)]
+    accepted = registry.params_type(name).names()
     chosen = data.draw(st.lists(st.sampled_from(accepted), unique=True, max_size=3)) if accepted else []
     params = {param: data.draw(PARAM_VALUES) for param in chosen}
     component = loads_or_refuses(lambda: make(name, **params))

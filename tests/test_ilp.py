@@ -126,7 +126,7 @@ def test_place_raises_when_the_solver_finds_nothing(monkeypatch: pytest.MonkeyPa
 
 
 def test_placer_is_registered_and_validates_its_parameters() -> None:
-    assert PLACERS["ilp"] is ILPPlacer
+    assert PLACERS.entry("ilp").factory is ILPPlacer
     placer = make_placer("ilp", solver="highs", time_limit_s=5.0)
     placement = placer.place(notes_plan(True), (2, 2), NOTES_CLUSTER)
     assert DEFAULT_TIMING.alpha(notes_plan(True), placement, NOTES_CLUSTER) == pytest.approx(0.152)

@@ -23,11 +23,11 @@ SAME_REFUSAL: list[tuple[str, Callable[[], Any]]] = [
     ("scheduler.comm_heavy=0.5", lambda: make_scheduler("asrpt", comm_heavy=0.5)),
     ("scheduler.tau=-1", lambda: make_scheduler("asrpt_oracle", tau=-1.0)),
     ("scheduler.delay_origin=start", lambda: make_scheduler("asrpt", delay_origin="start")),
-    ("scheduler.duration_source=true_value", lambda: make_scheduler("spjf", duration_source="true_value")),
-    ("predictor.epsilon=-0.1", lambda: make_predictor("noisy", epsilon=-0.1)),
+    ("scheduler=spjf scheduler.duration_source=true_value", lambda: make_scheduler("spjf", duration_source="true_value")),
+    ("predictor=noisy predictor.epsilon=-0.1", lambda: make_predictor("noisy", epsilon=-0.1)),
     ("predictor.n_estimators=0", lambda: make_predictor("forest", n_estimators=0)),
     ("predictor.unseen=median", lambda: make_predictor("forest", unseen="median")),
-    ("predictor.mode=sideways", lambda: make_predictor("noisy", mode="sideways")),
+    ("predictor=noisy predictor.mode=sideways", lambda: make_predictor("noisy", mode="sideways")),
     ("placement.allreduce_edges=star", lambda: make_placer("heavy_edge", allreduce_edges="star")),
     ("solver.time_limit_s=0", lambda: make_placer("ilp", time_limit_s=0.0)),
     ("solver.mip_gap=1.5", lambda: SolverSettings(mip_gap=1.5)),
@@ -42,11 +42,11 @@ SAME_REFUSAL: list[tuple[str, Callable[[], Any]]] = [
 @pytest.mark.parametrize(("override", "api_call"), SAME_REFUSAL, ids=[o for o, _ in SAME_REFUSAL])
 def test_cli_and_api_refuse_with_the_same_message(override: str, api_call: Callable[[], Any]) -> None:
     with pytest.raises(ConfigError) as cli:
-        compose_run_config([override])
+        compose_run_config(override.split())
     with pytest.raises(ConfigError) as api:
         api_call()
     assert str(api.value) == str(cli.value)
-    assert str(cli.value).startswith(override.split("=")[0])
+    assert str(cli.value).startswith(override.split()[-1].split("=")[0])
 
 
 def test_the_issue_example_reads_as_on_the_command_line() -> None:
@@ -62,5 +62,5 @@ def test_numpy_values_are_shown_as_plain_numbers() -> None:
 
 def test_every_rule_checks_a_config_key() -> None:
     keys = {"seed"} | {f"{group}.{item.name}" for group, value in RunConfig().groups()
-                       for item in dataclasses.fields(value)}
+                       if dataclasses.is_dataclass(value) for item in dataclasses.fields(value)}
     assert set(RULES) <= keys

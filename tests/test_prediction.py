@@ -38,7 +38,7 @@ def test_registry_names_and_errors():
     assert make_predictor("forest", n_estimators=5).get_params()["n_estimators"] == 5
     with pytest.raises(ConfigError, match="unknown predictor 'lstm'; known:"):
         make_predictor("lstm")
-    with pytest.raises(ConfigError, match=r"unknown parameter\(s\) \['eps'\]"):
+    with pytest.raises(ConfigError, match=r"^predictor\.eps: predictor 'noisy' has no parameter 'eps'; its parameters: \['epsilon', 'mode', 'distribution'\]$"):
         make_predictor("noisy", eps=0.1)
 
 

@@ -136,12 +136,15 @@ def test_registry_has_every_scheduler():
 def test_unknown_scheduler_and_parameter_errors_name_the_key():
     with pytest.raises(ConfigError, match=r"unknown scheduler 'srpt'"):
         make_scheduler("srpt")
-    with pytest.raises(ConfigError, match=r"scheduler 'spjf': unknown parameter\(s\) \['tau'\]"):
+    with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'spjf' has no parameter 'tau'; its "
+                                          r"parameters: \['duration_source'\]$"):
         make_scheduler("spjf", tau=1.0)
-    with pytest.raises(ConfigError, match=r"scheduler 'asrpt': unknown parameter\(s\) \['comm_hevy'\]"):
+    with pytest.raises(ConfigError, match=r"^scheduler\.comm_hevy: scheduler 'asrpt' has no parameter 'comm_hevy'"):
         make_scheduler("asrpt", comm_hevy=2.0)
-    with pytest.raises(ConfigError, match=r"scheduler 'asrpt_oracle': unknown parameter\(s\) \['oracle'\]"):
+    with pytest.raises(ConfigError, match=r"^scheduler\.oracle: scheduler 'asrpt_oracle' has no parameter 'oracle'"):
         make_scheduler("asrpt_oracle", oracle=False)
+    with pytest.raises(ConfigError, match=r"^scheduler\.duration_source: scheduler 'fifo' has no parameter"):
+        make_scheduler("fifo", duration_source="oracle")
 
 
 @pytest.mark.parametrize("name, params, message", [

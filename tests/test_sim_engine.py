@@ -117,7 +117,7 @@ def heavy_record(tau: float, long_blockers_end: int = 100, plan: TrainingPlan = 
 
 def test_tau0_never_delays_a_fitting_comm_heavy_job():
     record = heavy_record(tau=0.0)
-    assert record.comm_heavy
+    assert record.comm_ratio == pytest.approx(0.5 / 0.152)
     assert record.alpha_min == pytest.approx(0.152)
     assert record.eligible == pytest.approx(8.6)
     assert record.start == record.eligible
@@ -148,7 +148,7 @@ def test_comm_heavy_job_takes_the_consolidated_placement_when_it_frees_up_within
 def test_light_job_is_not_delayed():
     """The "light" vector: alpha_max / alpha~min = 0.17 / 0.152 < 1.5, so it starts when eligible."""
     record = heavy_record(tau=4.0, plan=LIGHT)
-    assert not record.comm_heavy
+    assert record.comm_ratio == pytest.approx(0.17 / 0.152)
     assert record.start == record.eligible
 
 
@@ -157,7 +157,7 @@ def test_records_frame_columns_and_values():
     result = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0), FIRST_FIT)
     frame = records_frame(result.records)
     for column in ("job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha",
-                   "alpha_min", "alpha_max", "iterations", "predicted_iterations", "comm_heavy", "eligible",
+                   "alpha_min", "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "eligible",
                    "queueing_delay", "gpu_ids"):
         assert column in frame.columns
     assert frame["queueing_delay"].tolist() == [1000.0, 2000.0]
@@ -325,7 +325,7 @@ def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
 
     values = dict(job_id="a", release=0.0, eligible=0.5, start=1.0, end=2.0, gpus=2, model="m", config="c",
                   servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.5, iterations=1, predicted_iterations=1.0,
-                  comm_heavy=False, placement=(0, 0), gpu_ids=(0, 1))
+                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1))
     record = build_frozen(JobRecord, values)
     assert record == JobRecord(**values) and hash(record) == hash(JobRecord(**values))
     assert [f.name for f in fields(JobRecord)] == list(vars(record))

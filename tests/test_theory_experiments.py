@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +64,7 @@ def test_reviewer_instance_ratio_and_bound_hand_checked() -> None:
                           "iterations": [100000, 2000], "alpha_min": [1.0, 1.0], "alpha_max": [1.0, 1.0]})
     cluster = theory_cluster(config.task, config)
     rows, frames = _run_instance(config, TinyInstance(0, jobs, table), cluster,
-                                 {"asrpt": build_scheduler("asrpt", config.scheduler)})
+                                 {"asrpt": build_scheduler(config, "asrpt")})
     row = rows[0]
     assert row["sum_completion"] == pytest.approx(105000.0)
     assert row["opt"] == pytest.approx(102000.0) and row["opt_exact"]
@@ -238,7 +237,7 @@ def test_theory_experiment_sweeps_tau_comm_heavy_and_epsilon() -> None:
     assert {"scheduler.tau", "scheduler.comm_heavy", "predictor.epsilon", "task.theory_alpha"} <= swept
     config = compose_run_config(["experiment=theory_ratio_vs_bound"])
     assert config.task.name == "theory" and config.predictor.name == "noisy"
-    assert dataclasses.asdict(config.task)["theory_gpus"] == 8
+    assert config.task.to_dict()["theory_gpus"] == 8
 
 
 # ---------------------------------------------------------------- figures

@@ -133,7 +133,7 @@ def test_virtual_cluster_and_trace_sources():
     ("new_group_selection", "longest", "new_group_selection must be one of"),
     ("source", "users", "source must be one of"),
     ("jobs_per_template", 0.5, "jobs_per_template must be a number >= 1"),
-    ("concentration", 0.0, "concentration must be a number > 0"),
+    ("concentration", 0.0, "concentration must be a positive number"),
 ])
 def test_bad_knobs_name_the_key(key, value, message):
     with pytest.raises(ConfigError, match=rf"workload\.recurrence\.{message}"):

@@ -29,10 +29,12 @@ from typing import Callable, Literal, Sequence
 import networkx as nx
 from networkx.utils import UnionFind
 
-from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..core import Cluster, Placement, TrainingPlan
 from ..graph import AllReduceTopology, build_omega, cut_weight
 from ..timing import DEFAULT_TIMING, TimingModel
-from .base import register_placer
+from ..params import param
+from ..rules import one_of
+from .base import GraphParams, register_placer
 
 HeavyEdgeMode = Literal["contract", "greedy_edge", "refined"]
 PACKING_NODE_BUDGET = 20_000
@@ -356,7 +358,18 @@ def stage_packing_placement(plan: TrainingPlan, free: Sequence[int], cluster: Cl
     return _complete_placement(plan, allreduce_edges, free, best[0], best[1], costs), proven
 
 
-@register_placer("heavy_edge")
+HEAVY_EDGE_MODES: tuple[str, ...] = ("contract", "greedy_edge", "refined")
+
+
+@dataclass(frozen=True)
+class HeavyEdgeParams(GraphParams):
+    """Heavy-Edge's variant (module doc) and the graph it cuts."""
+
+    mode: str = param("refined", one_of(*HEAVY_EDGE_MODES),
+                      "contract (the paper), greedy_edge, or refined (stage packing, certified when optimal)")
+
+
+@register_placer("heavy_edge", HeavyEdgeParams, needs=("timing",))
 @dataclass(frozen=True)
 class HeavyEdgePlacer:
     """Heavy-Edge placement on the job graph Omega; see the module docstring for the modes."""
@@ -367,10 +380,7 @@ class HeavyEdgePlacer:
     name: str = "heavy_edge"
 
     def __post_init__(self) -> None:
-        if self.mode not in _MODE_RUNNERS:
-            raise ConfigError(f"placement.mode must be one of {sorted(_MODE_RUNNERS)}, got {self.mode!r}")
-        if self.allreduce_edges not in ("ring", "clique"):
-            raise ConfigError(f"placement.allreduce_edges must be 'ring' or 'clique', got {self.allreduce_edges!r}")
+        HeavyEdgeParams(self.allreduce_edges, self.mode).check("placement")
 
     def place(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> Placement | None:
         found = self._place(plan, free, cluster)
@@ -423,4 +433,4 @@ _MODE_RUNNERS: dict[str, Callable[[HeavyEdgePlacer, TrainingPlan, Sequence[int],
     "greedy_edge": HeavyEdgePlacer._greedy_edge,
     "refined": HeavyEdgePlacer._refined,
 }
-HEAVY_EDGE_MODES: tuple[str, ...] = tuple(_MODE_RUNNERS)
+assert tuple(sorted(_MODE_RUNNERS)) == HEAVY_EDGE_MODES

@@ -38,7 +38,9 @@ from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..graph import AllReduceTopology, build_omega, cut_weight
 from ..solvers import DEFAULT_SOLVER, LinearModel, SolveResult, SolverError, SolverSettings, solve
 from ..timing import DEFAULT_TIMING, TimingModel
-from .base import register_placer
+from ..params import param
+from ..rules import one_of
+from .base import GraphParams, register_placer
 
 Objective = Literal["alpha", "cut"]
 OBJECTIVES: tuple[str, ...] = ("alpha", "cut")
@@ -412,7 +414,14 @@ def _alpha_min_cached(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
     return decode_alpha(built, plan, free, cluster, timing, result)[1], result
 
 
-@register_placer("ilp")
+@dataclass(frozen=True)
+class ILPParams(GraphParams):
+    """What the exact placement minimises, and the graph it cuts (the solver group supplies the solver)."""
+
+    objective: str = param("alpha", one_of(*OBJECTIVES), "alpha: per-iteration time; cut: bytes crossing servers")
+
+
+@register_placer("ilp", ILPParams, needs=("timing", "solver", "time_limit_s", "mip_gap", "threads"))
 @dataclass(frozen=True)
 class ILPPlacer:
     """Exact placement by ILP. `objective` "alpha" minimises the per-iteration time, "cut" the bytes
@@ -428,10 +437,7 @@ class ILPPlacer:
     name: str = "ilp"
 
     def __post_init__(self) -> None:
-        if self.objective not in OBJECTIVES:
-            raise ConfigError(f"placement.objective must be one of {list(OBJECTIVES)}, got {self.objective!r}")
-        if self.allreduce_edges not in ("ring", "clique"):
-            raise ConfigError(f"placement.allreduce_edges must be 'ring' or 'clique', got {self.allreduce_edges!r}")
+        ILPParams(self.allreduce_edges, self.objective).check("placement")
         SolverSettings(self.solver, self.time_limit_s, self.mip_gap, self.threads)  # raises ConfigError
 
     @property

@@ -19,7 +19,7 @@ def _call_seed(seed: int, plan: TrainingPlan, free: Sequence[int]) -> list[int]:
     return [int(seed), *(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))]
 
 
-@register_placer("random")
+@register_placer("random", needs=("seed",))
 @dataclass(frozen=True)
 class RandomPlacer:
     """Uniformly random free GPUs: every set of `g` free GPUs is equally likely, and the vertices

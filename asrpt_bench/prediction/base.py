@@ -12,13 +12,20 @@ second, and only the forest needs it (it imports scikit-learn when it fits).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..registry import Registry, constructor_parameters
+from ..params import NoParams, Params
+from ..registry import Registry
+
+
+def constructor_parameters(cls: type) -> list[str]:
+    """The keyword names of a class's constructor (scikit-learn's get_params reads them)."""
+    return [p for p in inspect.signature(cls).parameters if p not in ("self", "name")]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -72,15 +79,21 @@ class IterationPredictor:
 
 
 PREDICTORS: Registry[IterationPredictor] = Registry("predictor")
-make_predictor = PREDICTORS.make
 
 
-def register_predictor(name: str) -> Callable[[type[IterationPredictor]], type[IterationPredictor]]:
-    """Class decorator: make a predictor constructible by name (config `predictor=<name>`)."""
+def make_predictor(name: str, **keywords: Any) -> IterationPredictor:
+    """Predictor `name` from its parameters and `random_state` (for predictors that draw), as keywords."""
+    return PREDICTORS.make_from_keywords(name, **keywords)
+
+
+def register_predictor(name: str, params: type[Params] = NoParams, *, needs: tuple[str, ...] = (),
+                       replace: bool = False) -> Callable[[type[IterationPredictor]], type[IterationPredictor]]:
+    """Class decorator: the predictor is `predictor=<name>` with the keys of `params`; `needs`:
+    ("random_state",) for a predictor that draws (the run derives it from its seed)."""
 
     def decorator(cls: type[IterationPredictor]) -> type[IterationPredictor]:
         cls.name = name
-        return PREDICTORS.register(name)(cls)
+        return PREDICTORS.register(name, params, needs=needs, replace=replace)(cls)
 
     return decorator
 

@@ -10,13 +10,15 @@ unknown-category code). A job with no group is always unseen.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..rules import check
+from ..params import Params, param
+from ..rules import Rule, flag, integer, one_of
 from .base import IterationPredictor, register_predictor, true_iterations
 
 NUMERIC_FEATURES = frozenset({"gpus", "trace_gpus"})
@@ -24,13 +26,31 @@ MISSING = "<missing>"
 UNKNOWN_CODE = -1
 
 
-@register_predictor("forest")
+UNSEEN_POLICY_NAMES = ("zero", "mean", "user_mean", "forest")
+
+
+@dataclass(frozen=True)
+class ForestParams(Params):
+    """The forest's features, size, unseen-group policy and target transform."""
+
+    features: list[str] = param(["group", "user"], Rule("a non-empty list of column names", lambda v: (
+        isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(f, str) and f for f in v))),
+        "job-table columns the forest splits on")
+    n_estimators: int = param(100, integer(1), "trees in the forest")
+    unseen: str = param("zero", one_of(*UNSEEN_POLICY_NAMES), "prediction for a group absent from the history "
+                        "(the paper: zero)")
+    log_target: bool = param(False, flag(), "fit log1p(iterations) instead of iterations")
+    n_jobs: int = param(1, Rule("a positive integer or -1 (all cores)", lambda v: isinstance(v, int) and not
+                                isinstance(v, bool) and (v >= 1 or v == -1)), "cores the forest fits on")
+
+
+@register_predictor("forest", ForestParams, needs=("random_state",))
 class ForestPredictor(IterationPredictor):
     """Random-forest iteration predictor keyed on recurrence features (module doc)."""
 
-    def __init__(self, features: Sequence[str] = ("group", "user"), n_estimators: int = 100,
-                 unseen: str = "zero", log_target: bool = False, random_state: int = 0,
-                 n_jobs: int = 1) -> None:
+    def __init__(self, features: Sequence[str] = ("group", "user"), n_estimators: int = ForestParams.n_estimators,
+                 unseen: str = ForestParams.unseen, log_target: bool = ForestParams.log_target, random_state: int = 0,
+                 n_jobs: int = ForestParams.n_jobs) -> None:
         self.features = features
         self.n_estimators = n_estimators
         self.unseen = unseen
@@ -84,14 +104,11 @@ class ForestPredictor(IterationPredictor):
 
     def _check_params(self, table: pd.DataFrame) -> list[str]:
         features = list(self.features)
-        if not features:
-            raise ConfigError("predictor.features must name at least one column")
+        ForestParams(features, self.n_estimators, self.unseen, self.log_target, self.n_jobs).check("predictor")
         missing = [f for f in features + ["group"] if f not in table.columns]
         if missing:
             raise ConfigError(f"forest predictor: feature column(s) {missing} not in the job table "
                               f"(columns: {list(table.columns)})")
-        check("predictor.unseen", self.unseen)
-        check("predictor.n_estimators", self.n_estimators)
         return features
 
 
@@ -124,3 +141,4 @@ UNSEEN_POLICIES: dict[str, Callable[[ForestPredictor, pd.DataFrame, np.ndarray],
     "user_mean": _user_mean,
     "forest": _forest,
 }
+assert tuple(UNSEEN_POLICIES) == UNSEEN_POLICY_NAMES

@@ -11,12 +11,14 @@ Predictions are clipped at 0, so under-prediction with e > 1 (possible when epsi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ..rules import check
+from ..params import Params, param
+from ..rules import number, one_of
 from ..workloads.seeding import component_rng
 from .base import IterationPredictor, register_predictor, true_iterations
 
@@ -32,22 +34,30 @@ SIGNS: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
 }
 
 
-@register_predictor("noisy")
+@dataclass(frozen=True)
+class NoisyParams(Params):
+    """The size, sign and shape of the noisy oracle's relative error (module doc)."""
+
+    epsilon: float = param(0.5, number(0), "mean relative error of the predictions")
+    mode: str = param("both", one_of(*SIGNS), "over-, under-prediction, or a fair random sign")
+    distribution: str = param("uniform", one_of(*MAGNITUDES), "shape of the error's magnitude")
+
+
+@register_predictor("noisy", NoisyParams, needs=("random_state",))
 class NoisyOraclePredictor(IterationPredictor):
     """True iterations with multiplicative noise of mean relative size `epsilon` (module doc)."""
 
     oracle = True
 
-    def __init__(self, epsilon: float = 0.1, mode: str = "both", distribution: str = "uniform",
-                 random_state: int = 0) -> None:
+    def __init__(self, epsilon: float = NoisyParams.epsilon, mode: str = NoisyParams.mode,
+                 distribution: str = NoisyParams.distribution, random_state: int = 0) -> None:
         self.epsilon = epsilon
         self.mode = mode
         self.distribution = distribution
         self.random_state = random_state
 
     def fit(self, table: pd.DataFrame | None = None) -> "NoisyOraclePredictor":
-        for key in ("epsilon", "mode", "distribution"):
-            check(f"predictor.{key}", getattr(self, key))
+        NoisyParams(self.epsilon, self.mode, self.distribution).check("predictor")
         self.fitted_ = True
         return self
 

@@ -23,8 +23,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ..cli import compose_run_config
-from ..config import BASELINES
+from ..composition import compose_run_config
+from ..tasks.compare import BASELINES
 from ..core import ConfigError
 from ..experiment import run_experiment
 from ..io import atomic_write_text
@@ -270,7 +270,7 @@ OPEN_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("intra- / inter-server bandwidth (GB/s)", ("cluster.b_intra", "cluster.b_inter")),
     ("exact form of Eqs 4-7", ("timing.pipeline_mode", "timing.allreduce", "timing.fold_p2p_into_stage",
                                "timing.microbatches")),
-    ("Heavy-Edge internals", ("placement.mode", "placement.objective", "placement.allreduce_edges")),
+    ("Heavy-Edge internals", ("placement.mode", "placement.allreduce_edges")),
     ("comm-heavy threshold", ("scheduler.comm_heavy",)),
     ("'consolidated enough' test", ("scheduler.consolidation_test",)),
     ("delay-timer origin", ("scheduler.delay_origin",)),

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Hashable, Literal
 
 from ..core import Cluster, ConfigError
-from ..rules import check
+from ..params import Params, param
+from ..rules import flag, number, one_of
 from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
 from .virtual_srpt import VirtualSRPT
 
@@ -27,8 +28,21 @@ CONSOLIDATION_TESTS = ("alpha", "servers", "ratio")
 DELAY_ORIGINS = ("enqueue", "head")
 SRPT_TIEBREAKS = ("release_id", "id")
 ALPHA_TOLERANCE = 1e-9
-DEFAULT_COMM_HEAVY = 1.5
-DEFAULT_TAU = 1.0
+
+
+@dataclass(frozen=True)
+class ASRPTParams(Params):
+    """A-SRPT's knobs: the paper's two (tau, COMM_HEAVY) and the choices it leaves open (paper-notes 10)."""
+
+    tau: float = param(1.0, number(0), "a comm-heavy head may wait up to tau * p~_i for a consolidated placement")
+    comm_heavy: float = param(1.5, number(1), "COMM_HEAVY: a job is comm-heavy when alpha_max / alpha~min >= it")
+    consolidation_test: str = param("alpha", one_of(*CONSOLIDATION_TESTS),
+                                    "what counts as consolidated: alpha~min reached, as few servers, or ratio")
+    delay_origin: str = param("enqueue", one_of(*DELAY_ORIGINS),
+                              "the delay budget runs from pending-queue entry or from reaching the head")
+    srpt_tiebreak: str = param("release_id", one_of(*SRPT_TIEBREAKS),
+                               "virtual SRPT ties by (release, input order) or input order only")
+    backfill: bool = param(False, flag(), "EXTENSION: later pending jobs start when the head cannot")
 
 
 @dataclass
@@ -42,7 +56,7 @@ class _Pending:
     deadline: float | None = None
 
 
-@register_scheduler("asrpt")
+@register_scheduler("asrpt", ASRPTParams)
 class ASRPT:
     """Algorithm 1 with every open choice of paper-notes 5.3 / 10 as a parameter.
 
@@ -55,12 +69,12 @@ class ASRPT:
     oracle: use true iterations instead of predictions (the perfect-prediction variant).
     """
 
-    def __init__(self, tau: float = DEFAULT_TAU, comm_heavy: float = DEFAULT_COMM_HEAVY,
-                 consolidation_test: ConsolidationTest = "alpha", delay_origin: DelayOrigin = "enqueue",
-                 srpt_tiebreak: SrptTiebreak = "release_id", backfill: bool = False, oracle: bool = False) -> None:
-        for key, value in (("tau", tau), ("comm_heavy", comm_heavy), ("consolidation_test", consolidation_test),
-                           ("delay_origin", delay_origin), ("srpt_tiebreak", srpt_tiebreak), ("backfill", backfill)):
-            check(f"scheduler.{key}", value)
+    def __init__(self, tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.comm_heavy,
+                 consolidation_test: ConsolidationTest = ASRPTParams.consolidation_test,
+                 delay_origin: DelayOrigin = ASRPTParams.delay_origin,
+                 srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
+                 oracle: bool = False) -> None:
+        ASRPTParams(tau, comm_heavy, consolidation_test, delay_origin, srpt_tiebreak, backfill).check("scheduler")
         if not isinstance(oracle, bool):
             raise ConfigError(f"asrpt: oracle must be true or false, got {oracle!r}")
         self.name = "asrpt_oracle" if oracle else "asrpt"
@@ -163,10 +177,12 @@ class ASRPT:
         return timer
 
 
-@register_scheduler("asrpt_oracle")
-def asrpt_oracle(tau: float = DEFAULT_TAU, comm_heavy: float = DEFAULT_COMM_HEAVY,
-                 consolidation_test: ConsolidationTest = "alpha", delay_origin: DelayOrigin = "enqueue",
-                 srpt_tiebreak: SrptTiebreak = "release_id", backfill: bool = False) -> ASRPT:
+@register_scheduler("asrpt_oracle", ASRPTParams)
+def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.comm_heavy,
+                 consolidation_test: ConsolidationTest = ASRPTParams.consolidation_test,
+                 delay_origin: DelayOrigin = ASRPTParams.delay_origin,
+                 srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak,
+                 backfill: bool = ASRPTParams.backfill) -> ASRPT:
     """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, oracle=True)

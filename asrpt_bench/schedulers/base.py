@@ -16,8 +16,9 @@ from enum import IntEnum
 from typing import Callable, Hashable, Literal, Protocol, runtime_checkable
 
 from ..core import Cluster, Placement, TrainingPlan
+from ..params import NoParams, Params, param
 from ..registry import Registry
-from ..rules import check
+from ..rules import one_of
 
 
 class EventKind(IntEnum):
@@ -69,6 +70,14 @@ class JobView:
 
 DurationSource = Literal["predicted", "oracle"]
 DURATION_SOURCES = ("predicted", "oracle")
+
+
+@dataclass(frozen=True)
+class DurationParams(Params):
+    """The parameters of a queue scheduler whose order reads job durations."""
+
+    duration_source: str = param("predicted", one_of(*DURATION_SOURCES),
+                                 "order by predicted iterations, or by the true ones (oracle variant)")
 
 
 @dataclass(frozen=True)
@@ -125,8 +134,16 @@ class Scheduler(Protocol):
 
 
 SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
-register_scheduler = SCHEDULERS.register
-make_scheduler = SCHEDULERS.make
+
+
+def register_scheduler(name: str, params: type[Params] = NoParams, *, replace: bool = False) -> Callable:
+    """Decorator: the scheduler is `scheduler=<name>`, with the keys of `params` (its constructor's keywords)."""
+    return SCHEDULERS.register(name, params, replace=replace)
+
+
+def make_scheduler(name: str, **params: object) -> Scheduler:
+    """Scheduler `name` with these parameters (checked like `scheduler.<key>=...` on the command line)."""
+    return SCHEDULERS.make(name, params)
 
 
 def predicted_duration(job: JobView, source: DurationSource) -> float:
@@ -157,8 +174,8 @@ class QueueScheduler:
 
     oracle = False
 
-    def __init__(self, name: str, key: JobKey, strict: bool, duration_source: DurationSource) -> None:
-        check("scheduler.duration_source", duration_source)
+    def __init__(self, name: str, key: JobKey, strict: bool, duration_source: DurationSource = "predicted") -> None:
+        DurationParams(duration_source).check("scheduler")
         self.name = name
         self.key = key
         self.strict = strict

@@ -24,7 +24,6 @@ from ..adjustments import adjust
 from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
-from ..schedulers.asrpt import DEFAULT_COMM_HEAVY
 from ..schedulers.base import EventKind, JobView, Proposal, Scheduler
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .audit import audit_schedule
@@ -165,9 +164,6 @@ class _Simulation:
         self.sequence = itertools.count()
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
-        # the scheduler's comm-heavy threshold labels records; baselines have none, so the paper's 1.5
-        threshold = float(getattr(scheduler, "comm_heavy", DEFAULT_COMM_HEAVY))
-        self.comm_heavy = [view.comm_ratio >= threshold for view in views]
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
     def push(self, time: float, kind: EventKind, job_index: int) -> None:
@@ -209,7 +205,7 @@ class _Simulation:
             "gpus": plan.gpus, "model": plan.model, "config": plan.config,
             "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
-            "predicted_iterations": view.predicted_iterations, "comm_heavy": self.comm_heavy[i],
+            "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
             "placement": placement.servers, "gpu_ids": gpu_ids})
         self.push(end, EventKind.COMPLETION, i)
 

@@ -14,8 +14,10 @@ class JobRecord:
 
     eligible: when the job became dispatchable (its virtual completion under A-SRPT, its release
     otherwise). queueing_delay = start - release. alpha_min is the empty-cluster estimate the
-    schedulers used. placement is the server of every job-graph vertex and gpu_ids the concrete
-    GPUs (same order), so the audit can check occupancy.
+    schedulers used; comm_ratio = alpha_max / alpha_min, which scoring compares with the run's
+    COMM_HEAVY threshold (`comm_heavy_labels`), so a job's label never depends on the scheduler that ran
+    it. placement is the server of every job-graph vertex and gpu_ids the concrete GPUs (same order),
+    so the audit can check occupancy.
     """
 
     job_id: Hashable
@@ -32,7 +34,7 @@ class JobRecord:
     alpha_max: float
     iterations: int
     predicted_iterations: float
-    comm_heavy: bool
+    comm_ratio: float
     placement: tuple[int, ...]
     gpu_ids: tuple[int, ...]
 
@@ -63,3 +65,8 @@ def records_frame(records: Sequence[JobRecord]) -> pd.DataFrame:
     if not records:
         return pd.DataFrame([], columns=list(RECORD_COLUMNS))
     return pd.DataFrame(columns, columns=list(RECORD_COLUMNS))
+
+
+def comm_heavy_labels(frame: pd.DataFrame, threshold: float) -> pd.Series:
+    """Per row, whether the job is communication-heavy at `threshold` (alpha_max / alpha_min >= it)."""
+    return frame["comm_ratio"] >= threshold

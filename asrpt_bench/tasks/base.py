@@ -1,5 +1,6 @@
 """What a task is: a function of a Context (config, workload, provenance) returning a RunResult,
-registered by name so `task=<name>` finds it without an if-chain."""
+registered by name with its own parameters, so `task=<name> task.<key>=...` finds it and a key the
+task does not read is refused."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from typing import Any, Callable
 
 from ..config import RunConfig
 from ..io import RunResult
+from ..params import NoParams, Params
 from ..prepare import Workload
+from ..registry import Registry
+from ..schedulers.asrpt import ASRPTParams
 
 REFERENCE_SCHEDULER = "asrpt"
 A_SRPT_SCHEDULERS = ("asrpt", "asrpt_oracle")
@@ -24,29 +28,55 @@ class Context:
 
 
 Task = Callable[[Context], RunResult]
-TASKS: dict[str, Task] = {}
-# Tasks that build their own instances: run_experiment does not load the workload group for them.
-WORKLOAD_FREE_TASKS: set[str] = set()
+TASKS: Registry[RunResult] = Registry("task")
 
 
-def register_task(name: str, needs_workload: bool = True) -> Callable[[Task], Task]:
+def register_task(name: str, params: type[Params] = NoParams, *, needs_workload: bool = True,
+                  replace: bool = False) -> Callable[[Task], Task]:
+    """Decorator: `task=<name>` runs the function with the keys of `params` (read as config.task.<key>);
+    `needs_workload=False`: the task builds its own instances, so the workload group is not loaded."""
+
     def decorator(function: Task) -> Task:
-        TASKS[name] = function
-        if not needs_workload:
-            WORKLOAD_FREE_TASKS.add(name)
+        def run(params: Params, context: Context) -> RunResult:
+            return function(context)
+
+        run.__module__ = function.__module__
+        TASKS.register(name, params, needs=("context",), replace=replace, needs_workload=needs_workload)(run)
         return function
 
     return decorator
 
 
+def run_task(context: Context) -> RunResult:
+    """The task of the config's task group on this context."""
+    task = context.config.task
+    return TASKS.make(task.name, task.params, context=context)
+
+
+def needs_workload(name: str) -> bool:
+    return bool(TASKS.entry(name).meta["needs_workload"])
+
+
 def placer_name(config: RunConfig, scheduler: str) -> str:
     """The placer `scheduler` uses: task.baseline_placement for a baseline of `compare` when set, else
     the placement group's (A-SRPT and its oracle variant always use the placement group's)."""
-    if config.task.name == "compare" and config.task.baseline_placement and scheduler not in A_SRPT_SCHEDULERS:
-        return config.task.baseline_placement
+    baseline = getattr(config.task.params, "baseline_placement", None)
+    if baseline and scheduler not in A_SRPT_SCHEDULERS:
+        return baseline
     return config.placement.name
 
 
 def scheduler_names(config: RunConfig) -> list[str]:
-    """The schedulers a run simulates: task.schedulers for `compare`, else the scheduler group's."""
-    return list(config.task.schedulers) if config.task.name == "compare" else [config.scheduler.name]
+    """The schedulers a run simulates: the task's `schedulers` when it has them, else the scheduler group's."""
+    return config.scheduler_names()
+
+
+def asrpt_parameter(config: RunConfig, key: str) -> object:
+    """An A-SRPT parameter of the run (tau, comm_heavy): the scheduler group's when its scheduler has it,
+    else A-SRPT's default (the Theorem 1 bound of a baseline run is A-SRPT's at that value)."""
+    return getattr(config.scheduler.params, key, getattr(ASRPTParams, key))
+
+
+def comm_heavy_threshold(config: RunConfig) -> float:
+    """The run's COMM_HEAVY threshold, which labels every scheduler's jobs alike."""
+    return float(asrpt_parameter(config, "comm_heavy"))  # type: ignore[arg-type]

@@ -2,19 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Hashable
+from dataclasses import dataclass
+from typing import Hashable, Optional
 
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..build import build_placer, build_scheduler
 from ..io import RunResult
+from ..params import Params, param
+from ..rules import Rule
 from ..prepare import fit_predictions, prediction_scalars
 from .base import REFERENCE_SCHEDULER, Context, placer_name, register_task, scheduler_names
 from .scoring import run_scheduler
 
 
-@register_task("compare")
+BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
+ALL_SCHEDULERS = ["asrpt", "asrpt_oracle", *BASELINES]
+
+
+def scheduler_list() -> Rule:
+    """A non-empty list of distinct scheduler names (that each name is registered is checked when built)."""
+    return Rule("a non-empty list of scheduler names without repeats", lambda v: (
+        isinstance(v, (list, tuple)) and len(v) >= 1 and all(isinstance(n, str) and n for n in v)
+        and len(set(v)) == len(v)))
+
+
+@dataclass(frozen=True)
+class CompareParams(Params):
+    """Which schedulers run side by side, and the placer of the baselines."""
+
+    schedulers: list[str] = param(list(ALL_SCHEDULERS), scheduler_list(),
+                                  "simulated on the same jobs and predictions; the scheduler group's "
+                                  "parameters configure those that share its scheduler's parameters")
+    baseline_placement: Optional[str] = param(None, Rule("null or a placement name", lambda v: v is None or (
+        isinstance(v, str) and bool(v))), "the placer of every scheduler but A-SRPT (null: the placement group's)")
+
+
+@register_task("compare", CompareParams)
 def compare(context: Context) -> RunResult:
     """Every scheduler of task.schedulers on the same jobs and predictions (baselines placed by
     task.baseline_placement when set); reductions vs A-SRPT."""
@@ -24,7 +49,7 @@ def compare(context: Context) -> RunResult:
     runs = {}
     alpha_min_cache: dict[Hashable, float] = {}
     for name in tqdm(scheduler_names(config), desc="schedulers", disable=not config.progress, unit="scheduler"):
-        runs[name] = run_scheduler(config, workload, predictions, build_scheduler(name, config.scheduler), False,
+        runs[name] = run_scheduler(config, workload, predictions, build_scheduler(config, name), False,
                                    alpha_min_cache, build_placer(config, placer_name(config, name)))
     comparison = pd.DataFrame([run.scalars for run in runs.values()])
     primary = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values())))

@@ -18,11 +18,13 @@ from ..prepare import Workload
 from ..placement.base import Placer
 from ..schedulers import Scheduler
 from ..sim import simulate
+from ..sim.records import comm_heavy_labels
 from ..theory.bound import theory_symbols
 from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
+from .base import asrpt_parameter, comm_heavy_threshold
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
-               "alpha_max", "iterations", "predicted_iterations", "comm_heavy", "eligible", "queueing_delay", "jct",
+               "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible", "queueing_delay", "jct",
                "placement"]
 
 
@@ -54,7 +56,7 @@ def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Serie
         alpha_min=np.asarray(alpha_min, dtype=float))
     if getattr(scheduler, "oracle", False):
         exact["predicted_iterations"] = exact["iterations"]
-    tau = float(getattr(scheduler, "tau", config.scheduler.tau))
+    tau = float(getattr(scheduler, "tau", asrpt_parameter(config, "tau")))
     try:
         symbols = theory_symbols(exact, G, tau, config.theory.rho_bar_definition, config.theory.eps_bar_definition,
                                  alpha_min_source=alpha_min_source)
@@ -85,11 +87,12 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
         warnings.simplefilter("always")
         result = simulate(workload.jobs, workload.cluster, scheduler, placer or build_placer(config),
                           predictions=predictions,
-                          timing=build_timing(config), drop_oversize=config.workload.drop_oversize,
+                          timing=build_timing(config), drop_oversize=getattr(config.workload.params, "drop_oversize", False),
                           progress=progress)
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     frame = result.frame()
+    frame["comm_heavy"] = comm_heavy_labels(frame, comm_heavy_threshold(config))
     metrics = dict(result.metrics)
     source = config.theory.alpha_min_source
     by_id = {job.job_id: job for job in workload.jobs}

@@ -15,7 +15,7 @@ def simulate_one(context: Context) -> RunResult:
     config, workload = context.config, context.workload
     assert workload is not None
     predictions = fit_predictions(config, workload)
-    scheduler = build_scheduler(config.scheduler.name, config.scheduler)
+    scheduler = build_scheduler(config)
     run = run_scheduler(config, workload, predictions, scheduler, config.progress)
     summary = {**context.provenance, **prediction_scalars(config, workload), **run.scalars}
     return RunResult(task="simulate", summary=summary, jobs=run.jobs)

@@ -20,24 +20,28 @@ import time
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
 from ..build import build_placer, build_scheduler, build_timing, predictor_params
 from ..config import RunConfig, TaskConfig
+from ..params import Params, param
+from ..rules import Rule, integer, number, one_of
 from ..core import Cluster, ConfigError, Job, Stage, TrainingPlan
 from ..io import RunResult
 from ..prediction import PREDICTORS, make_predictor
 from ..schedulers import Scheduler
 from ..sim import simulate
+from ..sim.records import comm_heavy_labels
 from ..theory.adversarial import TABLE_COLUMNS, SearchSpace, fixed_alpha_bound, search, simulate_asrpt
 from ..theory.exact import ExactSchedule, durations_from_table, exact_optimum
 from ..theory.lemma2 import check_lemma2
 from ..timing import TimingModel
 from ..workloads.seeding import component_rng
-from .base import REFERENCE_SCHEDULER, Context, register_task
+from .compare import ALL_SCHEDULERS, scheduler_list
+from .base import REFERENCE_SCHEDULER, Context, comm_heavy_threshold, register_task
 from .scoring import theorem1_scalars
 
 BOUND_TOLERANCE = 1e-9
@@ -49,6 +53,68 @@ LOWER_BOUND_RESOLUTION_S = 1e-3
 STAGE_COMPUTE_S = 0.4
 BOUNDARY_BYTES = 1e8
 PARAM_BYTES_RANGE = (1e8, 1e10)
+
+
+# ---------------------------------------------------------------- parameters
+
+def _int_range(low: int) -> Rule:
+    return Rule(f"[low, high] integers with {low} <= low <= high", lambda v: (
+        isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+        and low <= v[0] <= v[1]))
+
+
+@dataclass(frozen=True)
+class TinyClusterParams(Params):
+    """G and the exact solver's time limit, shared by the theory and adversarial tasks."""
+
+    theory_gpus: int = param(8, integer(2), "G, the cluster's GPUs")
+    theory_time_limit_s: float = param(10.0, number(0, strict=True, what="a number of seconds"),
+                                       "CP-SAT's time limit for OPT")
+
+
+@dataclass(frozen=True)
+class TheoryParams(TinyClusterParams):
+    """Tiny instances: `theory_instances` of `theory_jobs` jobs on G GPUs (servers of
+    `theory_gpus_per_server`, null: one), GPUs, iterations and integral releases uniform in the
+    inclusive ranges. `theory_alpha=fixed`: alpha 1 s on every placement, alpha_max = alpha U[1,
+    theory_rho_max] (OPT exact); `placement`: communicating plans (OPT lower bound)."""
+
+    schedulers: list[str] = param(list(ALL_SCHEDULERS), scheduler_list(), "the schedulers compared with OPT")
+    theory_instances: int = param(20, integer(1), "instances drawn")
+    theory_jobs: int = param(5, integer(1), "jobs per instance")
+    theory_gpus_per_server: Optional[int] = param(None, Rule("null or an integer >= 1", lambda v: v is None or (
+        isinstance(v, int) and not isinstance(v, bool) and v >= 1)), "GPUs per server (null: one server)")
+    theory_job_gpus: list[int] = param([1, 6], _int_range(1), "range of a job's GPUs")
+    theory_iterations: list[int] = param([1, 100], _int_range(1), "range of a job's iterations")
+    theory_releases: list[int] = param([0, 50], _int_range(0), "range of a job's release")
+    theory_alpha: str = param("fixed", one_of("fixed", "placement"), "fixed alpha, or placement-dependent alpha")
+    theory_rho_max: float = param(1.0, number(1), "declared alpha_max / alpha drawn from U[1, it]")
+
+    def check_together(self, prefix: str) -> None:
+        per_server = self.theory_gpus_per_server
+        if per_server is not None and self.theory_gpus % per_server:
+            raise ConfigError(f"{prefix}.theory_gpus_per_server must be null or an integer >= 1 dividing "
+                              f"theory_gpus={self.theory_gpus}, got {per_server}")
+        if self.theory_job_gpus[1] >= self.theory_gpus:
+            raise ConfigError(f"{prefix}.theory_job_gpus must be below theory_gpus={self.theory_gpus} (Theorem 1 "
+                              f"needs g_max < G), got {self.theory_job_gpus}")
+        if self.theory_alpha == "placement" and (per_server is None or self.theory_job_gpus[1] > per_server):
+            raise ConfigError(f"{prefix}.theory_job_gpus must be at most theory_gpus_per_server (set it) with "
+                              f"theory_alpha=placement, so that the consolidated alpha is the true alpha_min, "
+                              f"got {self.theory_job_gpus}")
+
+
+@dataclass(frozen=True)
+class AdversarialParams(TinyClusterParams):
+    """The seeded search's objective, budget and instance space (tau is A-SRPT's, from the scheduler group)."""
+
+    theory_gpus: int = param(100, integer(2), "G, the cluster's GPUs")
+    adversarial_objective: str = param("eq12", one_of("eq12", "ratio"),
+                                       "maximise the Eq. 12 violation, or ratio to OPT over the Theorem 1 bound")
+    adversarial_budget: int = param(200, integer(1), "instances evaluated")
+    adversarial_max_jobs: int = param(4, integer(1), "jobs per instance at most")
+    adversarial_max_iterations: int = param(100_000, integer(1), "a job's iterations at most")
+    adversarial_max_release: int = param(1_000, integer(0), "a job's release at most")
 
 
 # ---------------------------------------------------------------- instances
@@ -179,6 +245,7 @@ def _run_instance(config: RunConfig, instance: TinyInstance, cluster: Cluster,
             result = simulate(instance.jobs, cluster, scheduler, build_placer(config), predictions=predictions,
                               timing=build_timing(config))
         frame = result.frame()
+        frame["comm_heavy"] = comm_heavy_labels(frame, comm_heavy_threshold(config))
         sum_completion = float(frame["end"].sum())
         bound = _bound(config, frame, instance, scheduler, cluster.total_gpus)
         ratio = sum_completion / optimum.value
@@ -217,17 +284,17 @@ def scheduler_summary(per_instance: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@register_task("theory", needs_workload=False)
+@register_task("theory", TheoryParams, needs_workload=False)
 def theory_ratio(context: Context) -> RunResult:
     """Measured ratio to OPT vs the Theorem 1 bound on a seeded batch of tiny instances."""
     config = context.config
     task = config.task
-    if not getattr(PREDICTORS[config.predictor.name], "oracle", False):
+    if not getattr(PREDICTORS.entry(config.predictor.name).factory, "oracle", False):
         raise ConfigError(f"task=theory: predictor {config.predictor.name!r} needs a history the tiny instances "
                           f"lack; use predictor=oracle or predictor=noisy (predictor.epsilon)")
     cluster = theory_cluster(task, config)
     timing = build_timing(config)
-    schedulers = {name: build_scheduler(name, config.scheduler) for name in task.schedulers}
+    schedulers = {name: build_scheduler(config, name) for name in task.schedulers}
     rows: list[dict[str, Any]] = []
     frames: list[pd.DataFrame] = []
     for index in range(task.theory_instances):
@@ -250,7 +317,7 @@ def theory_ratio(context: Context) -> RunResult:
     jobs = pd.concat(frames, ignore_index=True)
     jobs["job_id"] = jobs["job_id"].astype(str)
     keep = [c for c in ("instance", "scheduler", "job_id", "release", "start", "end", "gpus", "iterations",
-                        "predicted_iterations", "alpha", "alpha_min", "alpha_max", "comm_heavy", "eligible")
+                        "predicted_iterations", "alpha", "alpha_min", "alpha_max", "comm_ratio", "comm_heavy", "eligible")
             if c in jobs.columns]
     return RunResult(task="theory", summary=summary, jobs=jobs[keep],
                      tables={"theory_instances": per_instance, "theory_schedulers": by_scheduler})
@@ -265,11 +332,14 @@ def rerun_command(G: int, tau: float, path: str = "best_instance.csv") -> str:
             f"cluster.servers=1 cluster.gpus_per_server={G} workload=csv workload.path={path}")
 
 
-@register_task("adversarial", needs_workload=False)
+@register_task("adversarial", AdversarialParams, needs_workload=False)
 def adversarial_search(context: Context) -> RunResult:
     """Seeded search for the instance maximising the Eq. 12 violation or ratio / bound (theory/adversarial)."""
     config = context.config
     task = config.task
+    if config.scheduler.name != "asrpt":
+        raise ConfigError(f"task=adversarial searches A-SRPT's worst instances: scheduler must be asrpt (its "
+                          f"scheduler.tau is the tau searched), got {config.scheduler.name!r}")
     G, tau = task.theory_gpus, float(config.scheduler.tau)
     space = SearchSpace(G=G, max_jobs=task.adversarial_max_jobs, max_iterations=task.adversarial_max_iterations,
                         max_release=task.adversarial_max_release)

@@ -29,7 +29,9 @@ from ..core import Cluster, ConfigError, Job, Stage, TrainingPlan
 from ..placement import first_fit, heavy_edge  # noqa: F401  (registers the placers used below)
 from ..placement.base import make_placer
 from ..schedulers import make_scheduler
+from ..schedulers.asrpt import ASRPTParams
 from ..sim import simulate
+from ..sim.records import comm_heavy_labels
 from ..workloads.schema import validate_job_table
 from ..workloads.seeding import component_rng
 from .bound import theorem1_bound
@@ -264,7 +266,8 @@ def random_lemma2_check(seed: int, num_instances: int, taus: tuple[float, ...] =
         row: dict[str, float | int] = {"instance": k, "tau": tau, "jobs": len(jobs)}
         for name in INEQUALITIES:
             row[f"{name}_violated_jobs"] = int((per_job[f"{name}_violation"] > VIOLATION_TOLERANCE).sum())
-        row["heavy_jobs_waited"] = int((frame["comm_heavy"] & (frame["start"] > frame["eligible"])).sum())
+        heavy = comm_heavy_labels(frame, ASRPTParams.comm_heavy)
+        row["heavy_jobs_waited"] = int((heavy & (frame["start"] > frame["eligible"])).sum())
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..core import Cluster, ConfigError, Job
 from .jobs import jobs_from_table
+from .sources import WORKLOADS, register_workload
 
 
 @dataclass(frozen=True)
@@ -29,26 +30,20 @@ class Instance:
         return {job_id: float(n) for job_id, n in zip(self.table["job_id"], self.table["iterations"])}
 
 
-INSTANCES: dict[str, Callable[[], Instance]] = {}
-
-
 def register_instance(name: str) -> Callable[[Callable[[], Instance]], Callable[[], Instance]]:
-    def decorator(factory: Callable[[], Instance]) -> Callable[[], Instance]:
-        INSTANCES[name] = factory
-        return factory
-
-    return decorator
+    """Decorator: `workload=<name>` simulates the instance the decorated function makes."""
+    return register_workload(name, kind="instance")
 
 
 def list_instances() -> list[str]:
     """Names of every registered instance, sorted."""
-    return sorted(INSTANCES)
+    return sorted(name for name in WORKLOADS if WORKLOADS.entry(name).meta["kind"] == "instance")
 
 
 def get_instance(name: str) -> Instance:
-    if name not in INSTANCES:
+    if name not in list_instances():
         raise ConfigError(f"unknown instance {name!r}; known: {list_instances()}")
-    return INSTANCES[name]()
+    return WORKLOADS.make(name)
 
 
 @register_instance("lemma2_reviewer")

@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..params import Params, param
+from ..rules import Rule, number, one_of
 from .seeding import component_rng
 from .slicing import history_size
 
@@ -47,43 +49,38 @@ RECURRENCE_SOURCES = ("synthetic", "virtual_cluster", "trace")
 NEW_GROUP_SELECTIONS = ("random", "gpu_time")
 
 
+def _sigma_ok(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                             and not math.isnan(value) and value >= 0)
+
+
+def _finite_at_least(low: float, what: str) -> Rule:
+    return Rule(what, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                and v >= low)
+
+
 @dataclass(frozen=True)
-class RecurrenceSpec:
+class RecurrenceSpec(Params):
     """The recurrence-key model (module doc); hashable, so prepared tables can be cached by it.
 
-    source: synthetic | virtual_cluster | trace.
-    sigma: noise (log units) on the duration order of templates; None or inf: keys carry no duration.
-    new_group_share: share of the jobs after the history cut whose group is new, in [0, 1].
-    new_group_selection: random (default) or gpu_time (biased on purpose, labelled).
-    jobs_per_template, templates_per_user, concentration: template size, templates per user and the
-    Dirichlet concentration of template popularity (small: a few templates dominate).
+    sigma None or inf: keys carry no duration.
     """
 
-    source: str = "synthetic"
-    sigma: float | None = 1.0
-    new_group_share: float = 0.1
-    new_group_selection: str = "random"
-    jobs_per_template: float = 20.0
-    templates_per_user: float = 4.0
-    concentration: float = 1.0
+    source: str = param("synthetic", one_of(*RECURRENCE_SOURCES),
+                        "synthetic templates, the virtual cluster as group, or the trace's own keys")
+    sigma: float | None = param(1.0, Rule("null (no information), inf or a number >= 0", _sigma_ok),
+                                "log-duration noise of the template order (0: perfect recurrence)")
+    new_group_share: float = param(0.1, Rule("a number in [0, 1]", lambda v: _finite_at_least(0.0, "").accepts(v) and v <= 1),
+                                   "share of the jobs after the history cut in never-seen groups")
+    new_group_selection: str = param("random", one_of(*NEW_GROUP_SELECTIONS),
+                                     "new groups drawn at random, or (labelled bias) weighted by GPU time")
+    jobs_per_template: float = param(20.0, _finite_at_least(1.0, "a number >= 1"), "mean jobs per template")
+    templates_per_user: float = param(4.0, _finite_at_least(1.0, "a number >= 1"), "mean templates per user")
+    concentration: float = param(1.0, number(0, strict=True, what="a number"),
+                                 "Dirichlet concentration of template popularity (small: a few dominate)")
 
     def validate(self, prefix: str = "workload.recurrence") -> "RecurrenceSpec":
-        def check(ok: bool, key: str, requirement: str) -> None:
-            if not ok:
-                raise ConfigError(f"{prefix}.{key} must be {requirement}, got {getattr(self, key)!r}")
-
-        check(self.source in RECURRENCE_SOURCES, "source", f"one of {list(RECURRENCE_SOURCES)}")
-        check(self.sigma is None or (_is_real(self.sigma) and self.sigma >= 0), "sigma",
-              "null (no information), inf or a number >= 0")
-        check(_is_real(self.new_group_share) and 0 <= self.new_group_share <= 1, "new_group_share",
-              "a number in [0, 1]")
-        check(self.new_group_selection in NEW_GROUP_SELECTIONS, "new_group_selection",
-              f"one of {list(NEW_GROUP_SELECTIONS)}")
-        for key, low in (("jobs_per_template", 1.0), ("templates_per_user", 1.0)):
-            check(_is_real(getattr(self, key)) and math.isfinite(getattr(self, key)) and getattr(self, key) >= low,
-                  key, f"a number >= {low:g}")
-        check(_is_real(self.concentration) and math.isfinite(self.concentration) and self.concentration > 0,
-              "concentration", "a number > 0")
+        self.check(prefix)
         return self
 
     @property

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..rules import check, shown
+from ..rules import integer, optional_integer, shown
 from .seeding import component_rng
 
 
@@ -39,8 +39,8 @@ def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int 
 
     Asking for more jobs than there are is refused (never silently truncated): a sweep over
     num_jobs must not label a smaller run with a larger count."""
-    check("workload.num_jobs", num_jobs)
-    check("workload.offset", offset)
+    optional_integer(1).require("workload.num_jobs", num_jobs)
+    integer(0).require("workload.offset", offset)
     if start is not None and end is not None and end <= start:
         raise ConfigError(f"workload.end ({end}) must be greater than workload.start ({start})")
     ordered = sort_by_release(table)

@@ -1,0 +1,178 @@
+"""Workload sources by name (config `workload=<name>`), each with its own parameters.
+
+A trace source is a function `load(params, seed) -> job table` registered with the dataclass of its
+parameters; the run assigns models, splits history from simulated jobs and predicts the same way for
+every source (prepare.py). Every trace source's parameters extend `TraceParams`, the keys that say
+which jobs are simulated and which earlier jobs train the predictor; a source adds the keys its
+loader reads (a path, the recurrence-key model, ...), so a key a source does not read is refused.
+Hand-made instances (instances.py) register here too, without parameters.
+
+    @register_workload("my_trace", MyTraceParams)
+    def my_trace(params: MyTraceParams, seed: int) -> pd.DataFrame: ...
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import pandas as pd
+
+from ..errors import ConfigError
+from ..params import NoParams, Params, param
+from ..registry import Registry
+from ..rules import Rule, flag, integer, number, one_of, optional_integer
+from .csv_table import load_csv
+from .gavel import ALPHA_MAX_SOURCES, load_gavel
+from .pai2020 import load_pai2020
+from .philly import load_philly
+from .recurrence import RecurrenceSpec
+from .synthetic import synthetic_workload
+
+WORKLOADS: Registry[Any] = Registry("workload")
+
+
+def register_workload(name: str, params: type[Params] = NoParams, *, replace: bool = False,
+                      kind: str = "trace") -> Callable:
+    """Decorator: `workload=<name>` loads its job table with `load(params, seed)` (kind "trace"), or is a
+    hand-made instance made by a function of no arguments (kind "instance")."""
+    return WORKLOADS.register(name, params, needs=("seed",) if kind == "trace" else (), replace=replace, kind=kind)
+
+
+def _optional_number(low: float, high: float | None, what: str) -> Rule:
+    def accepts(value: Any) -> bool:
+        if value is None:
+            return True
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return ok and (value > low if high is None else low <= value <= high)
+
+    return Rule(what, accepts)
+
+
+@dataclass(frozen=True)
+class TraceParams(Params):
+    """Which jobs of a trace are simulated and which earlier jobs train the predictor.
+
+    The trace is split chronologically: the first `train_fraction` is the predictor's history; the
+    simulated jobs are `num_jobs` consecutive later jobs from `offset`, or, with `single_gpu_share`
+    (Fig 7), a draw with that share of single-GPU jobs. Then `job_cap`, releases scaled to
+    `target_load`, and `inject_jobs` unseen gang jobs.
+    """
+
+    num_jobs: Optional[int] = param(2000, optional_integer(1), "simulated jobs (null: every later job)")
+    offset: int = param(0, integer(0), "first simulated job, counted in the later part")
+    train_fraction: float = param(0.8, number(0, below=1), "share of the trace the predictor learns from")
+    single_gpu_share: Optional[float] = param(None, _optional_number(0, 1, "null or a number in [0, 1]"),
+                                              "draw the simulated jobs with this share of single-GPU jobs")
+    resample_replace: bool = param(False, flag(), "the single_gpu_share draw is with replacement")
+    resample_releases: str = param("slots", one_of("slots", "original"),
+                                   "slots: the draw keeps the default slice's arrival times")
+    target_load: Optional[float] = param(None, _optional_number(0, None, "null (as in the trace) or a number > 0"),
+                                         "scale releases to this offered load sum g_i d_i / (G x span)")
+    inject_jobs: int = param(0, integer(0), "unseen gang jobs added over the simulated span")
+    inject_gpus: int = param(16, integer(1), "GPUs of each injected job")
+    inject_duration: float = param(200_000.0, number(0, strict=True, what="a duration in seconds"),
+                                   "seconds of each injected job")
+    drop_oversize: bool = param(True, flag(), "drop jobs larger than the cluster (counted) instead of failing")
+    job_cap: Optional[int] = param(None, optional_integer(1), "hard cap on the simulated jobs")
+    max_gpus: Optional[int] = param(None, optional_integer(1), "cap a job's GPU demand before assignment")
+
+    SELECTION_ONLY = ("num_jobs", "offset", "resample_replace", "resample_releases", "target_load", "inject_jobs",
+                      "inject_gpus", "inject_duration", "drop_oversize", "job_cap")
+    """Keys that choose among the loaded jobs: the loaded, model-assigned table does not depend on them."""
+
+    def table_key(self) -> dict[str, Any]:
+        """The values the loaded, model-assigned table depends on (its cache key)."""
+        return {key: value for key, value in self.values().items() if key not in self.SELECTION_ONLY}
+
+
+def _path(required: bool) -> Any:
+    what = "a file or directory path" if required else "null (the packaged trace) or a file path"
+    rule = Rule(what, lambda v: (isinstance(v, str) and bool(v.strip())) or (v is None and not required),
+                lambda key, v: (f"{key} is required for this workload: set it on the command line ({key}=...)"
+                                if v is None else f"{key} must be {what}, got {v!r}"))
+    return param(None, rule, "the trace file" + ("" if required else " (null: the packaged one)"))
+
+
+@dataclass(frozen=True)
+class PhillyParams(TraceParams):
+    path: Optional[str] = _path(required=False)
+    time_compression: float = param(1.0, number(0, strict=True, what="a number"),
+                                    "releases are divided by it (> 1 packs arrivals closer)")
+    recurrence: RecurrenceSpec = param(RecurrenceSpec(), None, "the synthetic recurrence-key model")
+
+    def check_together(self, prefix: str) -> None:
+        if self.recurrence.source == "trace":
+            raise ConfigError(f"{prefix}.recurrence.source must be synthetic or virtual_cluster for philly (the trace "
+                         "has no job groups), got 'trace'")
+
+
+@dataclass(frozen=True)
+class GavelParams(TraceParams):
+    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later job)")
+    path: Optional[str] = _path(required=False)
+    recurrence: RecurrenceSpec = param(RecurrenceSpec(source="trace", new_group_share=0.0), None,
+                                       "the recurrence keys (default: the job type, as in the trace)")
+    gavel_alpha_max: str = param("alpha", one_of(*ALPHA_MAX_SOURCES),
+                                 "declared alpha_max: alpha, or Gavel's spread-placement measurement")
+
+
+@dataclass(frozen=True)
+class FileParams(TraceParams):
+    path: Optional[str] = _path(required=True)
+
+
+@dataclass(frozen=True)
+class CsvParams(FileParams):
+    """A hand-made table: every row is simulated unless the user asks for a history."""
+
+    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later row)")
+    train_fraction: float = param(0.0, number(0, below=1), "share of the rows the predictor learns from")
+    drop_oversize: bool = param(False, flag(), "drop jobs larger than the cluster (counted) instead of failing")
+
+
+@dataclass(frozen=True)
+class SyntheticParams(TraceParams):
+    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every job after the history)")
+    synthetic_jobs: int = param(2500, integer(1), "jobs the generator draws (history and simulated)")
+    arrival_rate: float = param(1.0 / 60.0, number(0, strict=True, what="a number"), "jobs per second")
+
+    def check_together(self, prefix: str) -> None:
+        later = self.synthetic_jobs - int(self.synthetic_jobs * self.train_fraction)
+        if self.num_jobs is not None and self.single_gpu_share is None and self.num_jobs > later:
+            raise ConfigError(f"{prefix}.num_jobs={self.num_jobs} exceeds the {later} jobs after the history cut of "
+                         f"{prefix}.synthetic_jobs={self.synthetic_jobs}; raise synthetic_jobs or lower num_jobs")
+
+
+@register_workload("philly", PhillyParams)
+def philly(params: PhillyParams, seed: int) -> pd.DataFrame:
+    """The real Philly trace (packaged), with synthetic recurrence keys."""
+    return load_philly(params.path, time_compression=params.time_compression, recurrence=params.recurrence,
+                       seed=seed, train_fraction=params.train_fraction)
+
+
+@register_workload("gavel", GavelParams)
+def gavel(params: GavelParams, seed: int) -> pd.DataFrame:
+    """A Gavel trace (default: the packaged trace of Gavel's generator), alpha from its measured throughputs."""
+    return load_gavel(params.path, recurrence=params.recurrence, seed=seed, train_fraction=params.train_fraction,
+                      alpha_max=params.gavel_alpha_max)
+
+
+@register_workload("pai2020", FileParams)
+def pai2020(params: FileParams, seed: int) -> pd.DataFrame:
+    """The Alibaba PAI 2020 trace from a directory or archive the user names."""
+    return load_pai2020(params.path)
+
+
+@register_workload("csv", CsvParams)
+def csv(params: CsvParams, seed: int) -> pd.DataFrame:
+    """A job table in a CSV file (the job-table schema, workloads/schema.py)."""
+    return load_csv(params.path)
+
+
+@register_workload("synthetic", SyntheticParams)
+def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
+    """The seeded synthetic generator; single_gpu_share (default 0.8) is also the generator's share."""
+    share = 0.8 if params.single_gpu_share is None else params.single_gpu_share
+    return synthetic_workload(params.synthetic_jobs, seed, arrival_rate=params.arrival_rate, single_gpu_share=share)
