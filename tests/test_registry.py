@@ -7,7 +7,6 @@ from asrpt_bench.placement import PLACERS, make_placer
 from asrpt_bench.prediction import PREDICTORS
 from asrpt_bench.registry import Registry
 from asrpt_bench.schedulers import SCHEDULERS
-from asrpt_bench.workloads import WORKLOAD_LOADERS
 
 
 def test_registries_hold_the_design_option_names():
@@ -15,10 +14,9 @@ def test_registries_hold_the_design_option_names():
     assert {"asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime",
             "fifo"} == set(SCHEDULERS)
     assert {"forest", "oracle", "noisy"} == set(PREDICTORS)
-    assert {"philly", "pai2020", "csv", "synthetic"} == set(WORKLOAD_LOADERS)
 
 
-@pytest.mark.parametrize("registry", [PLACERS, SCHEDULERS, PREDICTORS, WORKLOAD_LOADERS])
+@pytest.mark.parametrize("registry", [PLACERS, SCHEDULERS, PREDICTORS])
 def test_unknown_name_lists_the_known_ones(registry: Registry):
     with pytest.raises(ConfigError, match=rf"unknown {registry.kind} 'nope'; known: \["):
         registry.make("nope")

@@ -79,15 +79,3 @@ def test_resample_single_gpu_share_draws_the_quota_from_each_pool():
         resample_single_gpu_share(table, 0.0, num_jobs=50)
     doubled = resample_single_gpu_share(table, 0.0, num_jobs=50, replace=True)
     assert doubled["job_id"].is_unique and (doubled["gpus"] > 1).all()
-
-
-def test_workload_registry_builds_by_name():
-    from asrpt_bench.workloads.loaders import WORKLOAD_LOADERS, load_workload
-
-    assert set(WORKLOAD_LOADERS) == {"philly", "pai2020", "csv", "synthetic"}
-    assert len(load_workload("synthetic", num_jobs=12, seed=1)) == 12
-    assert len(load_workload("philly", num_jobs=30)) == 30
-    with pytest.raises(ConfigError, match="unknown workload 'alibaba'"):
-        load_workload("alibaba")
-    with pytest.raises(ConfigError, match=r"workload 'synthetic': unknown parameter\(s\) \['jobs'\]"):
-        load_workload("synthetic", num_jobs=5, jobs=3)

@@ -2,11 +2,10 @@
 
 from .assign import assign_models
 from .csv_table import load_csv
-from .loaders import WORKLOAD_LOADERS, load_workload
 from .pai2020 import load_pai2020
 from .philly import load_philly
 from .slicing import resample_single_gpu_share, slice_jobs
 from .synthetic import synthetic_workload
 
-__all__ = ["assign_models", "load_csv", "WORKLOAD_LOADERS", "load_workload", "load_pai2020", "load_philly",
-           "resample_single_gpu_share", "slice_jobs", "synthetic_workload"]
+__all__ = ["assign_models", "load_csv", "load_pai2020", "load_philly", "resample_single_gpu_share", "slice_jobs",
+           "synthetic_workload"]
