@@ -74,7 +74,7 @@ def test_solver_fallback_is_in_every_runs_summary(monkeypatch: pytest.MonkeyPatc
     restricted = solvers.Backend("gurobi", lambda: solvers.Availability(True, False, "size-limited Gurobi licence"),
                                  solvers.BACKENDS["gurobi"].solve)
     monkeypatch.setitem(solvers.BACKENDS, "gurobi", restricted)
-    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+    monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
     config = RunConfig(task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
                                        study_patterns=["empty"]), progress=False)
     config.solver.name = "gurobi"

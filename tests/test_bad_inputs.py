@@ -152,7 +152,7 @@ def restricted_backends(monkeypatch: pytest.MonkeyPatch, *unusable: tuple[str, s
         backend = solvers.BACKENDS[name]
         monkeypatch.setitem(solvers.BACKENDS, name, Backend(name, lambda r=reason, a=limited: Availability(a, False, r),
                                                             backend.solve))
-    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+    monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
 
 
 def stopping_cpsat(monkeypatch: pytest.MonkeyPatch, incumbent: bool) -> None:

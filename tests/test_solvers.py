@@ -182,7 +182,7 @@ def test_unusable_gurobi_falls_back_with_exactly_one_warning(monkeypatch: pytest
     restricted = solvers.Backend("gurobi", lambda: Availability(True, False, "size-limited Gurobi licence"),
                                  BACKENDS["gurobi"].solve)
     monkeypatch.setitem(BACKENDS, "gurobi", restricted)
-    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+    monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first = solve(fractional_model(), SolverSettings("gurobi"))
