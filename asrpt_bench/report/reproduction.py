@@ -5,8 +5,8 @@ results/ tables (mean and 95% Student-t interval over seeds, via `plots.mean_ci`
 `published.load_result`, which refuses a table that is missing, incomplete, from another experiment or
 stale against its experiment's sweep; the reviewer's Lemma 2 instance too (experiment lemma2_reviewer,
 task lemma2). The paper's values are quoted from ../shared/paper-notes.md (section 9) in `PAPER`, and the
-modelling choices it leaves open (section 10) are listed with the default this toolkit's CLI composes,
-which is why this command sits beside the CLI in the layer order (docs/architecture.md).
+modelling choices it leaves open (section 10) are listed with the default this toolkit's CLI composes
+(the one import of the CLI from report/, a known exception in docs/architecture.md).
 
     asrpt-bench-report                 # write REPRODUCTION.md from results/
     asrpt-bench-report --check         # exit 1 when REPRODUCTION.md differs from what results/ give
