@@ -55,7 +55,7 @@ def module_names(package: Path) -> dict[str, Path]:
 
 
 def imported_modules(name: str, path: Path, modules: dict[str, Path], top: str) -> set[str]:
-    """The package's modules that module `name` imports, by name (see module docstring for what counts)."""
+    """The package's modules that module `name` imports (docs/architecture.md says what counts)."""
     is_package = path.name == "__init__.py"
     own = [] if name == "__init__" else name.split(".")
     package = own if is_package else own[:-1]
@@ -72,7 +72,7 @@ def imported_modules(name: str, path: Path, modules: dict[str, Path], top: str) 
             found.update(known(alias.name.split(".")[1:]) for alias in node.names
                          if alias.name.split(".")[0] == top)
         elif isinstance(node, ast.ImportFrom):
-            parts = (node.module or "").split(".") if node.module else []
+            parts = node.module.split(".") if node.module else []
             if node.level:
                 target = package[:len(package) - (node.level - 1)] + parts
             elif parts[:1] == [top]:
@@ -141,12 +141,12 @@ def test_the_checker_finds_a_cycle_an_upward_import_and_an_unplaced_module(tmp_p
         "mid/__init__.py": "from . import a\n\nhelper = 1\n",
         "mid/a.py": "import importlib\n\nNAME = importlib.import_module('toy.mid.b')\n",
         "mid/b.py": "from ..mid import helper\n",  # mid -> a -> b -> mid, through the string and the package
-        "stray.py": "",
+        "stray.py": "import toy.low\n",
     })
     graph = import_graph(package)
     table = layer_table("| 1 | `__init__`, `low` | x |\n| 2 | `mid` | x |\n| 3 | `high` | x |")
     assert set(graph.edges) == {("low", "high"), ("high", "mid"), ("mid", "mid.a"), ("mid.a", "mid.b"),
-                                ("mid.b", "mid")}
+                                ("mid.b", "mid"), ("stray", "low")}
     assert upward_imports(graph, table) == [("low", "high")]
     assert cycles(graph) == [["mid", "mid.a", "mid.b"]]
     assert unplaced(graph, table) == ["stray"]
