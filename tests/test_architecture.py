@@ -117,8 +117,10 @@ def cycles(graph: nx.DiGraph) -> list[list[str]]:
 
 
 def upward_imports(graph: nx.DiGraph, table: dict[str, int]) -> list[tuple[str, str]]:
+    """Imports of a higher layer's module, between placed modules (`unplaced` reports the others)."""
+    layers = {module: layer_of(module, table) for module in graph}
     return sorted((a, b) for a, b in graph.edges
-                  if (layer_of(a, table) or 0) < (layer_of(b, table) or 0))
+                  if layers[a] is not None and layers[b] is not None and layers[a] < layers[b])
 
 
 # --------------------------------------------------------------------------------------------------
