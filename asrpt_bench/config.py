@@ -19,7 +19,7 @@ from .errors import ConfigError
 from .params import Params
 from .registry import REGISTRIES, Registry
 from .rules import RULES, check, shown
-from .solvers import DEFAULT_SOLVER
+from .solvers import BACKENDS, DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
 from .theory.lower_bounds import ALPHA_MIN_SOURCES
 
@@ -182,6 +182,8 @@ class SolverConfig:
     threads: int = 1
 
     def validate(self, prefix: str = "solver") -> None:
+        if self.name not in BACKENDS:
+            raise ConfigError(f"{prefix}.name: unknown solver {shown(self.name)}; known: {BACKENDS.names()}")
         _check_rules(self, "solver", prefix)
 
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import yaml
 
-CONFIG_DIR = Path(__file__).resolve().parent / "conf"
+from .conf import CONFIG_DIR
 
 
 def experiments() -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import dataclass, field
+from collections.abc import MutableMapping
 from typing import Any, Callable, Generic, Iterator, Mapping, TypeVar
 
 from .errors import ConfigError
@@ -51,8 +52,8 @@ def _accepted(factory: Callable[..., Any]) -> set[str] | None:
     return {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
-class Registry(Generic[T]):
-    """name -> Entry for one kind of component; `name in registry` and `sorted(registry)` work."""
+class Registry(MutableMapping[str, Entry[T]], Generic[T]):
+    """name -> Entry for one kind of component (a mapping: `name in registry`, `sorted(registry)`)."""
 
     def __init__(self, kind: str) -> None:
         if kind in REGISTRIES:
@@ -98,6 +99,18 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def __getitem__(self, name: str) -> Entry[T]:
+        return self._entries[name]
+
+    def __setitem__(self, name: str, entry: Entry[T]) -> None:
+        """Swap an entry in as it is, without the checks of `register` (for tests: monkeypatch.setitem)."""
+        if not isinstance(entry, Entry):
+            raise TypeError(f"a {self.kind} registry holds Entry objects, got {type(entry).__name__}")
+        self._entries[name] = entry
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
 
     def names(self) -> list[str]:
         return sorted(self._entries)

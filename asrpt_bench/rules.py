@@ -8,7 +8,6 @@ from the CLI and the API, so both refuse a value with the same one-line message:
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -99,21 +98,6 @@ def flag() -> Rule:
     return Rule("true or false", lambda v: isinstance(plain(v), bool))
 
 
-def one_of_component(module: str, attribute: str) -> Rule:
-    """One of the keys of `module.attribute` (a dict or tuple owned by a component), read when checked."""
-
-    def choices() -> list[str]:
-        return sorted(getattr(importlib.import_module(module), attribute))
-
-    return Rule(lambda: f"one of {choices()}", lambda v: isinstance(v, str) and v in choices())
-
-
-def _solver_name() -> Rule:
-    names = one_of_component("asrpt_bench.solvers", "BACKENDS")
-    return Rule(names.requirement, names.accepts,
-                lambda key, value: f"{key}: unknown solver {shown(value)}; known: {names.describe()[len('one of '):]}")
-
-
 RULES: dict[str, Rule] = {
     "seed": integer(0),
     "cluster.servers": integer(1),
@@ -125,7 +109,6 @@ RULES: dict[str, Rule] = {
     "timing.tree_latency_s": number(0, what="a number of seconds"),
     "timing.fold_p2p_into_stage": flag(),
     "timing.microbatches": integer(1),
-    "solver.name": _solver_name(),
     "solver.time_limit_s": number(0, strict=True, what="a number of seconds"),
     "solver.mip_gap": number(0, below=1),
     "solver.threads": integer(1),

@@ -22,7 +22,8 @@ import numpy as np
 from asrpt_bench import profiles
 from asrpt_bench.core import GB, Cluster, Stage, TrainingPlan
 from asrpt_bench.placement.bruteforce import enumeration_size, optimal_placement
-from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, consolidation_pays, job_graph
+from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, consolidation_pays
+from asrpt_bench.placement.links import job_graph
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.timing import DEFAULT_TIMING
 

@@ -24,8 +24,8 @@ from asrpt_bench.prediction import (
     accuracy_table,
     evaluate_predictor,
     make_predictor,
-    plot_accuracy,
 )
+from asrpt_bench.report.plots import plot_accuracy
 from asrpt_bench.workloads.assign import assign_models
 from asrpt_bench.workloads.philly import load_philly
 from asrpt_bench.workloads.recurrence import RecurrenceSpec

@@ -71,10 +71,10 @@ def test_compare_counts_a_dropped_job_once_not_once_per_scheduler(tmp_path: Path
 
 
 def test_solver_fallback_is_in_every_runs_summary(monkeypatch: pytest.MonkeyPatch) -> None:
-    restricted = solvers.Backend("gurobi", lambda: solvers.Availability(True, False, "size-limited Gurobi licence"),
-                                 solvers.BACKENDS["gurobi"].solve)
+    restricted = solvers.backend_entry("gurobi", lambda: solvers.Availability(True, False, "size-limited Gurobi licence"),
+                                 solvers.BACKENDS["gurobi"].factory)
     monkeypatch.setitem(solvers.BACKENDS, "gurobi", restricted)
-    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+    monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
     config = RunConfig(task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
                                        study_patterns=["empty"]), progress=False)
     config.solver.name = "gurobi"

@@ -31,7 +31,7 @@ from asrpt_bench.placement.ilp import ILPPlacer
 from asrpt_bench.profiles import build_plan, register_model
 from asrpt_bench.report.figures import main as figures_main
 from asrpt_bench.schedulers import make_scheduler
-from asrpt_bench.solvers import Availability, Backend, LinearModel, SolveResult, SolverError, SolverSettings, solve
+from asrpt_bench.solvers import Availability, LinearModel, backend_entry, SolveResult, SolverError, SolverSettings, solve
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.gavel import load_gavel
 from asrpt_bench.workloads.pai2020 import load_pai2020
@@ -150,9 +150,9 @@ def restricted_backends(monkeypatch: pytest.MonkeyPatch, *unusable: tuple[str, s
     """Make backends unusable: (name, reason, available-but-size-limited)."""
     for name, reason, limited in unusable:
         backend = solvers.BACKENDS[name]
-        monkeypatch.setitem(solvers.BACKENDS, name, Backend(name, lambda r=reason, a=limited: Availability(a, False, r),
-                                                            backend.solve))
-    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+        monkeypatch.setitem(solvers.BACKENDS, name, backend_entry(name, lambda r=reason, a=limited: Availability(a, False, r),
+                                                            backend.factory))
+    monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
 
 
 def stopping_cpsat(monkeypatch: pytest.MonkeyPatch, incumbent: bool) -> None:
@@ -160,12 +160,12 @@ def stopping_cpsat(monkeypatch: pytest.MonkeyPatch, incumbent: bool) -> None:
     real = solvers.BACKENDS["cpsat"]
 
     def stopped(model: LinearModel, settings: SolverSettings) -> SolveResult:
-        result = real.solve(model, settings)
+        result = real.factory(model, settings)
         if incumbent:
             return SolveResult("feasible", result.objective, 0.0, 1.0, 0.0, "cpsat", result.values)
         return SolveResult("time_limit_no_solution", None, None, None, 0.0, "cpsat")
 
-    monkeypatch.setitem(solvers.BACKENDS, "cpsat", Backend("cpsat", real.probe, stopped))
+    monkeypatch.setitem(solvers.BACKENDS, "cpsat", backend_entry("cpsat", real.meta["probe"], stopped))
 
 
 def ilp_place(gpus_free: tuple[int, ...]) -> str:

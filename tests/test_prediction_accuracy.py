@@ -14,9 +14,9 @@ from asrpt_bench.prediction import (
     accuracy_summary,
     accuracy_table,
     evaluate_predictor,
-    plot_accuracy,
     prediction_errors,
 )
+from asrpt_bench.report.plots import plot_accuracy
 
 TABLE = pd.DataFrame({"job_id": ["a", "b", "c", "d", "e"], "iterations": [100, 50, 2000, 0, 40000]})
 PREDICTED = [105.0, 0.0, 2500.0, 3.0, 10000.0]

@@ -12,7 +12,7 @@ import pytest
 
 from asrpt_bench.core import ConfigError
 from asrpt_bench.report.published import load_result, normalised, sweep_params
-from asrpt_bench.report.reproduction import main, reviewer_instance
+from asrpt_bench.report.reproduction import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -28,9 +28,11 @@ def test_check_fails_when_the_report_was_edited(tmp_path: Path) -> None:
     assert main(["--results", str(RESULTS), "--out", str(edited), "--check"]) == 1
 
 
-def test_the_reviewer_instance_breaks_eq12_as_worked_by_hand() -> None:
+def test_the_committed_reviewer_instance_breaks_eq12_as_worked_by_hand() -> None:
     """paper-notes 7.5: C_A = 101000, C_B = 4000; Eq. 12 claims 4000 for the jobs before B, which end at 101000."""
-    assert reviewer_instance() == {"C_A": 101000.0, "C_B": 4000.0, "claim_B": 4000.0, "actual_B": 101000.0}
+    case = load_result(RESULTS, "lemma2_reviewer").iloc[0]
+    assert (case["eq12_worst_job"], case["eq12_worst_claim"], case["eq12_worst_predecessors_makespan"],
+            case["eq12_worst_end"]) == ("B", 4000.0, 101000.0, 4000.0)
 
 
 def copy_table(tmp_path: Path, name: str) -> Path:

@@ -159,7 +159,7 @@ def test_gurobi_adapter_on_a_model_within_the_size_limited_licence() -> None:
     status = backend_availability("gurobi")
     if not status.available:
         pytest.skip(status.reason)
-    result = BACKENDS["gurobi"].solve(fractional_model(), SolverSettings("gurobi", time_limit_s=10))
+    result = BACKENDS["gurobi"].factory(fractional_model(), SolverSettings("gurobi", time_limit_s=10))
     assert result.status == "optimal"
     assert result.objective == pytest.approx(0.35)
 
@@ -179,10 +179,10 @@ def test_settings_validation_names_the_key(bad: dict, message: str) -> None:
 
 
 def test_unusable_gurobi_falls_back_with_exactly_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    restricted = solvers.Backend("gurobi", lambda: Availability(True, False, "size-limited Gurobi licence"),
-                                 BACKENDS["gurobi"].solve)
+    restricted = solvers.backend_entry("gurobi", lambda: Availability(True, False, "size-limited Gurobi licence"),
+                                 BACKENDS["gurobi"].factory)
     monkeypatch.setitem(BACKENDS, "gurobi", restricted)
-    monkeypatch.setattr(solvers, "_FALLBACK_WARNED", set())
+    monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first = solve(fractional_model(), SolverSettings("gurobi"))

@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 from ..core import Cluster, Placement, TrainingPlan
 from ..graph import AllReduceTopology, cut_weight
 from ..timing import DEFAULT_TIMING, TimingModel
-from .heavy_edge import job_graph
+from .links import job_graph
 
 MAX_ENUMERATED_STATES = 2_000_000
 

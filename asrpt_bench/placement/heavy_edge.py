@@ -30,31 +30,17 @@ import networkx as nx
 from networkx.utils import UnionFind
 
 from ..core import Cluster, Placement, TrainingPlan
-from ..graph import AllReduceTopology, build_omega, cut_weight
-from ..timing import DEFAULT_TIMING, TimingModel
+from ..graph import AllReduceTopology, cut_weight
 from ..params import param
 from ..rules import one_of
+from ..timing import DEFAULT_TIMING, TimingModel
 from .base import GraphParams, register_placer
+from .links import (JobGraph, LinkCosts, is_max_of_stations, job_graph, most_free_server, one_link_flipped,
+                    server_affinity)
+from .spread import SPREAD_MODES
 
 HeavyEdgeMode = Literal["contract", "greedy_edge", "refined"]
 PACKING_NODE_BUDGET = 20_000
-
-
-@dataclass(frozen=True)
-class JobGraph:
-    """Omega of a plan plus its edges in the contraction order (-weight, u, v)."""
-
-    graph: nx.Graph
-    edges_heaviest_first: tuple[tuple[int, int, float], ...]
-
-
-@lru_cache(maxsize=4096)
-def job_graph(plan: TrainingPlan, allreduce_edges: AllReduceTopology) -> JobGraph:
-    """Omega of `plan`, built once per (plan, topology): plans are immutable, so is their graph."""
-    graph = build_omega(plan, allreduce_edges)
-    edges = sorted(((min(u, v), max(u, v), w) for u, v, w in graph.edges(data="weight")),
-                   key=lambda e: (-e[2], e[0], e[1]))
-    return JobGraph(graph, tuple(edges))
 
 
 def consolidation_pays(cluster: Cluster) -> bool:
@@ -81,29 +67,14 @@ def best_fit_server(free: Sequence[int], size: int) -> int | None:
     return None if best is None else free.index(best)
 
 
-def _most_free_server(rem: Sequence[int]) -> int:
-    """argmax (rem[h], -h): the lowest-numbered server among those with the most free GPUs."""
-    return rem.index(max(rem))
-
-
-def _server_affinity(graph: nx.Graph, v: int, servers: Sequence[int]) -> dict[int, float]:
-    """Edge weight between `v` and the already placed vertices, per server."""
-    affinity: dict[int, float] = {}
-    for u, attrs in graph.adj[v].items():
-        h = servers[u]
-        if h >= 0:
-            affinity[h] = affinity.get(h, 0.0) + attrs["weight"]
-    return affinity
-
-
 def _place_vertex_by_affinity(graph: nx.Graph, v: int, servers: list[int], rem: list[int]) -> None:
     """Put `v` on argmax over servers with room of (edge weight to placed vertices there, rem, -h)."""
-    affinity = _server_affinity(graph, v, servers)
+    affinity = server_affinity(graph, v, servers)
     candidates = [h for h in affinity if rem[h] > 0]
     if candidates:
         h = max(candidates, key=lambda k: (affinity[k], rem[k], -k))
     else:
-        h = _most_free_server(rem)
+        h = most_free_server(rem)
     servers[v] = h
     rem[h] -= 1
 
@@ -138,7 +109,7 @@ def contract_placement(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
             continue
         pending = list(group)
         while pending:
-            v = max(pending, key=lambda x: (sum(_server_affinity(graph, x, servers).values()), -x))
+            v = max(pending, key=lambda x: (sum(server_affinity(graph, x, servers).values()), -x))
             pending.remove(v)
             _place_vertex_by_affinity(graph, v, servers, rem)
     return tuple(servers)
@@ -151,7 +122,7 @@ def greedy_edge_placement(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
     servers = [-1] * g
 
     def put(v: int, preferred: int | None) -> None:
-        h = preferred if preferred is not None and rem[preferred] > 0 else _most_free_server(rem)
+        h = preferred if preferred is not None and rem[preferred] > 0 else most_free_server(rem)
         servers[v] = h
         rem[h] -= 1
 
@@ -170,45 +141,10 @@ def greedy_edge_placement(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
     return tuple(servers)
 
 
-@dataclass(frozen=True)
-class LinkCosts:
-    """alpha with every link intra-server (`floor`) and with exactly one link inter-server."""
-
-    floor: float
-    stage: tuple[float, ...]
-    boundary: tuple[float, ...]
-
-    def thresholds(self) -> list[float]:
-        return sorted({self.floor, *self.stage, *self.boundary})
-
-
 @lru_cache(maxsize=4096)
 def link_costs(plan: TrainingPlan, cluster: Cluster, timing: TimingModel) -> LinkCosts:
     """Evaluate the project's timing function once per link spread alone (once per plan, cluster, timing)."""
     return one_link_flipped(plan, cluster, timing, spanning=False)
-
-
-def one_link_flipped(plan: TrainingPlan, cluster: Cluster, timing: TimingModel, spanning: bool) -> LinkCosts:
-    """alpha with every link's spans-servers flag at `spanning` (`floor`), and with each single stage or
-    boundary link flipped alone (a stage of one replica has no link: its cost is the floor)."""
-    n = len(plan.stages)
-    stages, bounds = [spanning] * n, [spanning] * (n - 1)
-    floor = timing.alpha_from_links(plan, cluster, stages, bounds)
-
-    def flipped(flags: list[bool], i: int) -> list[bool]:
-        out = list(flags)
-        out[i] = not spanning
-        return out
-
-    stage = tuple(timing.alpha_from_links(plan, cluster, flipped(stages, s), bounds)
-                  if plan.stages[s].replicas > 1 else floor for s in range(n))
-    boundary = tuple(timing.alpha_from_links(plan, cluster, stages, flipped(bounds, b)) for b in range(n - 1))
-    return LinkCosts(floor, stage, boundary)
-
-
-def is_max_of_stations(timing: TimingModel) -> bool:
-    """True when alpha is a max over independent stations, so link costs combine by max exactly."""
-    return timing.pipeline_mode == "async" and not timing.fold_p2p_into_stage
 
 
 def required_blocks(plan: TrainingPlan, costs: LinkCosts, threshold: float) -> list[list[int]]:
@@ -403,7 +339,6 @@ class HeavyEdgePlacer:
         if sum(free) < g:
             return None
         if not consolidation_pays(cluster):
-            from .spread import SPREAD_MODES  # spread.py builds on this module's helpers
             return SPREAD_MODES[self.mode](plan, free, cluster, self.timing, self.allreduce_edges)
         single = best_fit_server(free, g)
         if single is not None:

@@ -28,8 +28,8 @@ from typing import Callable, Sequence
 from ..core import Cluster, Placement, TrainingPlan
 from ..graph import AllReduceTopology
 from ..timing import TimingModel
-from .heavy_edge import (JobGraph, LinkCosts, _most_free_server, _server_affinity, is_max_of_stations, job_graph,
-                         one_link_flipped)
+from .links import (JobGraph, LinkCosts, is_max_of_stations, job_graph, most_free_server, one_link_flipped,
+                    server_affinity)
 
 SpreadResult = tuple[tuple[int, ...], bool]
 """The vertex -> server map and whether its alpha is proven minimal within the free GPUs."""
@@ -169,7 +169,7 @@ def greedy_edge_spread(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
 
     def put(v: int, avoid: int | None) -> None:
         others = [h for h in range(len(rem)) if rem[h] > 0 and h != avoid]
-        h = max(others, key=lambda k: (rem[k], -k)) if others else _most_free_server(rem)
+        h = max(others, key=lambda k: (rem[k], -k)) if others else most_free_server(rem)
         servers[v] = h
         rem[h] -= 1
 
@@ -197,7 +197,7 @@ def contract_spread(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
     while pending:
         v = max(pending, key=lambda x: (to_placed[x], -x))
         pending.remove(v)
-        affinity = _server_affinity(graph, v, servers)
+        affinity = server_affinity(graph, v, servers)
         h = min((k for k in range(len(rem)) if rem[k] > 0), key=lambda k: (affinity.get(k, 0.0), -rem[k], k))
         servers[v] = h
         rem[h] -= 1

@@ -6,7 +6,6 @@ from .accuracy import (
     accuracy_summary,
     accuracy_table,
     evaluate_predictor,
-    plot_accuracy,
     prediction_errors,
 )
 from .base import PREDICTORS, IterationPredictor, make_predictor, register_predictor
@@ -18,6 +17,6 @@ from .split import chronological_split
 __all__ = [
     "FIG4_BUCKETS", "PREDICTORS", "RELATIVE_BUCKETS", "UNSEEN_POLICIES", "ForestPredictor",
     "IterationPredictor", "NoisyOraclePredictor", "OraclePredictor", "accuracy_summary", "accuracy_table",
-    "chronological_split", "evaluate_predictor", "make_predictor", "plot_accuracy", "prediction_errors",
+    "chronological_split", "evaluate_predictor", "make_predictor", "prediction_errors",
     "register_predictor",
 ]

@@ -2,12 +2,12 @@
 
 `prediction_errors` gives one row per job; `accuracy_table` buckets them (Fig 4's buckets of
 |ñ - n| in iterations by default); `accuracy_summary` gives MAE, median relative error and the
-unseen share; `plot_accuracy` draws the table. Figures read tables and never refit.
+unseen share. `report.plots.plot_accuracy` draws the bucket table: figures read tables and never refit.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -15,9 +15,6 @@ import pandas as pd
 from ..core import ConfigError
 from .base import IterationPredictor, true_iterations
 from .split import chronological_split
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 FIG4_BUCKETS: tuple[float, ...] = (0.0, 10.0, 1e2, 1e3, 1e4, np.inf)
 """Edges of Fig 4's absolute-error buckets, in iterations: [0,10), [10,1e2), ..., >= 1e4."""
@@ -88,28 +85,6 @@ def accuracy_summary(errors: pd.DataFrame) -> dict[str, float]:
         summary[f"mean_relative_error{suffix}"] = _stat(np.mean, relative)
         summary[f"median_relative_error{suffix}"] = _stat(np.median, relative)
     return summary
-
-
-def plot_accuracy(table: pd.DataFrame, title: str | None = None) -> Figure:
-    """Fig 4: percentage of jobs per error bucket, seen and unseen jobs stacked."""
-    from ..report.style import plt  # matplotlib (Agg) only when a figure is drawn
-
-    figure, axes = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
-    total = table["jobs"].sum()
-    scale = 100.0 / total if total else 0.0
-    positions = np.arange(len(table))
-    seen = table["seen_jobs"].to_numpy() * scale
-    unseen = table["unseen_jobs"].to_numpy() * scale
-    axes.bar(positions, seen, color="#4477aa", label="seen group")
-    axes.bar(positions, unseen, bottom=seen, color="#ee6677", label="unseen group")
-    axes.set_xticks(positions, table["bucket"].tolist())
-    unit = "relative error" if table.attrs.get("error_column") == "rel_error" else "absolute error (iterations)"
-    axes.set_xlabel(f"prediction error: {unit}")
-    axes.set_ylabel("jobs (%)")
-    axes.legend(frameon=False)
-    if title:
-        axes.set_title(title)
-    return figure
 
 
 def _label(lower: float, upper: float, column: str) -> str:

@@ -116,6 +116,9 @@ FIGURES: tuple[FigureSpec, ...] = (
 )
 
 
+TABLE_ONLY = {"lemma2_reviewer": "two jobs: REPRODUCTION.md quotes its numbers, a figure would add nothing"}
+"""Experiments drawn in no figure, and why; every other experiment has a FigureSpec."""
+
 PAPER_FIGURES = {
     "fig4_prediction_error": "Fig 4",
     "fig6_num_jobs": "Fig 6",

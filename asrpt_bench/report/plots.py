@@ -147,6 +147,27 @@ def plot_prediction_error(table: pd.DataFrame) -> Figure:
     return figure
 
 
+def plot_accuracy(table: pd.DataFrame, title: str | None = None) -> Figure:
+    """Fig 4 for one fitted predictor: percentage of jobs per error bucket of
+    `prediction.accuracy_table`, seen and unseen jobs stacked."""
+    figure, axes = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+    total = table["jobs"].sum()
+    scale = 100.0 / total if total else 0.0
+    positions = np.arange(len(table))
+    seen = table["seen_jobs"].to_numpy() * scale
+    unseen = table["unseen_jobs"].to_numpy() * scale
+    axes.bar(positions, seen, color="#4477aa", label="seen group")
+    axes.bar(positions, unseen, bottom=seen, color="#ee6677", label="unseen group")
+    axes.set_xticks(positions, table["bucket"].tolist())
+    unit = "relative error" if table.attrs.get("error_column") == "rel_error" else "absolute error (iterations)"
+    axes.set_xlabel(f"prediction error: {unit}")
+    axes.set_ylabel("jobs (%)")
+    axes.legend(frameon=False)
+    if title:
+        axes.set_title(title)
+    return figure
+
+
 def plot_placement_quality(table: pd.DataFrame) -> Figure:
     """Heavy-Edge vs ILP per Heavy-Edge mode: alpha penalty over the ILP optimum (mean and worst case
     per run) and median time per placement, as mean and 95% CI over seeds."""

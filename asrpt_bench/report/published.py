@@ -15,7 +15,7 @@ import pandas as pd
 import yaml
 
 from ..core import ConfigError
-from ..quick import CONFIG_DIR
+from ..conf import CONFIG_DIR
 from .figures import recorded_experiments
 
 

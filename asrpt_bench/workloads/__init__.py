@@ -11,5 +11,5 @@ from .philly import load_philly
 from .slicing import resample_single_gpu_share, slice_jobs
 from .synthetic import synthetic_workload
 
-__all__ = ["assign_models", "load_csv", "load_pai2020", "load_philly",
-           "resample_single_gpu_share", "slice_jobs", "synthetic_workload"]
+__all__ = ["assign_models", "load_csv", "load_pai2020", "load_philly", "resample_single_gpu_share", "slice_jobs",
+           "synthetic_workload"]
