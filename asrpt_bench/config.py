@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Iterator, Optional
@@ -350,9 +352,12 @@ def tiny_values(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def import_plugins(modules: list[str]) -> None:
-    """Import every module of the `plugins` key (their decorators register components by name)."""
+    """Import every module of the `plugins` key (their decorators register components by name), from the
+    working directory too, as `python -m` would."""
     _check(isinstance(modules, list) and all(isinstance(m, str) and m for m in modules), "plugins",
            "a list of importable module names", modules)
+    if modules and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     for module in modules:
         try:
             importlib.import_module(module)

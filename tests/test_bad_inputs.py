@@ -89,6 +89,17 @@ def write(tmp: Path, name: str, text: str | bytes) -> Path:
     return path
 
 
+def plugin(tmp: Path, module: str, source: str) -> RunConfig:
+    """Validate a run whose `plugins` names a module written into `tmp` with `source`."""
+    write(tmp, f"{module}.py", source)
+    sys.path.insert(0, str(tmp))
+    try:
+        return RunConfig(plugins=[module]).validate()
+    finally:
+        sys.path.remove(str(tmp))
+        sys.modules.pop(module, None)
+
+
 def table(tmp: Path, *rows: str, header: str = HEADER) -> Path:
     return write(tmp, "jobs.csv", "\n".join([header, *rows]) + "\n")
 
@@ -411,6 +422,25 @@ CASES: list[Case] = [
          "scheduler.comm_heavyy: scheduler 'asrpt' has no parameter 'comm_heavyy'; its parameters: ['tau', "
          "'comm_heavy', 'consolidation_test', 'delay_origin', 'srpt_tiebreak', 'backfill']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
+    case("key-the-component-lacks", CONFIG,
+         "predictor.epsilon: predictor 'oracle' has no parameter 'epsilon'; its parameters: none")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["predictor=oracle", "predictor.epsilon=0.2"]))),
+    case("key-of-another-option", CONFIG,
+         "scheduler.tau: scheduler 'fifo' has no parameter 'tau'; its parameters: none")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.tau=0.5"]))),
+    case("task-key-under-another-task", CONFIG,
+         "task.schedulers: task 'simulate' has no parameter 'schedulers'; its parameters: none")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["task=simulate", "task.schedulers=[fifo]"]))),
+    case("scheduler-group-runs-nowhere", CONFIG,
+         "scheduler.duration_source configures scheduler 'spjf', which this task does not run (task.schedulers: "
+         "['asrpt', 'fifo']); it acts on the listed schedulers that share its parameters")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
+                                                            "task.schedulers=[asrpt,fifo]"]))),
+    case("plugin-takes-a-built-in-name", CONFIG,
+         "plugins: cannot import 'taken_name': ConfigError: scheduler 'fifo' is already registered by "
+         "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
+        lambda tmp: refusal(lambda: plugin(tmp, "taken_name", "from asrpt_bench.schedulers import FIFO, "
+                                           "register_scheduler\nregister_scheduler('fifo')(FIFO)\n"))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),
     case("out-of-range", CONFIG, "scheduler.comm_heavy must be a number >= 1, got 0.5")(

@@ -23,7 +23,8 @@ def test_the_reviewer_instance_breaks_eq12_as_worked_by_hand() -> None:
 
 
 def test_lemma2_refuses_a_scheduler_without_virtual_completions() -> None:
-    config = compose_run_config(["experiment=lemma2_reviewer", "scheduler=fifo", "progress=false"])
+    config = compose_run_config(["task=lemma2", "workload=lemma2_reviewer", "predictor=oracle", "scheduler=fifo",
+                                 "progress=false"])
     with pytest.raises(ConfigError, match=r"task=lemma2 checks A-SRPT's schedule: scheduler must be one of "
                                           r"\['asrpt', 'asrpt_oracle'\], got 'fifo'"):
         run_experiment(config)

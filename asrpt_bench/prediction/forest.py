@@ -103,8 +103,8 @@ class ForestPredictor(IterationPredictor):
         return np.hstack(columns)
 
     def _check_params(self, table: pd.DataFrame) -> list[str]:
+        ForestParams(self.features, self.n_estimators, self.unseen, self.log_target, self.n_jobs).check("predictor")
         features = list(self.features)
-        ForestParams(features, self.n_estimators, self.unseen, self.log_target, self.n_jobs).check("predictor")
         missing = [f for f in features + ["group"] if f not in table.columns]
         if missing:
             raise ConfigError(f"forest predictor: feature column(s) {missing} not in the job table "
