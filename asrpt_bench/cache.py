@@ -5,8 +5,8 @@ the first computes them, the others read them here. An entry's key is the SHA-25
 value depends on: the kind of entry, the package version and a fingerprint of the package's own
 files (code and packaged data, so editing the code or a profile never serves a stale entry), the
 versions of the libraries whose objects are pickled, the bytes of any input trace, and the caller's
-parameters (for tables every field of `prepare.TableSpec`, so new workload knobs join the key
-without touching this module). Entries are pickles written atomically (io.atomic_write_bytes), so a
+parameters (for tables `prepare.TableSpec.cache_inputs`: every table-deciding parameter of the
+workload source, so a new knob joins the key without touching this module). Entries are pickles written atomically (io.atomic_write_bytes), so a
 reader never sees half an entry; an entry that does not load is recomputed and rewritten. Pickles
 run code when loaded: point `cache.dir` only at a directory you trust.
 

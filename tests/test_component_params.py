@@ -69,3 +69,27 @@ def test_every_scheduler_labels_a_job_comm_heavy_alike() -> None:
     assert (jobs.groupby("job_id")["comm_heavy"].nunique() == 1).all()
     assert (jobs["comm_heavy"] == (jobs["comm_ratio"] >= 3.0)).all()
     assert ((jobs["comm_ratio"] >= 1.5) & (jobs["comm_ratio"] < 3.0)).any()  # labelled by 3, not by 1.5
+
+
+def option_keys_table() -> str:
+    """The `keys per option` table of docs/experiments.md, from the registries."""
+    from asrpt_bench.config import COMPONENT_GROUPS, component_registry
+    from asrpt_bench.workloads.sources import TraceParams
+
+    rows = ["| group | option | its keys |", "|---|---|---|"]
+    for kind in COMPONENT_GROUPS:
+        registry = component_registry(kind)
+        for name in registry.names():
+            params = registry.params_type(name)
+            if issubclass(params, TraceParams):
+                own = [key for key in params.names() if key not in TraceParams.names()]
+                keys = ", ".join(["the trace keys", *(f"`{key}`" for key in own)])
+            else:
+                keys = ", ".join(f"`{key}`" for key in params.names()) or "none"
+            rows.append(f"| `{kind}` | `{name}` | {keys} |")
+    return "\n".join(rows)
+
+
+def test_the_docs_list_every_options_keys() -> None:
+    doc = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
+    assert option_keys_table() in doc, "regenerate the table in docs/experiments.md from option_keys_table()"

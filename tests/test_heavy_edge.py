@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from asrpt_bench.core import GB, Cluster, ConfigError, Placement, Stage, TrainingPlan
 from asrpt_bench.graph import build_omega, cut_weight
 from asrpt_bench.placement.bruteforce import optimal_placement
+from asrpt_bench.schedulers.asrpt import ASRPTParams
 from asrpt_bench.placement.estimates import alpha_min_estimate, empty_cluster_placement, is_comm_heavy
 from asrpt_bench.placement.first_fit import FirstFitPlacer
 from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, pack_blocks
@@ -165,8 +166,8 @@ def test_alpha_min_estimate_uses_heavy_edge_or_the_given_placer():
 
 
 def test_comm_heavy_flags_match_paper_notes_vector():
-    assert is_comm_heavy(HEAVY, PAPER_CLUSTER)
-    assert not is_comm_heavy(LIGHT, PAPER_CLUSTER)
+    assert is_comm_heavy(HEAVY, PAPER_CLUSTER, ASRPTParams.comm_heavy)
+    assert not is_comm_heavy(LIGHT, PAPER_CLUSTER, ASRPTParams.comm_heavy)
     assert is_comm_heavy(LIGHT, PAPER_CLUSTER, threshold=1.1)
 
 

@@ -7,6 +7,7 @@ import math
 from functools import lru_cache
 
 from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..rules import number
 from ..timing import DEFAULT_TIMING, TimingModel
 from .base import Placer
 from .heavy_edge import HeavyEdgePlacer
@@ -46,15 +47,15 @@ def alpha_min_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel
     return _alpha_min_estimate(plan, cluster, timing, _default_placer(timing, placer))
 
 
-def is_comm_heavy(plan: TrainingPlan, cluster: Cluster, threshold: float = 1.5,
-                  timing: TimingModel = DEFAULT_TIMING, placer: Placer | None = None) -> bool:
-    """Algorithm 1 line 8: alpha_max / alpha~min >= threshold (COMM_HEAVY, 1.5 in the paper).
+def is_comm_heavy(plan: TrainingPlan, cluster: Cluster, threshold: float, timing: TimingModel = DEFAULT_TIMING,
+                  placer: Placer | None = None) -> bool:
+    """Algorithm 1 line 8: alpha_max / alpha~min >= threshold (COMM_HEAVY: A-SRPT's `comm_heavy`, whose
+    default `ASRPTParams.comm_heavy` is the paper's 1.5; checked by the same rule).
 
     The ratio is formed exactly as the simulator's `JobView.comm_ratio`, so this helper and the
     scheduler agree on jobs whose ratio sits on the threshold (alpha_max >= threshold * alpha~min
     rounds differently)."""
-    if threshold <= 0:
-        raise ConfigError(f"scheduler.comm_heavy must be > 0, got {threshold}")
+    number(1).require("scheduler.comm_heavy", threshold)
     alpha_max, alpha_min = timing.alpha_max(plan, cluster), alpha_min_estimate(plan, cluster, timing, placer)
     if alpha_min == 0:
         ratio = math.inf if alpha_max > 0 else 1.0
