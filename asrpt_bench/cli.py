@@ -40,7 +40,7 @@ from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from . import io
-from .composition import (CONFIG_DIR, compose_run_config, hydra_error_message, plugins_in, prepare,  # noqa: F401
+from .composition import (CONFIG_DIR, compose_run_config, hydra_error_message, prepare,  # noqa: F401
                           sweep_axes, to_run_config, validate_sweep)
 from .core import ConfigError
 from .experiment import run_experiment
@@ -51,20 +51,6 @@ PROG = "asrpt-bench"
 log = logging.getLogger("asrpt_bench")
 # Written to the run's cli.log only (the console sees the same text on stdout).
 record = logging.getLogger("asrpt_bench.record")
-
-PLUGINS_ENV = "ASRPT_BENCH_PLUGINS"
-"""The sweep's plugin modules, handed to launcher workers (fresh processes that compose points too)."""
-
-
-def _store_schemas_for_workers() -> None:
-    """Register the plugins the parent named, then every component's schema, when this module is imported
-    (a launcher's worker imports it to run a point, and composes the point's config there)."""
-    modules = [m for m in os.environ.get(PLUGINS_ENV, "").split(",") if m]
-    prepare([f"plugins=[{','.join(modules)}]"] if modules else [])
-
-
-_store_schemas_for_workers()
-
 
 def _ignore_interrupts_in_workers() -> None:
     """In a launcher's worker process Ctrl-C is the main process's to report (in one line); it stops the
@@ -194,11 +180,7 @@ def main() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
     args = sys.argv[1:]
     try:
-        overrides = [a for a in args if not a.startswith("-")]
-        modules = plugins_in(overrides)
-        if modules:
-            os.environ[PLUGINS_ENV] = ",".join(modules)
-        prepare(overrides)
+        prepare([a for a in args if not a.startswith("-")])  # launcher workers inherit the ConfigStore
         if any(flag in args for flag in MULTIRUN_FLAGS) and all(a in MULTIRUN_FLAGS or not a.startswith("-")
                                                                for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])

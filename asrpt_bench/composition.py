@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import field, make_dataclass
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -23,8 +23,7 @@ from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from .config import (COMPONENT_GROUPS, CacheConfig, ClusterConfig, RunConfig, SolverConfig, TheoryConfig,
-                     TimingConfig, component_registry, import_plugins)
+from .config import COMPONENT_GROUPS, ComponentConfig, RunConfig, component_registry, import_plugins
 from .errors import ConfigError
 from .params import Params
 
@@ -35,24 +34,20 @@ SCHEMA_GROUP = "schema"
 OmegaConf.register_new_resolver("run_dirname", lambda dirname: dirname or "defaults", replace=True)
 
 
-@dataclass
-class RootSchema:
-    """The root of the tree: plain groups typed here, component groups typed by their option's schema."""
-
-    seed: int = 0
-    progress: bool = True
-    tiny: bool = False
-    plugins: List[str] = field(default_factory=list)
-    cluster: ClusterConfig = field(default_factory=ClusterConfig)
-    timing: TimingConfig = field(default_factory=TimingConfig)
-    solver: SolverConfig = field(default_factory=SolverConfig)
-    theory: TheoryConfig = field(default_factory=TheoryConfig)
-    cache: CacheConfig = field(default_factory=CacheConfig)
-    workload: Any = None
-    predictor: Any = None
-    scheduler: Any = None
-    placement: Any = None
-    task: Any = None
+def root_schema() -> type:
+    """RunConfig as a structured config: plain groups typed as they are, each component group `Any` (its
+    chosen option's generated schema types it)."""
+    hints = typing.get_type_hints(RunConfig)
+    fields: list[tuple[str, Any, Any]] = []
+    for item in dataclasses.fields(RunConfig):
+        if isinstance(hints[item.name], type) and issubclass(hints[item.name], ComponentConfig):
+            fields.append((item.name, Any, field(default=None)))
+        elif item.default_factory is not dataclasses.MISSING:
+            fields.append((item.name, _field_type(hints[item.name]) if item.name == "plugins" else hints[item.name],
+                           field(default_factory=item.default_factory)))
+        else:
+            fields.append((item.name, hints[item.name], field(default=item.default)))
+    return make_dataclass("RootSchema", fields)
 
 
 _SCHEMA_OWNERS: dict[str, tuple[str, str]] = {}
@@ -97,7 +92,7 @@ def schema_node(params: type[Params], class_name: str, name: str | None, owner: 
 def store_schemas(config_dir: Path = CONFIG_DIR) -> None:
     """Store the root schema and every registered component's schema (again after plugins register)."""
     store = ConfigStore.instance()
-    store.store(name="run_config_schema", node=RootSchema)
+    store.store(name="run_config_schema", node=root_schema())
     for kind in COMPONENT_GROUPS:
         registry = component_registry(kind)
         for name in registry:
@@ -145,7 +140,7 @@ def _owner(cause: BaseException) -> tuple[str, str] | None:
 
 def _known_keys(full_key: str) -> str:
     """'<group> has keys [...]' for the parent of `full_key` among the plain groups of the root."""
-    schema: Any = RootSchema
+    schema: Any = RunConfig
     parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
     for part in [p for p in parent.split(".") if p]:
         fields = {item.name: item for item in dataclasses.fields(schema)}
