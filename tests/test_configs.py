@@ -126,3 +126,9 @@ def test_config_json_round_trips() -> None:
 
 def test_conf_tree_is_inside_the_package() -> None:
     assert (Path(__file__).resolve().parents[1] / "asrpt_bench" / "conf" / "config.yaml") == CONFIG_DIR / "config.yaml"
+
+
+def test_the_top_level_conf_shows_the_config_groups() -> None:
+    root = Path(__file__).resolve().parents[1]
+    assert (root / "conf" / "config.yaml").resolve() == CONFIG_DIR / "config.yaml"
+    assert (root / "conf" / "experiment" / "compare_default.yaml").is_file()
