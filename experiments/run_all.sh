@@ -10,12 +10,14 @@
 #   --publish   after a full run without failures, copy the tables over the committed results/, redraw
 #               paper_figures/ and regenerate REPRODUCTION.md from them. Without it, results/,
 #               paper_figures/ and REPRODUCTION.md are never written.
+#   PYTHON      environment variable: the interpreter that runs everything (default: the python3 of PATH,
+#               else python); use the one that has asrpt_bench installed, e.g. PYTHON=.venv/bin/python.
 # Exit status: 0 when every experiment ran, collected and drew; 1 when any did not (the others still run);
 # 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 fail() { echo "run_all.sh: error: $1" >&2; exit 2; }
 
 quick=0
@@ -35,30 +37,32 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ "$quick" = 1 ] && [ "$publish" = 1 ] && fail "--publish needs the full runs; --quick numbers are never published"
+PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
+"$PYTHON" -c "import asrpt_bench" 2>/dev/null || fail "$PYTHON cannot import asrpt_bench; install it (pip install -e .) or set PYTHON=/path/to/the/venv/python"
 out="${out:-outputs/run_all/$(date +%Y-%m-%d_%H-%M-%S)}"
 mkdir -p "$out/results"
 if [ "$publish" = 0 ] && [ "$(realpath "$out/results")" = "$(realpath results)" ]; then
   fail "--out $out would write over the committed results/; pass --publish to do that on purpose"
 fi
 
-APP=(python -m asrpt_bench.cli)
-mapfile -t EXPERIMENTS < <(python -m asrpt_bench.quick --list)
+APP=("$PYTHON" -m asrpt_bench.cli)
+mapfile -t EXPERIMENTS < <("$PYTHON" -m asrpt_bench.quick --list)
 failed=()
 for name in "${EXPERIMENTS[@]}"; do
   echo "== ${name}"
   if [ "$quick" = 1 ]; then
-    mapfile -t args < <(python -m asrpt_bench.quick "$name")
+    mapfile -t args < <("$PYTHON" -m asrpt_bench.quick "$name")
   else
     args=("experiment=${name}")
   fi
   if ! "${APP[@]}" -m "${args[@]}" progress=false "hydra.sweep.dir=${out}/multirun/${name}" ${extra[@]+"${extra[@]}"}; then
     failed+=("${name} (sweep)")
   fi
-  if ! python -m asrpt_bench.collect "${out}/multirun/${name}" --out "${out}/results/${name}.csv"; then
+  if ! "$PYTHON" -m asrpt_bench.collect "${out}/multirun/${name}" --out "${out}/results/${name}.csv"; then
     failed+=("${name} (collect)")
   fi
 done
-if ! python -m asrpt_bench.report.figures --results "${out}/results" --out "${out}/figures" --all; then
+if ! "$PYTHON" -m asrpt_bench.report.figures --results "${out}/results" --out "${out}/figures" --all; then
   failed+=("figures")
 fi
 if [ ${#failed[@]} -gt 0 ]; then
@@ -67,7 +71,7 @@ if [ ${#failed[@]} -gt 0 ]; then
 fi
 if [ "$publish" = 1 ]; then
   cp "${out}"/results/*.csv results/
-  python -m asrpt_bench.report.figures --results results --out paper_figures --all
-  python -m asrpt_bench.report.reproduction --results results --out REPRODUCTION.md
+  "$PYTHON" -m asrpt_bench.report.figures --results results --out paper_figures --all
+  "$PYTHON" -m asrpt_bench.report.reproduction --results results --out REPRODUCTION.md
 fi
 echo "run_all.sh: every experiment ran; tables in ${out}/results, figures in ${out}/figures"

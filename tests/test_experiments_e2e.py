@@ -5,7 +5,9 @@ conf/experiment, so a new one is picked up."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +27,8 @@ def test_every_experiment_has_a_figure_or_says_why_not() -> None:
 def test_quick_run_all_runs_every_experiment_and_draws_every_figure(tmp_path: Path) -> None:
     committed = {path.name: path.read_bytes() for path in (ROOT / "results").glob("*.csv")}
     done = subprocess.run(["bash", str(ROOT / "experiments" / "run_all.sh"), "--quick", "--out", str(tmp_path),
-                           "seed=0,1"], cwd=ROOT, capture_output=True, text=True, timeout=1500)
+                           "seed=0,1"], cwd=ROOT, capture_output=True, text=True, timeout=1500,
+                          env={**os.environ, "PYTHON": sys.executable})
     assert done.returncode == 0, done.stderr[-3000:]
     for name in EXPERIMENTS:
         table = pd.read_csv(tmp_path / "results" / f"{name}.csv")

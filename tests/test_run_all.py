@@ -3,7 +3,9 @@ told to publish, and never publishes quick numbers (tests/test_experiments_e2e.p
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "experiments" / "run_all.sh"
 
 
-def _run_all(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+def _run_all(*args: str, python: str = sys.executable) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHON": python})
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -32,6 +35,12 @@ def test_refuses_before_running_anything(args: tuple[str, ...], message: str) ->
     assert done.stderr == message + "\n"
     assert done.stdout == ""
     assert {path.name: path.stat().st_mtime_ns for path in (ROOT / "results").glob("*.csv")} == committed
+
+
+def test_an_interpreter_without_the_package_is_named() -> None:
+    done = _run_all("--quick", python="/bin/false")
+    assert (done.returncode, done.stderr) == (2, "run_all.sh: error: /bin/false cannot import asrpt_bench; install "
+                                                 "it (pip install -e .) or set PYTHON=/path/to/the/venv/python\n")
 
 
 def test_quick_overrides_cut_every_sweep_to_a_few_points() -> None:
