@@ -43,7 +43,7 @@ def test_the_synthetic_source_conforms() -> None:
 
 def test_every_trace_source_is_covered_by_a_conformance_test() -> None:
     traces = {name for name in WORKLOADS if WORKLOADS.entry(name).meta["kind"] == "trace"}
-    assert traces == {"philly", "gavel", "pai2020", "csv", "synthetic"}  # the file sources: tests/test_workloads_*
+    assert traces == {"philly", "gavel", "pai2020", "csv", "synthetic", "memory"}  # tests/test_workloads_*, test_api
 
 
 @dataclass(frozen=True)

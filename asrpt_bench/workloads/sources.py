@@ -124,12 +124,17 @@ class FileParams(TraceParams):
 
 
 @dataclass(frozen=True)
-class CsvParams(FileParams):
+class HandMadeParams(TraceParams):
     """A hand-made table: every row is simulated unless the user asks for a history."""
 
     num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later row)")
     train_fraction: float = param(0.0, number(0, below=1), "share of the rows the predictor learns from")
     drop_oversize: bool = param(False, flag(), "drop jobs larger than the cluster (counted) instead of failing")
+
+
+@dataclass(frozen=True)
+class CsvParams(HandMadeParams):
+    path: Optional[str] = _path(required=True)
 
 
 @dataclass(frozen=True)
@@ -176,3 +181,24 @@ def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
     """The seeded synthetic generator; single_gpu_share (default 0.8) is also the generator's share."""
     share = 0.8 if params.single_gpu_share is None else params.single_gpu_share
     return synthetic_workload(params.synthetic_jobs, seed, arrival_rate=params.arrival_rate, single_gpu_share=share)
+
+
+IN_MEMORY_TABLES: dict[str, pd.DataFrame] = {}
+"""Tables handed over in Python (asrpt_bench.api), by the SHA-256 of their CSV form."""
+
+
+@dataclass(frozen=True)
+class MemoryParams(HandMadeParams):
+    table_id: str = param("", Rule("the id of a table handed over in Python", lambda v: isinstance(v, str) and bool(v),
+                                   lambda key, v: f"{key} is required: workload=memory runs a table given in Python "
+                                                  "(asrpt_bench.api.compare), not from the command line"),
+                          "the SHA-256 of the table's CSV form (asrpt_bench.api.remember_table)")
+
+
+@register_workload("memory", MemoryParams)
+def memory(params: MemoryParams, seed: int) -> pd.DataFrame:
+    """A job table handed over in Python; its id is the hash of its content, so caches key on the content."""
+    if params.table_id not in IN_MEMORY_TABLES:
+        raise ConfigError(f"workload.table_id={params.table_id!r}: no such table in this process; hand it over with "
+                          "asrpt_bench.api.compare(table, ...)")
+    return IN_MEMORY_TABLES[params.table_id].copy()

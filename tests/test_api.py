@@ -1,0 +1,43 @@
+"""The notebook API: compare schedulers on a job table held in memory (asrpt_bench.api)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from asrpt_bench.api import compare, compare_run
+from asrpt_bench.composition import compose_run_config
+from asrpt_bench.core import ConfigError
+
+# G = 4, alpha 1 s: a (2 GPUs, 10 s) at 0, b (4 GPUs, 20 s) at 1, c (1 GPU, 5 s) at 2.
+TABLE = pd.DataFrame({"job_id": ["a", "b", "c"], "release": [0.0, 1.0, 2.0], "gpus": [2, 4, 1],
+                      "iterations": [10, 20, 5], "alpha": [1.0, 1.0, 1.0]})
+
+
+def test_compare_on_an_in_memory_table_gives_the_hand_checked_schedules() -> None:
+    frame = compare(TABLE, ["fifo", "wcs_duration"], servers=1, gpus_per_server=4).set_index("scheduler")
+    # FIFO: a 0-10, b waits for all 4 GPUs 10-30, c behind it 30-35: JCTs 10 + 29 + 33.
+    assert (frame.loc["fifo", "total_jct"], frame.loc["fifo", "makespan"]) == (72.0, 35.0)
+    # WCS-Duration: a 0-10, c fits beside a 2-7, b 10-30: JCTs 10 + 29 + 5.
+    assert (frame.loc["wcs_duration", "total_jct"], frame.loc["wcs_duration", "makespan"]) == (44.0, 30.0)
+
+
+def test_the_same_table_is_the_same_workload() -> None:
+    first = compare_run(TABLE, ["fifo"], servers=1, gpus_per_server=4)
+    again = compare_run(TABLE.copy(), ["fifo"], servers=1, gpus_per_server=4)
+    assert first.summary["config_hash"] == again.summary["config_hash"]
+
+
+def test_bad_tables_and_arguments_are_named() -> None:
+    with pytest.raises(ConfigError, match=r"^table must be a pandas DataFrame of the job-table schema, got list$"):
+        compare([1, 2], ["fifo"])
+    with pytest.raises(ConfigError, match=r"^schedulers must be a list of scheduler names, got 'fifo'$"):
+        compare(TABLE, "fifo")
+    with pytest.raises(ConfigError, match="the in-memory table"):
+        compare(TABLE.drop(columns="gpus"), ["fifo"])
+
+
+def test_the_memory_workload_is_refused_on_the_command_line() -> None:
+    with pytest.raises(ConfigError, match=r"^workload\.table_id is required: workload=memory runs a table given in "
+                                          r"Python \(asrpt_bench\.api\.compare\), not from the command line$"):
+        compose_run_config(["workload=memory"])
