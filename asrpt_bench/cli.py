@@ -43,10 +43,12 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from . import io
+from . import io, rundir
 from .config import RunConfig
 from .core import ConfigError
 from .experiment import run_experiment
+from .identity import KEY as IDENTITY_KEY
+from .identity import is_current, run_identity
 from .provenance import config_hash
 from .report.tables import format_result
 
@@ -61,6 +63,8 @@ record = logging.getLogger("asrpt_bench.record")
 ConfigStore.instance().store(name="run_config_schema", node=RunConfig)
 # Sweep subdirectories are named from the overrides; a point without overrides gets "defaults".
 OmegaConf.register_new_resolver("run_dirname", lambda dirname: dirname or "defaults", replace=True)
+# A single run's directory: its timestamp and `<pid>-<random>`, so runs started in one second never share it.
+OmegaConf.register_new_resolver("run_unique", rundir.unique_suffix, replace=True, use_cache=True)
 
 
 def _ignore_interrupts_in_workers() -> None:
@@ -216,63 +220,61 @@ def _log_warning(message: Warning | str, category: type[Warning], filename: str,
     log.warning("%s: warning: %s", PROG, message)
 
 
-def _discard(run_dir: Path, job_name: str) -> None:
-    """Remove what this run and Hydra wrote into `run_dir` (nothing was computed), then the directory and
-    its parents below the working directory while they are empty; never anything else."""
-    for name in (io.CONFIG, io.OVERRIDES, io.INCOMPLETE, io.FAILED, f"{job_name}.log"):
-        (run_dir / name).unlink(missing_ok=True)
-    hydra_dir = run_dir / ".hydra"
-    if hydra_dir.is_dir():
-        for path in hydra_dir.iterdir():
-            path.unlink()
-        hydra_dir.rmdir()
-    here = Path.cwd().resolve()
-    for directory in [run_dir.resolve(), *run_dir.resolve().parents]:
-        if directory == here or here not in directory.parents or any(directory.iterdir()):
-            break
-        directory.rmdir()  # the run directory, then parents Hydra made for it (outputs/compare/)
-
-
-def _fail(run_dir: Path, multirun: bool, overrides: list[str], error: Exception) -> RunFailed:
-    """Record the failure in the run directory; the exception to raise (Hydra marks the point failed)."""
-    io.mark_failed(run_dir, traceback.format_exc())
-    reason = f"({type(error).__name__}: {_first_line(error)}); traceback in {run_dir / io.FAILED}"
+def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], error: Exception) -> RunFailed:
+    """Record the failure (FAILED with the traceback) and publish it into the run directory; the
+    exception to raise (Hydra marks the point failed). If the record cannot be published it stays in
+    the staging directory, which the message names."""
+    io.mark_failed(staging, traceback.format_exc())
+    where = run_dir
+    try:
+        rundir.publish(staging, run_dir)
+    except (ConfigError, OSError):
+        where = staging
+    reason = f"({type(error).__name__}: {_first_line(error)}); traceback in {where / io.FAILED}"
     if multirun:
         return SweepPointFailed(f"sweep point {overrides} failed {reason}")
     return RunFailed(f"the run failed {reason}")
 
 
 def _run_point(cfg: DictConfig) -> None:
-    """One run (a single run, or one point of a sweep) in Hydra's output directory."""
+    """One run (a single run, or one point of a sweep): computed in a staging directory next to Hydra's
+    output directory and published into it (rundir.py); a refused single run leaves it as it was."""
     warnings.showwarning = _log_warning
     hydra_config = HydraConfig.get()
     run_dir = Path(hydra_config.runtime.output_dir)
     multirun = hydra_config.mode == RunMode.MULTIRUN
     overrides = list(hydra_config.overrides.task)
+    job_name = hydra_config.job.name
     record.info("%s %s", PROG, " ".join(overrides))
     try:
         run_config = to_run_config(cfg)
+        rundir.check_target(run_dir)
+        identity = run_identity(run_config)
     except ConfigError as error:
         if not multirun:
-            _discard(run_dir, hydra_config.job.name)
+            rundir.remove_if_only_hydra(run_dir, job_name)
             raise
-        io.mark_started(run_dir, {}, overrides)
-        raise _fail(run_dir, multirun, overrides, error) from error
-    digest = config_hash(run_config)
-    if multirun and io.is_complete(run_dir, digest):
-        log.info("skipping %s: already complete (%s)", run_dir, digest)
+        raise _fail(rundir.stage(run_dir, {}, overrides), run_dir, multirun, overrides, error) from error
+    if multirun and is_current(run_dir, identity):
+        log.info("skipping %s: already complete (%s)", run_dir, identity)
         return
-    io.mark_started(run_dir, run_config.to_dict(), overrides)
+    staging = rundir.stage(run_dir, run_config.to_dict(), overrides)
     try:
         result = run_experiment(run_config)
-        io.write_outputs(run_dir, result)
+        result.summary[IDENTITY_KEY] = identity
+        io.write_outputs(staging, result)
+        rundir.publish(staging, run_dir)
     except ConfigError as error:
         if not multirun:
-            _discard(run_dir, hydra_config.job.name)
+            rundir.discard(staging)
+            rundir.remove_if_only_hydra(run_dir, job_name)
             raise
-        raise _fail(run_dir, multirun, overrides, error) from error
+        raise _fail(staging, run_dir, multirun, overrides, error) from error
     except Exception as error:  # recorded in the run dir; a sweep runs its other points first
-        raise _fail(run_dir, multirun, overrides, error) from error
+        raise _fail(staging, run_dir, multirun, overrides, error) from error
+    except BaseException:  # interrupted: nothing is published
+        rundir.discard(staging)
+        raise
     text = f"{format_result(result)}\nrun directory: {run_dir}"
     print(text)
     record.info("%s", text)

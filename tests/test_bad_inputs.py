@@ -21,7 +21,7 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-from asrpt_bench import cli, io, solvers
+from asrpt_bench import cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
                                 WorkloadConfig)
@@ -207,6 +207,30 @@ def interrupted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) 
     with pytest.raises(SystemExit) as exit_info:
         cli.main()
     return f"exit {exit_info.value.code}: {capsys.readouterr().err.strip()}"
+
+
+def refused_over_earlier_run(tmp: Path) -> str:
+    """A complete run in runs/r1, then a refused run into the same directory: the earlier files survive."""
+    write(tmp, "ok.csv", f"{HEADER}\n{GOOD_ROW}\n")
+    write(tmp, "bad.csv", f"{HEADER}\na,soon,1,10,1.0\n")
+    args = ("workload=csv", "predictor=oracle", "task=simulate", "hydra.run.dir=runs/r1")
+    subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args, "workload.path=ok.csv"], cwd=tmp, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
+    run_dir = tmp / "runs" / "r1"
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and p.name != "cli.log"}
+    outcome = app(tmp, *args, "workload.path=bad.csv")
+    after = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and p.name != "cli.log"}
+    return outcome + ("; earlier run kept" if after == before and io.COMPLETE in after else "")
+
+
+def users_files_in_run_dir(tmp: Path) -> str:
+    """`hydra.run.dir=.` in a directory holding the user's own config.json and summary.json."""
+    write(tmp, "ok.csv", f"{HEADER}\n{GOOD_ROW}\n")
+    write(tmp, "config.json", "mine\n")
+    write(tmp, "summary.json", "mine\n")
+    outcome = app(tmp, "workload=csv", "workload.path=ok.csv", "predictor=oracle", "task=simulate", "hydra.run.dir=.")
+    kept = (tmp / "config.json").read_text() == "mine\n" and (tmp / "summary.json").read_text() == "mine\n"
+    return outcome + ("; files kept" if kept else "")
 
 
 def collect_failed(tmp: Path, capsys: pytest.CaptureFixture) -> str:
@@ -478,11 +502,21 @@ CASES: list[Case] = [
          "[Errno 28] No space left on device; status incomplete; files ['INCOMPLETE', 'config.json', "
          "'overrides.json']", "monkeypatch")(
         lambda tmp, monkeypatch: failing_writer(tmp, monkeypatch)),
-    case("failing-writer-in-a-run", IO,
-         "exit 1: asrpt-bench: error: the run failed (IsADirectoryError: [Errno 21] Is a directory: "
-         "'{dir}/run/.accuracy_abs.csv.TMP.tmp' -> '{dir}/run/accuracy_abs.csv'); traceback in {dir}/run/FAILED")(
-        lambda tmp: _tmp_names((tmp / "run" / "accuracy_abs.csv").mkdir(parents=True) or app(
-            tmp, "debug=tiny", "workload=synthetic", "task=predictor", f"hydra.run.dir={tmp}/run"), tmp)),
+    case("output-name-taken-in-a-run", IO,
+         "exit 2: asrpt-bench: error: {dir}/run: already holds ['accuracy_abs.csv'], which no run wrote; a run "
+         "never overwrites them: choose an empty or new output directory (hydra.run.dir=...); kept")(
+        lambda tmp: (tmp / "run" / "accuracy_abs.csv").mkdir(parents=True) or app(
+            tmp, "debug=tiny", "workload=synthetic", "task=predictor", f"hydra.run.dir={tmp}/run") + (
+            "; kept" if (tmp / "run" / "accuracy_abs.csv").is_dir() and not any(
+                rundir.is_staging(p) for p in tmp.rglob("*")) else "")),
+    case("refused-run-in-an-earlier-runs-directory", IO,
+         "exit 2: asrpt-bench: error: bad.csv: row 1 (line 2), column 'release': not a number: 'soon'; earlier run "
+         "kept")(
+        lambda tmp: refused_over_earlier_run(tmp)),
+    case("run-directory-holds-the-users-files", IO,
+         "exit 2: asrpt-bench: error: {dir}: already holds ['config.json', 'summary.json'], which no run wrote; a "
+         "run never overwrites them: choose an empty or new output directory (hydra.run.dir=...); files kept")(
+        lambda tmp: users_files_in_run_dir(tmp)),
     case("collect-failed-runs", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'failed': 1} (first: {dir}/sweep/seed=0: "
          "ValueError: boom); nothing written, pass --allow-partial to write the table with them flagged",
@@ -504,11 +538,6 @@ def _solver_error(call: Callable[[], Any]) -> str:
     with pytest.raises(SolverError) as error:
         call()
     return str(error.value)
-
-
-def _tmp_names(outcome: str, tmp: Path) -> str:
-    """Temporary file names are random: '.accuracy_abs.csv.<random>.tmp' reads '.accuracy_abs.csv.TMP.tmp'."""
-    return re.sub(r"\.accuracy_abs\.csv\.[^.'/]+\.tmp", ".accuracy_abs.csv.TMP.tmp", outcome)
 
 
 # --------------------------------------------------------------------------------------------------
