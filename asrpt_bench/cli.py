@@ -13,7 +13,8 @@ Exit codes (design.md 4), each failure said in one line on stderr:
     before any point runs;
 1   the run failed, or at least one sweep point failed (after every point ran); tracebacks are in
     the FAILED files;
-130 interrupted (Ctrl-C): completed runs are kept, and rerunning a sweep skips them.
+130 interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM): every worker process is stopped, completed
+    runs are kept, and rerunning a sweep skips them.
 Set HYDRA_FULL_ERROR=1 to get Python tracebacks instead of one line.
 
 Logging: warnings and progress notes go to stderr and, with the printed result, to the run's
@@ -43,7 +44,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from . import io, rundir
+from . import io, rundir, signals
 from .config import RunConfig
 from .core import ConfigError
 from .experiment import run_experiment
@@ -307,6 +308,7 @@ def main() -> None:
     full_error = os.environ.get("HYDRA_FULL_ERROR", "") not in ("", "0")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
     args = sys.argv[1:]
+    signals.install()
     try:
         if any(flag in args for flag in MULTIRUN_FLAGS) and all(a in MULTIRUN_FLAGS or not a.startswith("-")
                                                                for a in args):
@@ -314,8 +316,11 @@ def main() -> None:
         _app()
         if _FAILURES:
             raise _FAILURES[0]
-    except KeyboardInterrupt:
-        _exit(130, "interrupted; completed runs are kept (a rerun of a sweep skips them)")
+    except KeyboardInterrupt as interrupt:
+        signals.stop_descendants()
+        terminated = isinstance(interrupt, signals.Terminated)
+        _exit(143 if terminated else 130, f"{'terminated' if terminated else 'interrupted'}; completed runs are "
+              "kept (a rerun of a sweep skips them)")
     except Exception as error:
         if full_error:
             raise

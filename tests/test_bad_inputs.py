@@ -233,6 +233,14 @@ def users_files_in_run_dir(tmp: Path) -> str:
     return outcome + ("; files kept" if kept else "")
 
 
+def terminated(tmp: Path) -> str:
+    """SIGTERM to a joblib sweep whose loky workers are computing (once they ran on for minutes)."""
+    from test_signals import terminated_sweep
+
+    code, err, left = terminated_sweep(tmp)
+    return f"exit {code}: {' | '.join(err.splitlines())}; processes left {left}"
+
+
 def collect_failed(tmp: Path, capsys: pytest.CaptureFixture) -> str:
     run_dir = tmp / "sweep" / "seed=0"
     io.mark_started(run_dir, {"seed": 0}, ["seed=0"])
@@ -527,6 +535,10 @@ CASES: list[Case] = [
          "'sensitivity', found ['compare_default'] (collect a sweep of experiment=sensitivity into it)",
          "capsys")(
         lambda tmp, capsys: wrong_figure_table(tmp, capsys)),
+    case("terminated-sweep", IO,
+         "exit 143: asrpt-bench: terminated; completed runs are kept (a rerun of a sweep skips them); "
+         "processes left []")(
+        lambda tmp: terminated(tmp)),
     case("interrupted-sweep", IO,
          "exit 130: asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)",
          "monkeypatch", "capsys")(
