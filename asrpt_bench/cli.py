@@ -27,6 +27,7 @@ import dataclasses
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import traceback
@@ -298,6 +299,18 @@ def _app(cfg: DictConfig) -> None:
 MULTIRUN_FLAGS = ("-m", "--multirun")
 
 
+HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
+
+
+def expand_home(args: list[str]) -> list[str]:
+    """`key=~/file` with `~` expanded (Hydra's override grammar cannot lex an unquoted `~`)."""
+    expanded = []
+    for arg in args:
+        match = HOME_VALUE.match(arg)
+        expanded.append(f"{match[1]}={os.path.expanduser(match[2])}" if match else arg)
+    return expanded
+
+
 def _exit(code: int, message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
     sys.exit(code)
@@ -307,6 +320,7 @@ def main() -> None:
     """Console entry point (`asrpt-bench`, or `python -m asrpt_bench.cli`); exit codes in the module doc."""
     full_error = os.environ.get("HYDRA_FULL_ERROR", "") not in ("", "0")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
+    sys.argv[1:] = expand_home(sys.argv[1:])
     args = sys.argv[1:]
     signals.install()
     try:

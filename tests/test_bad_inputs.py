@@ -8,6 +8,7 @@ Outcomes use `{dir}` for the test's temporary directory.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import subprocess
@@ -64,9 +65,9 @@ def warned(call: Callable[[], dict]) -> str:
     return f"warning: {' | '.join(summary['warnings'])}; adjustments {summary['adjustments']}"
 
 
-def app(tmp: Path, *args: str) -> str:
+def app(tmp: Path, *args: str, **environment: str) -> str:
     """'exit <code>: <stderr>' of the CLI in `tmp`; stderr must be one line, and nothing is printed."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **environment}
     env.pop("HYDRA_FULL_ERROR", None)
     done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=tmp, env=env, capture_output=True,
                           text=True, timeout=300)
@@ -350,6 +351,36 @@ CASES: list[Case] = [
          "workload.drop_oversize=true); adjustments {'dropped_oversize_jobs': 1}")(
         lambda tmp: warned(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "big,1,8,10,1.0"),
                                                           workload__drop_oversize=True)).summary)),
+    case("csv-misspelt-column", TRACE,
+         "{dir}/jobs.csv: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
+         "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'user', 'group', "
+         "'duration']")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,2.0", header=HEADER + ",alpha_mx")))),
+    case("csv-repeated-column", TRACE, "{dir}/jobs.csv: column 'gpus' appears more than once in the header line")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,4", header=HEADER + ",gpus")))),
+    case("csv-iterations-and-duration-without-model", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'iterations': a row with iterations needs model+config or alpha; "
+         "without them a model is drawn from its duration, which would replace these iterations (leave iterations "
+         "empty to derive them from the duration)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,3,1000,50", header="job_id,release,gpus,iterations,"
+                                                                                   "duration")))),
+    case("csv-release-beyond-exact-times", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'release': must be <= 1e+12 s (larger times lose precision in "
+         "float64 arithmetic), got '1e308'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,1e308,1,10,1.0")))),
+    case("csv-gpus-beyond-any-cluster", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'gpus': must be <= 1e+06 GPUs (no cluster comes near), got '1e19'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1e19,10,1.0")))),
+    case("csv-work-beyond-exact-times", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'iterations': iterations x alpha must be <= 1e+12 s (larger times "
+         "lose precision in float64 arithmetic), got '1000000000' x '1e5'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,1000000000,1e5")))),
+    case("csv-gzip-named-csv", TRACE, "{dir}/jobs.csv: the file is gzip-compressed; name it jobs.csv.gz or gunzip it")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv", gzip.compress(f"{HEADER}\n{GOOD_ROW}\n".encode()))))),
+    case("csv-every-job-larger-than-cluster", TRACE,
+         "every job (1) needs more than the cluster's 4 GPUs (first: 'big'), so nothing is left to simulate; use a "
+         "larger cluster (cluster.servers, cluster.gpus_per_server)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "big,1,8,10,1.0"), workload__drop_oversize=True)))),
     # ---- PAI 2020
     case("pai-file-missing", PAI, "{dir}/pai: no pai_group_tag_table.csv found (looked in all subdirectories)")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
@@ -366,6 +397,14 @@ CASES: list[Case] = [
          "{dir}/pai: no job passes the filters (Terminated, plan_gpu > 0, duration > 0): {'jobs_in_file': 2, "
          "'not_terminated': 2, 'no_gpu': 0, 'no_positive_duration': 0, 'kept': 0}")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, jobs=PAI_JOBS.replace("Terminated", "Failed"))))),
+    case("pai-extra-field", PAI,
+         "{dir}/pai/pai_group_tag_table.csv: row 1 (line 1) has 6 field(s), expected 5: ['inst_id', 'user', "
+         "'gpu_type_spec', 'group', 'workload']")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=PAI_TAGS.replace("bert", "bert,extra"))))),
+    case("pai-short-row", PAI,
+         "{dir}/pai/pai_task_table.csv: row 2 (line 2) has 6 field(s), expected 10: ['job_name', 'task_name', "
+         "'inst_num', 'status', 'start_time', 'end_time', 'plan_cpu', 'plan_mem', 'plan_gpu', 'gpu_type']")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace(",600,29.0,100,T4", ""))))),
     # ---- Philly
     case("philly-bad-timestamp", PHILLY,
          "{dir}/philly.csv: row 1 (line 2), column 'timestamp': not a timestamp in format '%Y-%m-%d %H:%M:%S', "
@@ -418,6 +457,11 @@ CASES: list[Case] = [
          "workload.num_jobs or set workload.resample_replace=true")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"), workload__num_jobs=2,
                                                            workload__single_gpu_share=0.5)))),
+    case("inject-gpus-beyond-cluster", SELECTION,
+         "workload.inject_gpus=1000 is more than the cluster's 4 GPUs; injected jobs must fit the cluster (lower "
+         "workload.inject_gpus)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
+                                                           workload__inject_jobs=1, workload__inject_gpus=1000)))),
     # ---- profiles
     case("profile-bad-edge-line", PROFILE,
          "{dir}/bad.graph.txt, line 2: expected an edge line 'nodeX -- nodeY', got 'node1 -> node2'")(
@@ -474,6 +518,9 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: absent.csv: file not found; no run directory")(
         lambda tmp: app(tmp, "workload=csv", "workload.path=absent.csv") + ("; no run directory" if no_run_dirs(tmp)
                                                                               else "")),
+    case("cli-path-with-home", CONFIG,
+         "exit 2: asrpt-bench: error: {dir}/absent.csv: file not found")(
+        lambda tmp: app(tmp, "workload=csv", "workload.path=~/absent.csv", HOME=str(tmp))),
     # ---- solvers
     case("solver-no-backend", SOLVER,
          "solver 'gurobi' is unusable (gurobipy is not importable) and the default 'cpsat' is too (ortools is "

@@ -88,6 +88,10 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
         if job.gpus == total:
             full.append(job.job_id)
         kept.append(job)
+    if dropped and not kept:
+        raise ConfigError(f"every job ({len(dropped)}) needs more than the cluster's {total} GPUs (first: "
+                          f"{dropped[0]!r}), so nothing is left to simulate; use a larger cluster (cluster.servers, "
+                          "cluster.gpus_per_server)")
     if dropped:
         adjust("dropped_oversize_jobs", len(dropped),
                f"dropped {len(dropped)} job(s) needing more than the cluster's {total} GPUs "

@@ -5,11 +5,16 @@ with optional alpha_max); optional user, group, duration (s). Hand-made theory i
 written in this form. Row order is kept; errors name the file, the row and the column.
 
 A row's `gpus` must be what its configuration uses (p<stages>xd<replicas>: stages x replicas): a
-mismatch is refused rather than one silently overriding the other.
+mismatch is refused rather than one silently overriding the other. A column the loader does not use
+(a misspelt `alpha_mx`, a second `gpus`) is refused, and so is a row with both `iterations` and
+`duration` but neither model+config nor alpha: the model drawn from its duration would replace its
+iterations and round its gpus.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,18 +24,47 @@ from ..core import ConfigError
 from ..profiles import model_names
 from ..profiles.configs import ParallelConfig
 from .parsing import read_text_csv
-from .schema import _where, validate_job_table
+from .schema import COLUMNS, _where, validate_job_table
 
 
 def load_csv(path: str | Path) -> pd.DataFrame:
     """The job table in `path` (.csv or .csv.gz), validated against the schema."""
     source = str(path)
-    table = validate_job_table(read_text_csv(Path(path), source), source)
+    raw = read_text_csv(Path(path), source)
+    _check_columns(raw, source)
+    table = validate_job_table(raw, source)
     if table.empty:
         raise ConfigError(f"{source}: no job rows (the file has a header line only)")
     _check_models(table, source)
+    _check_iterations_kept(table, source)
     table.attrs.update({"source": source, "recurrence_keys": "file"})
     return table
+
+
+def _check_columns(raw: pd.DataFrame, source: str) -> None:
+    """Every column is one the loader uses, once (pandas renames a repeated `gpus` to `gpus.1`)."""
+    known = [column.name for column in COLUMNS]
+    for name in map(str, raw.columns):
+        if name in known:
+            continue
+        repeated = re.fullmatch(r"(.+)\.[0-9]+", name)
+        if repeated and repeated.group(1) in known and repeated.group(1) in raw.columns:
+            raise ConfigError(f"{source}: column {repeated.group(1)!r} appears more than once in the header line")
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"{source}: unknown column {name!r}{hint}; the job table's columns are {known}")
+
+
+def _check_iterations_kept(table: pd.DataFrame, source: str) -> None:
+    """A row with iterations and a duration needs model+config or alpha: a model drawn from the duration
+    would replace its iterations (and round its gpus) without a word."""
+    drawn = (table["model"].isna() & table["alpha"].isna() & table["duration"].notna()
+             & table["iterations"].notna()).to_numpy()
+    if drawn.any():
+        row = int(np.flatnonzero(drawn)[0])
+        raise ConfigError(f"{_where(source, row, 'iterations')}: a row with iterations needs model+config or "
+                          "alpha; without them a model is drawn from its duration, which would replace these "
+                          "iterations (leave iterations empty to derive them from the duration)")
 
 
 def _check_models(table: pd.DataFrame, source: str) -> None:

@@ -6,7 +6,12 @@ silently becoming NaN.
 
 from __future__ import annotations
 
+import csv
+import gzip
+import io
+import zlib
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -14,10 +19,21 @@ import pandas as pd
 from ..core import ConfigError
 
 
-def read_text_csv(path: str | Path, source: str, names: list[str] | None = None,
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | None = None,
                   compression: str = "infer") -> pd.DataFrame:
-    """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file."""
+    """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file, whose
+    every line must then have exactly len(names) fields (pandas would shift or pad a row silently)."""
+    if isinstance(path, (str, Path)):
+        _refuse_misnamed_gzip(Path(path), source, compression)
     try:
+        if names is not None:
+            data = _raw_bytes(path)
+            _check_field_counts(data, names, source)
+            path = io.BytesIO(data)
+            compression = None  # type: ignore[assignment]  # already decompressed
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], header=None if names else "infer",
                            names=names, compression=compression)
     except FileNotFoundError:
@@ -26,9 +42,39 @@ def read_text_csv(path: str | Path, source: str, names: list[str] | None = None,
         raise ConfigError(f"{source}: is a directory, not a CSV file") from None
     except pd.errors.EmptyDataError:
         raise ConfigError(f"{source}: the file is empty (no header line, no rows)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as error:
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, zlib.error) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(f"{source}: cannot be read as CSV: {first_line}") from None
+
+
+def _refuse_misnamed_gzip(path: Path, source: str, compression: str) -> None:
+    """A gzip-compressed file whose name does not say so would otherwise be 'not UTF-8'."""
+    if compression != "infer" or path.suffix in (".gz", ".gzip") or not path.is_file():
+        return
+    with path.open("rb") as stream:
+        if stream.read(2) == GZIP_MAGIC:
+            raise ConfigError(f"{source}: the file is gzip-compressed; name it {path.name}.gz or gunzip it")
+
+
+def _raw_bytes(path: str | Path | IO[bytes]) -> bytes:
+    """The file's bytes, decompressed if gzip-compressed."""
+    data = Path(path).read_bytes() if isinstance(path, (str, Path)) else path.read()
+    return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+
+
+def _check_field_counts(data: bytes, names: list[str], source: str) -> None:
+    """Every non-empty line has len(names) comma-separated fields (quotes respected when present)."""
+    expected = len(names)
+    if b'"' in data:
+        lines = csv.reader(io.StringIO(data.decode("utf-8")))
+        counts = ((number, len(fields)) for number, fields in enumerate(lines, start=1) if fields)
+    else:
+        counts = ((number, line.count(b",") + 1) for number, line in enumerate(data.splitlines(), start=1)
+                  if line.strip())
+    for number, count in counts:
+        if count != expected:
+            raise ConfigError(f"{source}: row {number} (line {number}) has {count} field(s), expected {expected}: "
+                              f"{names}")
 
 
 def location(source: str, row: int, column: str, header_lines: int) -> str:
