@@ -71,7 +71,9 @@ def run_rows(run_dir: Path) -> list[dict[str, Any]]:
     comparison = io.read_comparison(run_dir) if status == "complete" else None
     if comparison is None:
         return [{**base, **scalars}]
-    return [{**base, **scalars, **row} for row in comparison.to_dict(orient="records")]
+    per_scheduler = summary.get("per_scheduler") or {}
+    return [{**base, **scalars, **flatten(per_scheduler.get(row.get("scheduler"), {})), **row}
+            for row in comparison.to_dict(orient="records")]
 
 
 def collect(roots: Iterable[Path]) -> pd.DataFrame:
