@@ -31,6 +31,7 @@ from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement.ilp import ILPPlacer
 from asrpt_bench.profiles import build_plan, register_model
 from asrpt_bench.report.figures import main as figures_main
+from asrpt_bench.report.reproduction import main as report_main
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.solvers import Availability, Backend, LinearModel, SolveResult, SolverError, SolverSettings, solve
 from asrpt_bench.workloads.csv_table import load_csv
@@ -240,6 +241,53 @@ def terminated(tmp: Path) -> str:
 
     code, err, left = terminated_sweep(tmp)
     return f"exit {code}: {' | '.join(err.splitlines())}; processes left {left}"
+
+
+def collect_damaged(tmp: Path, capsys: pytest.CaptureFixture, damage: Callable[[Path], Any], *args: str) -> str:
+    """`asrpt-bench-collect` over one complete run (2 jobs) after `damage(run_dir)`."""
+    run_dir = tmp / "sweep" / "seed=0"
+    jobs = pd.DataFrame({"job_id": ["a", "b"], "end": [1.0, 2.0]})
+    io.write_run_dir(run_dir, io.RunResult("simulate", {"num_jobs": 2, "total_jct": 3.0}, jobs=jobs), {"seed": 0})
+    damage(run_dir)
+    code = collect_main([str(tmp / "sweep"), *(args or ("--out", str(tmp / "x.csv")))])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+def edited_result(tmp: Path, name: str, edit: Callable[[pd.DataFrame], pd.DataFrame]) -> Path:
+    """results/<name>.csv of the committed tables, edited, in `tmp`/results."""
+    results = tmp / "results"
+    results.mkdir(exist_ok=True)
+    edit(pd.read_csv(ROOT / "results" / f"{name}.csv")).to_csv(results / f"{name}.csv", index=False)
+    return results
+
+
+def report_check(tmp: Path, capsys: pytest.CaptureFixture, edit: Callable[[pd.DataFrame], pd.DataFrame]) -> str:
+    """`asrpt-bench-report --check` over an edited compare_default.csv."""
+    results = edited_result(tmp, "compare_default", edit)
+    code = report_main(["--results", str(results), "--out", str(ROOT / "REPRODUCTION.md"), "--check"])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def figures_of(tmp: Path, capsys: pytest.CaptureFixture, results: Path, *args: str) -> str:
+    """`asrpt-bench-figures` over `results`: exit status and its error lines."""
+    code = figures_main(["--results", str(results), "--out", str(tmp / "figures"), *args])
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("asrpt-bench-figures: error")]
+    return f"exit {code}: {' | '.join(errors)}"
+
+
+def n_a(table: pd.DataFrame) -> pd.DataFrame:
+    table["total_jct"] = table["total_jct"].astype(object)
+    table.loc[3, "total_jct"] = "n/a"
+    return table
+
+
+def tripled(table: pd.DataFrame) -> pd.DataFrame:
+    table.loc[1, "total_jct"] = table.loc[1, "total_jct"] * 3
+    return table
 
 
 def collect_failed(tmp: Path, capsys: pytest.CaptureFixture) -> str:
@@ -577,6 +625,25 @@ CASES: list[Case] = [
          "ValueError: boom); nothing written, pass --allow-partial to write the table with them flagged",
          "capsys")(
         lambda tmp, capsys: collect_failed(tmp, capsys)),
+    case("collect-truncated-jobs-table", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "jobs.parquet: not a readable Parquet file (ArrowInvalid; truncated?)); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.JOBS))),
+    case("collect-truncated-summary", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "summary.json: cannot be read (Unterminated string starting at: line 3 column 11 (char 29))); nothing "
+         "written, pass --allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.SUMMARY))),
+    case("collect-rows-do-not-match-the-summary", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "jobs.parquet: 1 rows, the summary says num_jobs 2); nothing written, pass --allow-partial to write the "
+         "table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: io.atomic_write_frame(
+            run / io.JOBS, pd.DataFrame({"job_id": ["a"], "end": [1.0]})))),
+    case("collect-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the CSV file to write", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
     case("figure-from-the-wrong-table", IO,
          "exit 2: asrpt-bench-figures: error: {dir}/results/sensitivity.csv: expected runs of experiment "
          "'sensitivity', found ['compare_default'] (collect a sweep of experiment=sensitivity into it)",
@@ -586,6 +653,31 @@ CASES: list[Case] = [
          "exit 143: asrpt-bench: terminated; completed runs are kept (a rerun of a sweep skips them); "
          "processes left []")(
         lambda tmp: terminated(tmp)),
+    case("report-edited-total-jct", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/compare_default.csv: row 2 (line 3), column 'total_jct': "
+         "1.92805e+08 is not mean_jct x num_jobs (32134.1 x 2000 = 6.42683e+07); the table was edited after "
+         "collection", "capsys")(
+        lambda tmp, capsys: report_check(tmp, capsys, tripled)),
+    case("report-non-numeric-cell", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/compare_default.csv: row 4 (line 5), column 'total_jct': "
+         "not a number: 'n/a'", "capsys")(
+        lambda tmp, capsys: report_check(tmp, capsys, n_a)),
+    case("figure-from-half-a-table", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: stale against "
+         "conf/experiment/fig6_num_jobs.yaml: workload.num_jobs has ['1000', '2000', '500'] but the experiment sweeps "
+         "['1000', '2000', '4000', '500', '8000']", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, edited_result(tmp, "fig6_num_jobs", lambda t: t[
+            t["workload.num_jobs"] <= t["workload.num_jobs"].median()]))),
+    case("figure-incomplete-seed-set", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: incomplete seed set: "
+         "workload.num_jobs=1000, scheduler=fifo, placer=heavy_edge has seeds [1, 2, 3, 4] of [0, 1, 2, 3, 4]; "
+         "collect the whole sweep", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, edited_result(tmp, "fig6_num_jobs", lambda t: t.drop(
+            t.index[7])))),
+    case("figure-table-not-utf8", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: not UTF-8 text (byte 0: invalid "
+         "start byte); a collected table is UTF-8 CSV", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, write(tmp, "results/fig6_num_jobs.csv", b"\xff\xfe\x00r").parent)),
     case("interrupted-sweep", IO,
          "exit 130: asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)",
          "monkeypatch", "capsys")(

@@ -3,8 +3,9 @@
 Each registered figure names the results CSV it reads (written by `asrpt-bench-collect`), the named
 experiment that table must come from, the columns it needs, and the plot function that draws it.
 A table from another experiment (e.g. compare_default.csv saved as sensitivity.csv) or without the
-columns is refused, naming the file; a missing table is skipped (an error with `--all`). Nothing is
-re-simulated.
+columns, covering only part of its experiment's sweep or seeds, with a non-numeric cell where numbers
+are read or with derived columns that do not follow from the raw ones (report/table_check.py) is
+refused, naming the file; a missing table is skipped (an error with `--all`). Nothing is re-simulated.
 
 Exit codes: 0 every present table drawn (with `--all`: every figure); 1 nothing drawn; 2 a table
 was refused or, with `--all`, missing.
@@ -26,6 +27,7 @@ from ..core import ConfigError
 from ..io import atomic_write_text
 from . import plots, regime_plots, theory_plots
 from .style import save_figure
+from .table_check import read_table
 
 
 @dataclass(frozen=True)
@@ -149,8 +151,10 @@ def index_text(written: list[Path]) -> str:
 
 
 def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[str]]:
-    """Draw every figure whose table exists and is the right one; return the files written, the
-    figures skipped (no table) and the tables refused (one message each)."""
+    """Draw every figure whose table exists and is the right one (published.check_sweep: the whole
+    sweep, every seed, consistent cells); return the files written, the figures skipped (no table)
+    and the tables refused (one message each)."""
+    from .published import check_sweep  # published imports this module
     written, skipped, refused = [], [], []
     for spec in FIGURES:
         path = Path(results) / spec.table
@@ -158,12 +162,10 @@ def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[
             skipped.append(f"{spec.name} (no {path})")
             continue
         try:
-            table = pd.read_csv(path)
+            table = read_table(path)
             spec.check(table, path)
+            check_sweep(table, spec.name, path, spec.columns)
             figure = spec.plot(table)
-        except pd.errors.EmptyDataError:
-            refused.append(f"{path}: the file is empty")
-            continue
         except ConfigError as error:
             refused.append(str(error))
             continue
