@@ -27,7 +27,6 @@ import dataclasses
 import logging
 import multiprocessing
 import os
-import re
 import signal
 import sys
 import traceback
@@ -45,7 +44,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from . import io, rundir, signals
+from . import cli_args, io, rundir, signals
 from .config import RunConfig
 from .core import ConfigError
 from .experiment import run_experiment
@@ -299,18 +298,6 @@ def _app(cfg: DictConfig) -> None:
 MULTIRUN_FLAGS = ("-m", "--multirun")
 
 
-HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
-
-
-def expand_home(args: list[str]) -> list[str]:
-    """`key=~/file` with `~` expanded (Hydra's override grammar cannot lex an unquoted `~`)."""
-    expanded = []
-    for arg in args:
-        match = HOME_VALUE.match(arg)
-        expanded.append(f"{match[1]}={os.path.expanduser(match[2])}" if match else arg)
-    return expanded
-
-
 def _exit(code: int, message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
     sys.exit(code)
@@ -320,10 +307,14 @@ def main() -> None:
     """Console entry point (`asrpt-bench`, or `python -m asrpt_bench.cli`); exit codes in the module doc."""
     full_error = os.environ.get("HYDRA_FULL_ERROR", "") not in ("", "0")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
-    sys.argv[1:] = expand_home(sys.argv[1:])
+    sys.argv[1:] = cli_args.expand_home(sys.argv[1:])
     args = sys.argv[1:]
     signals.install()
     try:
+        cli_args.check_launcher(args)
+        single_point = cli_args.single_point_warning(args)
+        if single_point:
+            print(f"{PROG}: warning: {single_point}", file=sys.stderr)
         if any(flag in args for flag in MULTIRUN_FLAGS) and all(a in MULTIRUN_FLAGS or not a.startswith("-")
                                                                for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])

@@ -22,17 +22,21 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-from asrpt_bench import cli, io, rundir, solvers
+from asrpt_bench import cache, cache_trust, cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
                                 WorkloadConfig)
-from asrpt_bench.core import Cluster, ConfigError
+from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
+from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.placement.ilp import ILPPlacer
+from asrpt_bench.placement.study import main as placement_study_main
 from asrpt_bench.profiles import build_plan, register_model
 from asrpt_bench.report.figures import main as figures_main
 from asrpt_bench.report.reproduction import main as report_main
 from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.timing import DEFAULT_TIMING
+from asrpt_bench.sim import simulate
 from asrpt_bench.solvers import Availability, Backend, LinearModel, SolveResult, SolverError, SolverSettings, solve
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.gavel import load_gavel
@@ -243,6 +247,57 @@ def terminated(tmp: Path) -> str:
     return f"exit {code}: {' | '.join(err.splitlines())}; processes left {left}"
 
 
+def first_line_of_app(tmp: Path, *args: str) -> str:
+    """'exit <code>: <first stderr line>' of the CLI in `tmp` (for runs that warn, then go on)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("HYDRA_FULL_ERROR", None)
+    done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=tmp, env=env, capture_output=True,
+                          text=True, timeout=300)
+    return f"exit {done.returncode}: {done.stderr.splitlines()[0]}"
+
+
+def one_line(capsys: pytest.CaptureFixture, code: int) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return f"exit {code}: {err.strip()}"
+
+
+def two_job_simulation(predictions: Any) -> None:
+    plan = TrainingPlan.fixed(1, 1.0)
+    jobs = [Job("a", 0.0, plan, 3), Job("b", 1.0, plan, 2)]
+    simulate(jobs, Cluster(1, 2), make_scheduler("fifo"), FirstFitPlacer(), predictions=predictions)
+
+
+class Planted:
+    """A pickle that creates a file when it is loaded."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple:
+        return (open, (str(self.target), "w"))
+
+
+def planted_cache_entry(tmp: Path) -> str:
+    """An unsigned entry planted where a run's next hit would load it: the value is recomputed instead."""
+    store = cache.DiskCache(tmp / "cache")
+    store.get_or_compute("table", "k", lambda: 1)
+    store.path("table", "k").write_bytes(__import__("pickle").dumps(Planted(tmp / "pwned")))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value, status = store.get_or_compute("table", "k", lambda: 2)
+    return f"warning: {caught[0].message}; value {value} ({status}); file created {(tmp / 'pwned').exists()}"
+
+
+def cache_clear_foreign(tmp: Path, capsys: pytest.CaptureFixture) -> str:
+    """`asrpt-bench-cache clear --dir` a project directory holding *.pkl files."""
+    write(tmp, "project/model.pkl", b"x")
+    with pytest.raises(SystemExit) as exit_info:
+        cache.main(["clear", "--dir", str(tmp)])
+    kept = (tmp / "project" / "model.pkl").read_bytes() == b"x"
+    return f"{one_line(capsys, exit_info.value.code)}; {'kept' if kept else 'deleted'}"
+
+
 def collect_damaged(tmp: Path, capsys: pytest.CaptureFixture, damage: Callable[[Path], Any], *args: str) -> str:
     """`asrpt-bench-collect` over one complete run (2 jobs) after `damage(run_dir)`."""
     run_dir = tmp / "sweep" / "seed=0"
@@ -328,6 +383,7 @@ def case(kind: str, category: str, expected: str, *fixtures: str) -> Callable[[C
 
 TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly trace", "job selection"
 GAVEL = "Gavel trace"
+API = "Python API"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
 
 CASES: list[Case] = [
@@ -569,6 +625,35 @@ CASES: list[Case] = [
     case("cli-path-with-home", CONFIG,
          "exit 2: asrpt-bench: error: {dir}/absent.csv: file not found")(
         lambda tmp: app(tmp, "workload=csv", "workload.path=~/absent.csv", HOME=str(tmp))),
+    case("cli-launcher-without-workers", CONFIG,
+         "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
+         "one per CPU), got '0'")(
+        lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=joblib", "hydra.launcher.n_jobs=0")),
+    case("cli-experiment-without-multirun", CONFIG,
+         "exit 0: asrpt-bench: warning: experiment=compare_default is a sweep; without -m this runs one point of it "
+         "(add -m to run the whole sweep)")(
+        lambda tmp: first_line_of_app(tmp, "experiment=compare_default", "debug=tiny", "workload=synthetic",
+                                      "task=simulate", f"hydra.run.dir={tmp}/run")),
+    case("placement-study-bad-argument", CONFIG,
+         "exit 2: asrpt-bench-placement-study: error: cluster.servers must be a positive integer, got 0", "capsys")(
+        lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
+    # ---- the Python API
+    case("api-fractional-replicas", API, "Stage.replicas must be an integer >= 1, got 1.5")(
+        lambda tmp: refusal(lambda: Stage(compute_s=1.0, param_bytes=0.0, activation_bytes=0.0, replicas=1.5))),
+    case("api-server-outside-the-cluster", API,
+         "placement.servers: server index 9 is outside the cluster's 2 servers (0..1)")(
+        lambda tmp: refusal(lambda: DEFAULT_TIMING.alpha(build_plan("vgg19", "p1xd2"), Placement((9, 0)),
+                                                         Cluster(2, 2)))),
+    case("api-negative-server", API, "placement.servers: server index -1 is outside the cluster's 2 servers (0..1)")(
+        lambda tmp: refusal(lambda: DEFAULT_TIMING.alpha(build_plan("vgg19", "p1xd2"), Placement((-1, 0)),
+                                                         Cluster(2, 2)))),
+    case("api-none-argument", API, "job 'a': release must be >= 0 (a finite number), got None")(
+        lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-string-argument", API, "gpus must be an integer >= 1, got '2'")(
+        lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
+    case("api-predictions-as-a-list", API,
+         "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
+        lambda tmp: refusal(lambda: two_job_simulation([3, 2]))),
     # ---- solvers
     case("solver-no-backend", SOLVER,
          "solver 'gurobi' is unusable (gurobipy is not importable) and the default 'cpsat' is too (ortools is "
@@ -653,6 +738,23 @@ CASES: list[Case] = [
          "exit 143: asrpt-bench: terminated; completed runs are kept (a rerun of a sweep skips them); "
          "processes left []")(
         lambda tmp: terminated(tmp)),
+    case("figures-unwritable-out", IO,
+         "exit 2: asrpt-bench-figures: error: cannot write to --out {dir}/file.txt/figures: [Errno 20] Not a "
+         "directory: '{dir}/file.txt/figures'", "capsys")(
+        lambda tmp, capsys: (write(tmp, "file.txt", "x"), one_line(capsys, figures_main([
+            "--results", str(ROOT / "results"), "--out", str(tmp / "file.txt" / "figures")])))[1]),
+    case("cache-planted-entry", IO,
+         "warning: cache entry {dir}/cache/table/k.pkl is not trusted (not signed); recomputing it without loading "
+         "it; value 2 (miss); file created False")(
+        lambda tmp: planted_cache_entry(tmp)),
+    case("cache-directory-writable-by-all", IO,
+         "cache.dir: {dir} is writable by every user (mode 0777); use a private directory, or set "
+         "ASRPT_BENCH_CACHE_ALLOW_WRITABLE=1 to accept it (entries stay signed with your key)")(
+        lambda tmp: (tmp.chmod(0o777), refusal(lambda: cache.resolve_cache(str(tmp), True)))[1]),
+    case("cache-clear-a-foreign-directory", IO,
+         "exit 2: asrpt-bench-cache: error: {dir}: not an asrpt-bench cache (no ASRPT_BENCH_CACHE file); nothing "
+         "removed; kept", "capsys")(
+        lambda tmp, capsys: cache_clear_foreign(tmp, capsys)),
     case("report-edited-total-jct", IO,
          "exit 2: asrpt-bench-report: error: {dir}/results/compare_default.csv: row 2 (line 3), column 'total_jct': "
          "1.92805e+08 is not mean_jct x num_jobs (32134.1 x 2000 = 6.42683e+07); the table was edited after "
@@ -725,5 +827,5 @@ def test_the_doc_lists_exactly_these_cases() -> None:
 
 def test_the_catalogue_has_at_least_thirty_kinds_in_every_category() -> None:
     categories = {c.category for c in CASES}
-    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, SOLVER, IO}
+    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, API, SOLVER, IO}
     assert len(CASES) >= 30

@@ -184,7 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.results.is_dir():
         print(f"asrpt-bench-figures: error: no results directory {args.results}", file=sys.stderr)
         return 2
-    written, skipped, refused = make_figures(args.results, args.out)
+    try:
+        written, skipped, refused = make_figures(args.results, args.out)
+    except OSError as error:
+        print(f"asrpt-bench-figures: error: cannot write to --out {args.out}: {error}", file=sys.stderr)
+        return 2
     for path in written:
         print(f"wrote {path}")
     for reason in skipped:

@@ -15,13 +15,14 @@ import math
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Hashable, Iterator, Mapping, Sequence
+from collections import abc
+from typing import Any, Hashable, Iterator, Mapping, Sequence
 
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen
+from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen, require_type
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..schedulers.asrpt import DEFAULT_COMM_HEAVY
@@ -100,6 +101,17 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
         warnings.warn(f"{len(full)} job(s) need all {total} GPUs (first: {full[0]!r}); the A-SRPT bound "
                       "assumes g_max < G", stacklevel=3)
     return kept, dropped
+
+
+def _check_arguments(jobs: Any, cluster: Any, predictions: Any) -> None:
+    """simulate()'s arguments are of the types it needs; each refusal names the argument."""
+    require_type("jobs", jobs, (list, tuple), "a list of Job")
+    for job in jobs:
+        require_type("jobs", job, Job, "a list of Job (one element is not)")
+    require_type("cluster", cluster, Cluster, "a Cluster")
+    if predictions is not None:
+        require_type("predictions", predictions, abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) "
+                     "or None")
 
 
 def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None) -> list[float]:
@@ -280,6 +292,7 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     estimate_placer: the placer whose empty-cluster placement gives alpha~min (default: Heavy-Edge
     with `timing`, as in the paper); estimates are cached per plan.
     """
+    _check_arguments(jobs, cluster, predictions)
     kept, dropped = _check_jobs(jobs, cluster, drop_oversize)
     predicted = _predicted(kept, predictions)
     cache: dict[TrainingPlan, EmptyClusterEstimate] = {}
