@@ -309,6 +309,8 @@ def main() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
     sys.argv[1:] = cli_args.expand_home(sys.argv[1:])
     args = sys.argv[1:]
+    multirun = any(flag in args for flag in MULTIRUN_FLAGS)
+    earlier = rundir.HydraRecord(None) if multirun else rundir.HydraRecord.of_arguments(args)
     signals.install()
     try:
         cli_args.check_launcher(args)
@@ -330,6 +332,7 @@ def main() -> None:
         if full_error:
             raise
         if isinstance(error, ConfigError):
+            earlier.restore()  # a refused run leaves an earlier run's directory exactly as it was
             _exit(2, f"error: {error}")
         if isinstance(error, (HydraException, OmegaConfBaseException)):
             _exit(2, f"error: {hydra_error_message(error)}")

@@ -18,12 +18,13 @@ import secrets
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from . import io
 from .core import ConfigError
 
 MARKERS = (io.COMPLETE, io.FAILED, io.INCOMPLETE)
+HYDRA_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")
 RECORD = (io.CONFIG, io.OVERRIDES, io.SUMMARY, io.JOBS, io.COMPARISON, *MARKERS)
 STAGING_INFIX = ".staging-"
 HYDRA_SUBDIR = ".hydra"
@@ -127,7 +128,7 @@ def remove_if_only_hydra(target: Path, job_name: str) -> None:
     here = Path.cwd().resolve()
     if not target.is_dir() or target == here:
         return
-    hydra_files = {"config.yaml", "hydra.yaml", "overrides.yaml"}
+    hydra_files = set(HYDRA_FILES)
     entries = {path.name for path in target.iterdir()}
     hydra_dir = target / HYDRA_SUBDIR
     if not entries <= {HYDRA_SUBDIR, f"{job_name}.log"}:
@@ -163,3 +164,41 @@ def write_run_dir(path: Path, result: io.RunResult, config: dict[str, Any], over
         discard(staging)
         raise
     return path
+
+
+class HydraRecord:
+    """What Hydra itself writes into a run directory before the run starts (`.hydra/*.yaml` and the
+    job log), saved beforehand so that a refused run can put it back byte for byte.
+
+    Only a directory named on the command line (`hydra.run.dir=DIR`, without interpolations) can
+    hold an earlier run: the default directory names are unique."""
+
+    def __init__(self, target: Path | None, job_name: str = "cli") -> None:
+        self.target = target
+        self.saved: dict[Path, bytes | None] = {}
+        if target is None:
+            return
+        for path in [*(target / HYDRA_SUBDIR / name for name in HYDRA_FILES), target / f"{job_name}.log"]:
+            self.saved[path] = path.read_bytes() if path.is_file() else None
+
+    @classmethod
+    def of_arguments(cls, args: Sequence[str], job_name: str = "cli") -> "HydraRecord":
+        """The record of the directory a single run's `hydra.run.dir=DIR` argument names, if any."""
+        named = [arg.split("=", 1)[1] for arg in args if arg.lstrip("+").startswith("hydra.run.dir=")]
+        if not named or "${" in named[-1]:
+            return cls(None)
+        target = Path(named[-1]).expanduser()
+        return cls(target if target.is_dir() else None, job_name)
+
+    def restore(self) -> None:
+        """Put back every saved file as it was (files Hydra created are removed, then `.hydra/` if empty)."""
+        if self.target is None or not self.target.is_dir():
+            return
+        for path, data in self.saved.items():
+            if data is None:
+                path.unlink(missing_ok=True)
+            elif not path.is_file() or path.read_bytes() != data:
+                io.atomic_write_bytes(path, data)
+        hydra_dir = self.target / HYDRA_SUBDIR
+        if hydra_dir.is_dir() and not any(hydra_dir.iterdir()):
+            hydra_dir.rmdir()

@@ -223,10 +223,10 @@ def refused_over_earlier_run(tmp: Path) -> str:
     subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args, "workload.path=ok.csv"], cwd=tmp, check=True,
                    env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
     run_dir = tmp / "runs" / "r1"
-    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and p.name != "cli.log"}
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
     outcome = app(tmp, *args, "workload.path=bad.csv")
-    after = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file() and p.name != "cli.log"}
-    return outcome + ("; earlier run kept" if after == before and io.COMPLETE in after else "")
+    after = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    return outcome + ("; earlier run kept" if after == before and run_dir / io.COMPLETE in after else "")
 
 
 def users_files_in_run_dir(tmp: Path) -> str:

@@ -32,8 +32,9 @@ def run_app(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
+    """Every file below `directory` (Hydra's own .hydra/ and cli.log included), by relative path."""
     return {str(path.relative_to(directory)): path.read_bytes() for path in sorted(directory.rglob("*"))
-            if path.is_file() and ".hydra" not in path.parts and path.name != "cli.log"}
+            if path.is_file()}
 
 
 def _result(total: float = 7.0) -> io.RunResult:
@@ -48,6 +49,7 @@ def test_a_refused_run_leaves_the_earlier_run_in_its_directory(tmp_path: Path) -
     before = snapshot(tmp_path / "runs" / "r1")
     refused = run_app(*CSV_RUN, "workload.path=bad.csv", "hydra.run.dir=runs/r1", cwd=tmp_path)
     assert refused.returncode == 2 and "column 'release': not a number" in refused.stderr
+    assert ".hydra/overrides.yaml" in before and "cli.log" in before
     assert snapshot(tmp_path / "runs" / "r1") == before and io.run_status(tmp_path / "runs" / "r1") == "complete"
     assert not [path for path in (tmp_path / "runs").iterdir() if rundir.is_staging(path)]
 
