@@ -1,4 +1,4 @@
-"""`asrpt-bench-figures [--results results] [--out paper_figures] [--all]`: every figure from collected tables.
+"""`asrpt-bench-figures [--results DIR] [--out DIR] [--all] [--partial-sweep]`: every figure from collected tables.
 
 Each registered figure names the results CSV it reads (written by `asrpt-bench-collect`), the named
 experiment that table must come from, the columns it needs, and the plot function that draws it.
@@ -150,10 +150,10 @@ def index_text(written: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[str]]:
+def make_figures(results: Path, out: Path, partial: bool = False) -> tuple[list[Path], list[str], list[str]]:
     """Draw every figure whose table exists and is the right one (published.check_sweep: the whole
-    sweep, every seed, consistent cells); return the files written, the figures skipped (no table)
-    and the tables refused (one message each)."""
+    sweep, every seed, consistent cells; `partial`: part of the sweep will do); return the files
+    written, the figures skipped (no table) and the tables refused (one message each)."""
     from .published import check_sweep  # published imports this module
     written, skipped, refused = [], [], []
     for spec in FIGURES:
@@ -164,7 +164,7 @@ def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[
         try:
             table = read_table(path)
             spec.check(table, path)
-            check_sweep(table, spec.name, path, spec.columns)
+            check_sweep(table, spec.name, path, spec.columns, partial)
             figure = spec.plot(table)
         except ConfigError as error:
             refused.append(str(error))
@@ -180,12 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"), help="directory of collected CSVs")
     parser.add_argument("--out", type=Path, default=Path("paper_figures"), help="directory for PNG and PDF files")
     parser.add_argument("--all", action="store_true", help="every figure must be drawn (a missing table is an error)")
+    parser.add_argument("--partial-sweep", action="store_true",
+                        help="accept tables of part of their experiment's sweep (run_all.sh --quick); seeds and "
+                             "cells are still checked")
     args = parser.parse_args(argv)
     if not args.results.is_dir():
         print(f"asrpt-bench-figures: error: no results directory {args.results}", file=sys.stderr)
         return 2
     try:
-        written, skipped, refused = make_figures(args.results, args.out)
+        written, skipped, refused = make_figures(args.results, args.out, args.partial_sweep)
     except OSError as error:
         print(f"asrpt-bench-figures: error: cannot write to --out {args.out}: {error}", file=sys.stderr)
         return 2
