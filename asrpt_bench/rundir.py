@@ -93,9 +93,14 @@ def publish(staging: Path, target: Path) -> None:
     """Move the staged record into `target`, replacing only an earlier run's record there.
 
     `target` is marked INCOMPLETE first, the earlier run's markers and outputs are removed, the new
-    files move in one by one (each `os.replace` is atomic) and the new marker moves in last."""
+    files move in one by one (each `os.replace` is atomic) and the new marker moves in last. A FAILED
+    record brings only the config, the overrides and the traceback."""
     staging, target = Path(staging), Path(target)
     target.mkdir(parents=True, exist_ok=True)
+    if (staging / io.FAILED).exists():  # a failed run publishes its record, never its partial outputs
+        for path in staging.iterdir():
+            if path.name not in (io.CONFIG, io.OVERRIDES, io.FAILED, io.INCOMPLETE):
+                path.unlink()
     staged = {path.name for path in staging.iterdir()}
     _refuse_foreign(target, foreign(target, staged | set(RECORD)))
     earlier = replaceable(target)

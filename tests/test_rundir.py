@@ -119,3 +119,14 @@ def test_write_run_dir_into_a_new_path_is_one_rename(tmp_path: Path) -> None:
     assert io.run_status(target) == "complete" and io.read_overrides(target) == ["seed=0"]
     assert oct(target.stat().st_mode & 0o777) == "0o755"
     assert [path.name for path in target.parent.iterdir()] == ["run"]
+
+
+def test_a_failed_run_publishes_its_record_but_not_its_partial_outputs(tmp_path: Path) -> None:
+    target = tmp_path / "run"
+    staging = rundir.stage(target, {"seed": 0}, ["seed=0"])
+    io.atomic_write_frame(staging / "accuracy_abs.csv", pd.DataFrame({"x": [1]}))
+    io.mark_failed(staging, "Traceback\nValueError: boom\n")
+    rundir.publish(staging, target)
+    assert sorted(path.name for path in target.iterdir()) == sorted([io.CONFIG, io.FAILED, io.OVERRIDES])
+    io.write_run_dir(target, _result(), {"seed": 0})  # the rerun replaces the failed record
+    assert io.run_status(target) == "complete" and not (target / io.FAILED).exists()
