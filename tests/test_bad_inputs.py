@@ -519,6 +519,19 @@ CASES: list[Case] = [
          "{dir}/philly.csv: row 1 (line 2), column 'num_gpus': must be >= 1, got '0'")(
         lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
                                                       f"{PHILLY_HEADER}\n2017-10-01 00:00:00,50,0,0,vcA\n")))),
+    case("philly-unknown-column", PHILLY,
+         "{dir}/philly.csv: unknown column 'priority'; the Philly format's columns are ['timestamp', 'duration', "
+         "'num_gpus', 'gpu_time', 'cluster']")(
+        lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv", f"{PHILLY_HEADER},priority\n"
+                                                                         "2017-10-01 00:00:00,50,1,50,vcA,u\n")))),
+    case("philly-gpus-beyond-any-cluster", PHILLY,
+         "{dir}/philly.csv: row 1 (line 2), column 'num_gpus': must be <= 1e+06, got '1e19'")(
+        lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
+                                                      f"{PHILLY_HEADER}\n2017-10-01 00:00:00,50,1e19,50,vcA\n")))),
+    case("pai-gpus-beyond-any-cluster", PAI,
+         "{dir}/pai/pai_task_table.csv: job 'jA': its tasks ask for 4e+17 GPUs (inst_num x ceil(plan_gpu / 100)), "
+         "more than 1000000")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace("jA,worker,4,", "jA,worker,4e17,"))))),
     # ---- Gavel
     case("gavel-empty-file", GAVEL, "{dir}/vc1.trace: the trace has no jobs")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", "")))),

@@ -13,8 +13,6 @@ iterations and round its gpus.
 
 from __future__ import annotations
 
-import difflib
-import re
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ import pandas as pd
 from ..core import ConfigError
 from ..profiles import model_names
 from ..profiles.configs import ParallelConfig
-from .parsing import read_text_csv
+from .parsing import check_columns, read_text_csv
 from .schema import COLUMNS, _where, validate_job_table
 
 
@@ -31,7 +29,7 @@ def load_csv(path: str | Path) -> pd.DataFrame:
     """The job table in `path` (.csv or .csv.gz), validated against the schema."""
     source = str(path)
     raw = read_text_csv(Path(path), source)
-    _check_columns(raw, source)
+    check_columns(raw, [column.name for column in COLUMNS], source, "the job table's")
     table = validate_job_table(raw, source)
     if table.empty:
         raise ConfigError(f"{source}: no job rows (the file has a header line only)")
@@ -39,20 +37,6 @@ def load_csv(path: str | Path) -> pd.DataFrame:
     _check_iterations_kept(table, source)
     table.attrs.update({"source": source, "recurrence_keys": "file"})
     return table
-
-
-def _check_columns(raw: pd.DataFrame, source: str) -> None:
-    """Every column is one the loader uses, once (pandas renames a repeated `gpus` to `gpus.1`)."""
-    known = [column.name for column in COLUMNS]
-    for name in map(str, raw.columns):
-        if name in known:
-            continue
-        repeated = re.fullmatch(r"(.+)\.[0-9]+", name)
-        if repeated and repeated.group(1) in known and repeated.group(1) in raw.columns:
-            raise ConfigError(f"{source}: column {repeated.group(1)!r} appears more than once in the header line")
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ConfigError(f"{source}: unknown column {name!r}{hint}; the job table's columns are {known}")
 
 
 def _check_iterations_kept(table: pd.DataFrame, source: str) -> None:

@@ -7,8 +7,10 @@ silently becoming NaN.
 from __future__ import annotations
 
 import csv
+import difflib
 import gzip
 import io
+import re
 import zlib
 from pathlib import Path
 from typing import IO
@@ -82,6 +84,20 @@ def location(source: str, row: int, column: str, header_lines: int) -> str:
     return f"{source}: row {row + 1} (line {row + 1 + header_lines}), column {column!r}"
 
 
+def check_columns(frame: pd.DataFrame, known: list[str], source: str, what: str) -> None:
+    """Every column is one of `known`, once (pandas renames a repeated `gpus` to `gpus.1`); `what` names
+    the format in the message."""
+    for name in map(str, frame.columns):
+        if name in known:
+            continue
+        repeated = re.fullmatch(r"(.+)\.[0-9]+", name)
+        if repeated and repeated.group(1) in known and repeated.group(1) in frame.columns:
+            raise ConfigError(f"{source}: column {repeated.group(1)!r} appears more than once in the header line")
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"{source}: unknown column {name!r}{hint}; {what} columns are {known}")
+
+
 def require_columns(frame: pd.DataFrame, required: list[str], source: str) -> None:
     missing = [c for c in required if c not in frame.columns]
     if missing:
@@ -90,7 +106,7 @@ def require_columns(frame: pd.DataFrame, required: list[str], source: str) -> No
 
 def parse_numeric(frame: pd.DataFrame, column: str, source: str, header_lines: int, *,
                   required: bool = True, integer: bool = False, minimum: float | None = None,
-                  strictly_positive: bool = False) -> np.ndarray:
+                  strictly_positive: bool = False, maximum: float | None = None) -> np.ndarray:
     """The column as float64; empty cells are NaN when not `required`, otherwise an error."""
     text = frame[column]
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
@@ -106,6 +122,8 @@ def parse_numeric(frame: pd.DataFrame, column: str, source: str, header_lines: i
         _fail_first(finite & (values < minimum), frame, column, source, header_lines, f"must be >= {minimum:g}")
     if strictly_positive:
         _fail_first(finite & (values <= 0), frame, column, source, header_lines, "must be > 0")
+    if maximum is not None:
+        _fail_first(finite & (values > maximum), frame, column, source, header_lines, f"must be <= {maximum:.0e}")
     return values
 
 
