@@ -12,6 +12,9 @@ from functools import cached_property
 from typing import Any, Hashable, Sequence, TypeVar
 
 GB = 1e9
+MAX_SECONDS = 1e12
+"""Largest time (s) a job may be released at or run for: float64 keeps such times to about 1e-4 s, so
+event-time sums and differences stay exact to well below a second (about 31,700 years)."""
 T = TypeVar("T")
 
 
@@ -185,6 +188,8 @@ class Job:
     def __post_init__(self) -> None:
         _require(_is_number(self.release) and self.release >= 0,
                  f"job {self.job_id!r}: release must be >= 0 (a finite number), got {self.release!r}")
+        _require(self.release <= MAX_SECONDS, f"job {self.job_id!r}: release must be <= {MAX_SECONDS:.0e} s "
+                                             f"(float64 keeps event times exact below it), got {self.release!r}")
         _require(_is_number(self.iterations) and self.iterations >= 0,
                  f"job {self.job_id!r}: iterations must be >= 0 (a finite number), got {self.iterations!r}")
         require_type(f"job {self.job_id!r}: plan", self.plan, TrainingPlan, "a TrainingPlan")

@@ -579,6 +579,11 @@ CASES: list[Case] = [
          "workload.inject_gpus)")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
                                                            workload__inject_jobs=1, workload__inject_gpus=1000)))),
+    case("target-load-beyond-exact-times", SELECTION,
+         "workload.target_load=1e-300 stretches the releases to 5e+300 s, beyond 1e+12 s where float64 keeps "
+         "event times exact; raise workload.target_load")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
+                                                           workload__target_load=1e-300)))),
     # ---- profiles
     case("profile-bad-edge-line", PROFILE,
          "{dir}/bad.graph.txt, line 2: expected an edge line 'nodeX -- nodeY', got 'node1 -> node2'")(
@@ -664,6 +669,9 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
     case("api-string-argument", API, "gpus must be an integer >= 1, got '2'")(
         lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
+    case("api-release-beyond-exact-times", API,
+         "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
+        lambda tmp: refusal(lambda: Job("a", 1e300, TrainingPlan.fixed(1, 1.0), 3))),
     case("api-predictions-as-a-list", API,
          "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
         lambda tmp: refusal(lambda: two_job_simulation([3, 2]))),

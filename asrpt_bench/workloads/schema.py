@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core import MAX_SECONDS as CORE_MAX_SECONDS
 from ..core import ConfigError
 from ..rules import shown
 from .parsing import location, require_columns
@@ -41,7 +42,7 @@ COLUMNS: tuple[Column, ...] = (
 )
 COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
 
-MAX_SECONDS = 1e12
+MAX_SECONDS = CORE_MAX_SECONDS
 """Largest time (s) a job table may hold: release, duration, and iterations x alpha. Float64 keeps such
 times to about 1e-4 s, so sums and differences of event times stay exact to well below a second; a
 release of 1e16 s or more would swallow whole jobs (JCTs collapsing to 0). About 31,700 years."""
