@@ -313,6 +313,7 @@ def main() -> None:
     earlier = rundir.HydraRecord(None) if multirun else rundir.HydraRecord.of_arguments(args)
     signals.install()
     try:
+        cli_args.check_options(args)
         cli_args.check_launcher(args)
         single_point = cli_args.single_point_warning(args)
         if single_point:

@@ -3,7 +3,9 @@
 - `key=~/file`: `~` is expanded (Hydra's override grammar cannot lex an unquoted `~`);
 - `hydra.launcher.n_jobs=0`: refused (joblib has no meaning for it and would print a traceback);
 - `experiment=NAME` without `-m`: a named experiment is a sweep, so a single run of it runs one point;
-  `single_point_warning` says so.
+  `single_point_warning` says so;
+- an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
+  Hydra's argparse usage text.
 """
 
 from __future__ import annotations
@@ -17,6 +19,25 @@ HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
 N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
 EXPERIMENT = re.compile(r"^\+{0,2}experiment=(.+)$")
 MULTIRUN_FLAGS = ("-m", "--multirun")
+FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun",
+         "--experimental-rerun")
+"""Hydra's options that take no value."""
+VALUE_FLAGS = ("-c", "--cfg", "-p", "--package", "-sc", "--shell-completion", "-cp", "--config-path", "-cn",
+               "--config-name", "-cd", "--config-dir", "-i", "--info")
+"""Hydra's options that take a value (as the next argument, or after `=` for the long forms)."""
+
+
+def check_options(args: list[str]) -> None:
+    """Refuse an option Hydra does not know, or a value given to one that takes none."""
+    for arg in args:
+        if not arg.startswith("-"):
+            continue
+        flag, has_value, _ = arg.partition("=")
+        if (flag in FLAGS and not has_value) or flag in VALUE_FLAGS:
+            continue
+        problem = f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}"
+        raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
+                          "flags (see --help), and overrides are key=value")
 
 
 def expand_home(args: list[str]) -> list[str]:

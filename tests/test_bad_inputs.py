@@ -643,6 +643,10 @@ CASES: list[Case] = [
     case("cli-path-with-home", CONFIG,
          "exit 2: asrpt-bench: error: {dir}/absent.csv: file not found")(
         lambda tmp: app(tmp, "workload=csv", "workload.path=~/absent.csv", HOME=str(tmp))),
+    case("cli-misspelt-option", CONFIG,
+         "exit 2: asrpt-bench: error: unknown option '-multirun'; the options are -m/--multirun, --cfg, --resolve, "
+         "--help and Hydra's other flags (see --help), and overrides are key=value")(
+        lambda tmp: app(tmp, "scheduler.tau=0,1", "-multirun")),
     case("cli-launcher-without-workers", CONFIG,
          "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
          "one per CPU), got '0'")(
