@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
+import yaml
 
 from . import io
 
@@ -78,7 +79,10 @@ def _check_rows(jobs: pd.DataFrame, summary: dict[str, Any]) -> str:
 
 def verify_run(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame | None, str]:
     """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason)."""
-    listed = (Path(run_dir) / io.COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    try:
+        listed = (Path(run_dir) / io.COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    except OSError as error:
+        return {}, None, f"{io.COMPLETE}: cannot be read ({_first(error)})"
     missing = [name for name in listed if name and not (Path(run_dir) / name).is_file()]
     if missing:
         return {}, None, f"{missing[0]}: listed in COMPLETE but missing"
@@ -109,26 +113,49 @@ def _first(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
+def _record(run_dir: Path) -> tuple[dict[str, Any], list[str], str, str]:
+    """(config, overrides, failure text, problem) of a run directory; problem names a file that does not
+    read as what it should be ('' when all do)."""
+    config: Any = {}
+    overrides: Any = []
+    failure, problem = "", ""
+    for name, read in ((io.CONFIG, io.read_config), (io.OVERRIDES, io.read_overrides), (io.FAILED, io.read_failure)):
+        try:
+            value = read(run_dir)
+        except (ValueError, OSError, yaml.YAMLError) as error:
+            problem = problem or f"{name}: cannot be read ({_first(error)})"
+            continue
+        if name == io.CONFIG:
+            config = value
+        elif name == io.OVERRIDES:
+            overrides = value
+        else:
+            failure = value
+    if not isinstance(config, dict):
+        config, problem = {}, problem or f"{io.CONFIG}: not a JSON object"
+    if not isinstance(overrides, list):
+        overrides, problem = [], problem or f"{io.OVERRIDES}: not a JSON list"
+    return config, [str(item) for item in overrides], failure, problem
+
+
 def run_rows(run_dir: Path) -> list[dict[str, Any]]:
     """The rows one run directory contributes."""
     status = io.run_status(run_dir)
     summary, comparison, problem = verify_run(run_dir) if status == "complete" else ({}, None, "")
+    config, overrides, failure, record_problem = _record(run_dir)
+    problem = problem or record_problem
     if problem:
         status = CORRUPT
-    try:
-        config = io.read_config(run_dir)
-    except (ValueError, OSError) as error:
-        config, status, problem = {}, CORRUPT, problem or f"{io.CONFIG}: cannot be read ({_first(error)})"
-    overrides = io.read_overrides(run_dir)
     base: dict[str, Any] = {
         "run_dir": str(run_dir),
         "status": status,
         "experiment": experiment_of(overrides),
-        "task": summary.get("task", config.get("task", {}).get("name") if isinstance(config, dict) else None),
-        "error": _last_line(io.read_failure(run_dir)) if status == "failed" else problem,
+        "task": summary.get("task", (config.get("task") or {}).get("name")
+                            if isinstance(config.get("task"), dict) else None),
+        "error": _last_line(failure) if status == "failed" else problem,
         "overrides": " ".join(overrides),
     }
-    base.update(flatten(config if isinstance(config, dict) else {}))
+    base.update(flatten(config))
     scalars = flatten({k: v for k, v in summary.items() if k != "per_scheduler"})
     if comparison is None:
         return [{**base, **scalars}]

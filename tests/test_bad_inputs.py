@@ -751,6 +751,11 @@ CASES: list[Case] = [
          "table with them flagged", "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: io.atomic_write_frame(
             run / io.JOBS, pd.DataFrame({"job_id": ["a"], "end": [1.0]})))),
+    case("collect-truncated-overrides", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "overrides.json: cannot be read (Expecting value: line 1 column 2 (char 1))); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.OVERRIDES))),
     case("collect-out-is-a-directory", IO,
          "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the CSV file to write", "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
