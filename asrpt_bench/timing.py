@@ -84,6 +84,7 @@ class TimingModel:
         require_type("placement", placement, Placement, "a Placement")
         require_type("cluster", cluster, Cluster, "a Cluster")
         servers = placement.servers
+        require_type("placement.servers", servers, (tuple, list), "a tuple of server indices")
         outside = [h for h in servers if isinstance(h, bool) or not isinstance(h, (int, np.integer))
                    or not 0 <= h < cluster.servers]
         if outside:

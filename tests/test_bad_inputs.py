@@ -676,6 +676,14 @@ CASES: list[Case] = [
     case("api-release-beyond-exact-times", API,
          "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
         lambda tmp: refusal(lambda: Job("a", 1e300, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-scheduler-missing", API,
+         "scheduler must be a scheduler object with a dispatch() method (e.g. from make_scheduler), got NoneType None")(
+        lambda tmp: refusal(lambda: simulate([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3)], Cluster(1, 2), None,
+                                             FirstFitPlacer()))),
+    case("api-path-missing", API, "path must be a CSV file path (str or Path), got NoneType None")(
+        lambda tmp: refusal(lambda: load_csv(None))),
+    case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
+        lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
     case("api-predictions-as-a-list", API,
          "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
         lambda tmp: refusal(lambda: two_job_simulation([3, 2]))),

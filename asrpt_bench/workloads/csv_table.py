@@ -13,6 +13,7 @@ iterations and round its gpus.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,8 @@ from .schema import COLUMNS, _where, validate_job_table
 
 def load_csv(path: str | Path) -> pd.DataFrame:
     """The job table in `path` (.csv or .csv.gz), validated against the schema."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"path must be a CSV file path (str or Path), got {type(path).__name__} {path!r}")
     source = str(path)
     raw = read_text_csv(Path(path), source)
     check_columns(raw, [column.name for column in COLUMNS], source, "the job table's")
