@@ -541,6 +541,10 @@ CASES: list[Case] = [
     case("gavel-non-integer-steps", GAVEL,
          "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be an integer >= 0, got '1e3'")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace("\t1000\t", "\t1e3\t"))))),
+    case("gavel-steps-beyond-exact-counts", GAVEL,
+         "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be <= 1e+12, got '100000000000000000000000'")(
+        lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace(
+            "\t1000\t", "\t100000000000000000000000\t"))))),
     case("gavel-unknown-job-type", GAVEL,
          "{dir}/vc1.trace: row 2 (line 2), column 'job_type': job type 'A4C' has no measured throughput; known: "
          "['A3C', 'CycleGAN', 'LM (batch size 10)', 'LM (batch size 20)', 'LM (batch size 40)', 'LM (batch size 5)', "
