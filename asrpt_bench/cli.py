@@ -50,7 +50,6 @@ from .core import ConfigError
 from .experiment import run_experiment
 from .identity import KEY as IDENTITY_KEY
 from .identity import is_current, run_identity
-from .provenance import config_hash
 from .report.tables import format_result
 
 CONFIG_DIR = Path(__file__).resolve().parent / "conf"

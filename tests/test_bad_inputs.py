@@ -22,7 +22,7 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-from asrpt_bench import cache, cache_trust, cli, io, rundir, solvers
+from asrpt_bench import cache, cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
                                 WorkloadConfig)
@@ -455,6 +455,12 @@ CASES: list[Case] = [
          "workload.drop_oversize=true); adjustments {'dropped_oversize_jobs': 1}")(
         lambda tmp: warned(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "big,1,8,10,1.0"),
                                                           workload__drop_oversize=True)).summary)),
+    case("csv-row-with-an-extra-field", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2) has 6 field(s), expected 5 (as the header line)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW + ",9", "b,0,1,10,1.0")))),
+    case("csv-short-row", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2) has 5 field(s), expected 6 (as the header line)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, header=HEADER + ",group")))),
     case("csv-misspelt-column", TRACE,
          "{dir}/jobs.csv: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
          "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'user', 'group', "
@@ -480,11 +486,13 @@ CASES: list[Case] = [
          "lose precision in float64 arithmetic), got '1000000000' x '1e5'")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,1000000000,1e5")))),
     case("csv-gzip-named-csv", TRACE, "{dir}/jobs.csv: the file is gzip-compressed; name it jobs.csv.gz or gunzip it")(
-        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv", gzip.compress(f"{HEADER}\n{GOOD_ROW}\n".encode()))))),
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv",
+                                                   gzip.compress(f"{HEADER}\n{GOOD_ROW}\n".encode()))))),
     case("csv-every-job-larger-than-cluster", TRACE,
          "every job (1) needs more than the cluster's 4 GPUs (first: 'big'), so nothing is left to simulate; use a "
          "larger cluster (cluster.servers, cluster.gpus_per_server)")(
-        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "big,1,8,10,1.0"), workload__drop_oversize=True)))),
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "big,1,8,10,1.0"),
+                                                           workload__drop_oversize=True)))),
     # ---- PAI 2020
     case("pai-file-missing", PAI, "{dir}/pai: no pai_group_tag_table.csv found (looked in all subdirectories)")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
@@ -531,7 +539,8 @@ CASES: list[Case] = [
     case("pai-gpus-beyond-any-cluster", PAI,
          "{dir}/pai/pai_task_table.csv: job 'jA': its tasks ask for 4e+17 GPUs (inst_num x ceil(plan_gpu / 100)), "
          "more than 1000000")(
-        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace("jA,worker,4,", "jA,worker,4e17,"))))),
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace("jA,worker,4,",
+                                                                                  "jA,worker,4e17,"))))),
     # ---- Gavel
     case("gavel-empty-file", GAVEL, "{dir}/vc1.trace: the trace has no jobs")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", "")))),

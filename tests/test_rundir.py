@@ -63,7 +63,8 @@ def test_a_run_in_the_working_directory_never_overwrites_the_users_files(tmp_pat
     assert done.stderr.strip().endswith("already holds ['config.json', 'summary.json'], which no run wrote; a run "
                                         "never overwrites them: choose an empty or new output directory "
                                         "(hydra.run.dir=...)")
-    assert (tmp_path / "config.json").read_text() == "mine\n" and (tmp_path / "summary.json").read_text() == "mine too\n"
+    assert (tmp_path / "config.json").read_text() == "mine\n"
+    assert (tmp_path / "summary.json").read_text() == "mine too\n"
 
 
 def test_two_runs_started_in_the_same_second_get_two_directories(tmp_path: Path) -> None:

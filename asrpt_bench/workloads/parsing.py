@@ -26,16 +26,16 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | None = None,
                   compression: str = "infer") -> pd.DataFrame:
-    """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file, whose
-    every line must then have exactly len(names) fields (pandas would shift or pad a row silently)."""
+    """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file. Every
+    line must have as many fields as `names` (or the header line): pandas would otherwise shift a row
+    with one field too many into an index, or pad a short row with empty cells, without a word."""
     if isinstance(path, (str, Path)):
         _refuse_misnamed_gzip(Path(path), source, compression)
     try:
-        if names is not None:
-            data = _raw_bytes(path)
-            _check_field_counts(data, names, source)
-            path = io.BytesIO(data)
-            compression = None  # type: ignore[assignment]  # already decompressed
+        data = _raw_bytes(path)
+        _check_field_counts(data, names, source)
+        path = io.BytesIO(data)
+        compression = None  # type: ignore[assignment]  # already decompressed
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], header=None if names else "infer",
                            names=names, compression=compression)
     except FileNotFoundError:
@@ -64,19 +64,24 @@ def _raw_bytes(path: str | Path | IO[bytes]) -> bytes:
     return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
 
 
-def _check_field_counts(data: bytes, names: list[str], source: str) -> None:
-    """Every non-empty line has len(names) comma-separated fields (quotes respected when present)."""
-    expected = len(names)
+def _check_field_counts(data: bytes, names: list[str] | None, source: str) -> None:
+    """Every non-empty line has len(names) comma-separated fields, or as many as the header line when
+    `names` is None (quotes respected when present)."""
     if b'"' in data:
-        lines = csv.reader(io.StringIO(data.decode("utf-8")))
-        counts = ((number, len(fields)) for number, fields in enumerate(lines, start=1) if fields)
+        records = csv.reader(io.StringIO(data.decode("utf-8")))
+        counts = ((number, len(fields)) for number, fields in enumerate(records, start=1) if fields)
     else:
         counts = ((number, line.count(b",") + 1) for number, line in enumerate(data.splitlines(), start=1)
                   if line.strip())
+    header_lines = 0 if names is not None else 1
+    expected = len(names) if names is not None else None
     for number, count in counts:
-        if count != expected:
-            raise ConfigError(f"{source}: row {number} (line {number}) has {count} field(s), expected {expected}: "
-                              f"{names}")
+        if expected is None:
+            expected = count
+        elif count != expected:
+            shape = f": {names}" if names is not None else " (as the header line)"
+            raise ConfigError(f"{source}: row {number - header_lines} (line {number}) has {count} field(s), expected "
+                              f"{expected}{shape}")
 
 
 def location(source: str, row: int, column: str, header_lines: int) -> str:
