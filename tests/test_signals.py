@@ -8,7 +8,11 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
 
 from asrpt_bench import signals
 
@@ -58,3 +62,47 @@ def test_sigint_stops_a_joblib_sweep_and_every_worker(tmp_path: Path) -> None:
     assert status == 130
     assert err.splitlines() == ["asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)"]
     assert left == []
+
+
+class _InterruptedRay:
+    """Stands in for the ray module: two points are submitted, waiting on the first is interrupted."""
+
+    exceptions = types.SimpleNamespace(RayError=RuntimeError)
+
+    def __init__(self) -> None:
+        self.cancelled: list[tuple[str, bool]] = []
+        self.submitted = 0
+
+    def is_initialized(self) -> bool:
+        return True  # an instance the launcher did not start: it is left running, the tasks are not
+
+    def remote(self, **options: object) -> object:
+        def wrap(function: object) -> object:
+            def submit(*args: object) -> str:
+                self.submitted += 1
+                return f"point-{self.submitted}"
+            return types.SimpleNamespace(remote=submit)
+        return wrap
+
+    def get(self, ref: str) -> object:
+        raise signals.Terminated(signal.SIGTERM)
+
+    def cancel(self, ref: str, force: bool) -> None:
+        self.cancelled.append((ref, force))
+
+
+def test_an_interrupted_ray_sweep_cancels_every_pending_point(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    ray_launcher = pytest.importorskip("hydra_plugins.asrpt_ray_launcher.ray_launcher")
+    fake = _InterruptedRay()
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    point = OmegaConf.create({"hydra": {"job": {"name": "cli"}, "sweep": {"dir": str(tmp_path)}}})
+    launcher = ray_launcher.RayLauncher(address="auto")
+    launcher.setup(hydra_context=types.SimpleNamespace(config_loader=types.SimpleNamespace(
+                       load_sweep_config=lambda config, overrides: point.copy())),
+                   task_function=lambda config: None,
+                   config=OmegaConf.create({"hydra": {"hydra_logging": None, "verbose": False,
+                                                      "sweep": {"dir": str(tmp_path)}}}))
+    with pytest.raises(signals.Terminated):
+        launcher.launch([["seed=0"], ["seed=1"]], initial_job_idx=0)
+    assert fake.cancelled == [("point-1", True), ("point-2", True)]
