@@ -13,12 +13,14 @@ so two runs started in the same second never share a directory.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from . import io
 from .core import ConfigError
@@ -93,10 +95,29 @@ def publish(staging: Path, target: Path) -> None:
     """Move the staged record into `target`, replacing only an earlier run's record there.
 
     `target` is marked INCOMPLETE first, the earlier run's markers and outputs are removed, the new
-    files move in one by one (each `os.replace` is atomic) and the new marker moves in last. A FAILED
-    record brings only the config, the overrides and the traceback."""
+    files move in one by one (each `os.replace` is atomic) and the new marker moves in last, all under an
+    exclusive lock on `target`. A FAILED record brings only the config, the overrides and the
+    traceback."""
     staging, target = Path(staging), Path(target)
     target.mkdir(parents=True, exist_ok=True)
+    with _locked(target):
+        _publish(staging, target)
+    discard(staging)
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on `directory` itself (flock on its descriptor: no file is added to it), so two
+    runs publishing into one directory at once do not mix their files."""
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def _publish(staging: Path, target: Path) -> None:
     if (staging / io.FAILED).exists():  # a failed run publishes its record, never its partial outputs
         for path in staging.iterdir():
             if path.name not in (io.CONFIG, io.OVERRIDES, io.FAILED, io.INCOMPLETE):
@@ -116,7 +137,6 @@ def publish(staging: Path, target: Path) -> None:
         os.replace(staging / name, target / name)
     if markers:
         (target / io.INCOMPLETE).unlink(missing_ok=True)
-    discard(staging)
 
 
 def discard(staging: Path) -> None:
