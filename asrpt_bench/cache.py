@@ -32,7 +32,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .cache_trust import MAGIC, UntrustedEntry, check_directory, sign, verify
+from .cache_trust import MAGIC, UntrustedEntry, check_directory, key_path, sign, signing_key, verify
 from .core import ConfigError
 from .io import atomic_write_bytes, atomic_write_text
 
@@ -123,6 +123,12 @@ class DiskCache:
         """The cached value of (kind, key), else compute, store and return it; the second item is
         'hit', 'miss' or 'off'."""
         if self.root is None:
+            return compute(), "off"
+        try:
+            signing_key()
+        except OSError as error:  # e.g. a read-only config directory: no signed cache, never a failed run
+            warnings.warn(f"cannot read or make the cache signing key {key_path()} ({error}); the cache is not "
+                          "used", stacklevel=2)
             return compute(), "off"
         path = self.path(kind, key)
         if path.exists():

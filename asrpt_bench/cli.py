@@ -317,8 +317,7 @@ def main() -> None:
         single_point = cli_args.single_point_warning(args)
         if single_point:
             print(f"{PROG}: warning: {single_point}", file=sys.stderr)
-        if any(flag in args for flag in MULTIRUN_FLAGS) and all(a in MULTIRUN_FLAGS or not a.startswith("-")
-                                                               for a in args):
+        if multirun and all(a in MULTIRUN_FLAGS or not a.startswith("-") for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])
         _app()
         if _FAILURES:

@@ -168,3 +168,11 @@ def test_a_cache_directory_every_user_can_write_is_refused(tmp_path: Path, monke
         cache.resolve_cache(str(shared), True)
     monkeypatch.setenv(cache_trust.ALLOW_WRITABLE, "1")
     assert cache.resolve_cache(str(shared), True).root == shared
+
+
+def test_an_unwritable_config_directory_turns_the_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "file"))  # the key cannot be made below a file
+    with pytest.warns(UserWarning, match="cannot read or make the cache signing key"):
+        assert cache.DiskCache(tmp_path / "cache").get_or_compute("table", "k", lambda: 1) == (1, "off")
+    assert not (tmp_path / "cache").exists()
