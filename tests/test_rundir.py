@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from asrpt_bench import io, rundir
+from asrpt_bench.config import RunConfig, WorkloadConfig
 from asrpt_bench.core import ConfigError
+from asrpt_bench.identity import run_identity
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = "job_id,release,gpus,iterations,alpha\na,0,1,10,1.0\nb,1,2,5,1.0\n"
@@ -131,3 +133,19 @@ def test_a_failed_run_publishes_its_record_but_not_its_partial_outputs(tmp_path:
     assert sorted(path.name for path in target.iterdir()) == sorted([io.CONFIG, io.FAILED, io.OVERRIDES])
     io.write_run_dir(target, _result(), {"seed": 0})  # the rerun replaces the failed record
     assert io.run_status(target) == "complete" and not (target / io.FAILED).exists()
+
+
+def test_the_run_identity_follows_the_input_bytes_and_the_plugin_code(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugin, jobs = tmp_path / "my_identity_plugin.py", tmp_path / "jobs.csv"
+    plugin.write_text("X = 1\n")
+    jobs.write_text(TABLE)
+    config = RunConfig(plugins=["my_identity_plugin"], workload=WorkloadConfig(name="csv", path=str(jobs)))
+    first = run_identity(config)
+    assert run_identity(config) == first
+    jobs.write_text(TABLE.replace("a,0,1,10,", "a,0,1,11,"))
+    second = run_identity(config)
+    plugin.write_text("X = 2  # edited\n")
+    third = run_identity(config)
+    assert len({first, second, third}) == 3
