@@ -474,6 +474,10 @@ CASES: list[Case] = [
          "empty to derive them from the duration)")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,3,1000,50", header="job_id,release,gpus,iterations,"
                                                                                    "duration")))),
+    case("csv-duration-row-with-an-odd-gpu-count", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'gpus': a model drawn from a duration runs on one of [1, 2, 4, 8, "
+         "16, 32] GPUs, so gpus 3 would be changed; give model+config or alpha for other sizes")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,3,500", header="job_id,release,gpus,duration")))),
     case("csv-release-beyond-exact-times", TRACE,
          "{dir}/jobs.csv: row 1 (line 2), column 'release': must be <= 1e+12 s (larger times lose precision in "
          "float64 arithmetic), got '1e308'")(

@@ -6,9 +6,9 @@ written in this form. Row order is kept; errors name the file, the row and the c
 
 A row's `gpus` must be what its configuration uses (p<stages>xd<replicas>: stages x replicas): a
 mismatch is refused rather than one silently overriding the other. A column the loader does not use
-(a misspelt `alpha_mx`, a second `gpus`) is refused, and so is a row with both `iterations` and
-`duration` but neither model+config nor alpha: the model drawn from its duration would replace its
-iterations and round its gpus.
+(a misspelt `alpha_mx`, a second `gpus`) is refused, and so is a row with a `duration` but neither
+model+config nor alpha that gives `iterations` or a GPU count no zoo configuration has: the model
+drawn from its duration would replace the iterations or round the GPUs.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pandas as pd
 from ..core import ConfigError
 from ..profiles import model_names
 from ..profiles.configs import ParallelConfig
+from ..profiles.zoo import DEFAULT_GPU_COUNTS
 from .parsing import check_columns, read_text_csv
 from .schema import COLUMNS, _where, validate_job_table
 
@@ -43,15 +44,22 @@ def load_csv(path: str | Path) -> pd.DataFrame:
 
 
 def _check_iterations_kept(table: pd.DataFrame, source: str) -> None:
-    """A row with iterations and a duration needs model+config or alpha: a model drawn from the duration
-    would replace its iterations (and round its gpus) without a word."""
-    drawn = (table["model"].isna() & table["alpha"].isna() & table["duration"].notna()
-             & table["iterations"].notna()).to_numpy()
-    if drawn.any():
-        row = int(np.flatnonzero(drawn)[0])
+    """A row whose model is to be drawn from its duration (no model+config, no alpha) may not carry
+    iterations (the drawn model's would replace them) nor a GPU count no zoo configuration has (it would
+    be rounded): either would change the row without a word."""
+    drawn = (table["model"].isna() & table["alpha"].isna() & table["duration"].notna()).to_numpy()
+    with_iterations = drawn & table["iterations"].notna().to_numpy()
+    if with_iterations.any():
+        row = int(np.flatnonzero(with_iterations)[0])
         raise ConfigError(f"{_where(source, row, 'iterations')}: a row with iterations needs model+config or "
                           "alpha; without them a model is drawn from its duration, which would replace these "
                           "iterations (leave iterations empty to derive them from the duration)")
+    odd = drawn & ~table["gpus"].isin(DEFAULT_GPU_COUNTS).to_numpy()
+    if odd.any():
+        row = int(np.flatnonzero(odd)[0])
+        raise ConfigError(f"{_where(source, row, 'gpus')}: a model drawn from a duration runs on one of "
+                          f"{list(DEFAULT_GPU_COUNTS)} GPUs, so gpus {int(table['gpus'].iloc[row])} would be changed; "
+                          "give model+config or alpha for other sizes")
 
 
 def _check_models(table: pd.DataFrame, source: str) -> None:
