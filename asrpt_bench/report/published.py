@@ -69,7 +69,7 @@ def load_result(results: Path, name: str) -> pd.DataFrame:
     return table
 
 
-def check_sweep(table: pd.DataFrame, name: str, path: Path, numeric: tuple[str, ...] = (),
+def check_sweep(table: pd.DataFrame, name: str, path: Path, read: tuple[str, ...] = (),
                 partial: bool = False) -> None:
     """The table covers exactly the sweep of conf/experiment/<name>.yaml, every point with every seed,
     and its cells pass table_check (numbers where numbers are read, derived columns consistent).
@@ -88,4 +88,4 @@ def check_sweep(table: pd.DataFrame, name: str, path: Path, numeric: tuple[str, 
             raise ConfigError(f"{path}: stale against conf/experiment/{name}.yaml: {key} has {sorted(found)} "
                               f"but the experiment sweeps {sorted(wanted)}")
         keys.append(column)
-    check_table(table, path, numeric=numeric, keys=keys)
+    check_table(table, path, read=read, keys=keys)

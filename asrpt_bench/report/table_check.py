@@ -50,10 +50,12 @@ def _where(path: Path, row: int, column: str | None = None) -> str:
     return f"{path}: row {row + 1} (line {row + 2})" + (f", column {column!r}" if column else "")
 
 
-def check_numeric(table: pd.DataFrame, path: Path, columns: Iterable[str]) -> None:
-    """Every non-empty cell of these columns is a number (pandas reads `n/a`, `NA`, `None` as empty)."""
+def check_numeric(table: pd.DataFrame, path: Path, columns: Iterable[str], keys: Iterable[str] = ()) -> None:
+    """Every non-empty cell of `columns` is a number (pandas reads `n/a`, `NA`, `None` as empty), and so is
+    every cell of a `keys` column holding any number (a key column of names is text)."""
     raw = pd.read_csv(path, encoding="utf-8", dtype=str, keep_default_na=False, low_memory=False)
-    for column in dict.fromkeys(columns):
+    numeric = set(columns)
+    for column in dict.fromkeys([*columns, *keys]):
         if column not in table.columns or column not in raw.columns:
             continue
         text = raw[column].str.strip()
@@ -62,8 +64,8 @@ def check_numeric(table: pd.DataFrame, path: Path, columns: Iterable[str]) -> No
         bad = (numbers.isna() & (text != "")).to_numpy()
         if not bad.any():
             continue
-        if not pd.api.types.is_numeric_dtype(table[column]) and numbers.notna().sum() == 0:
-            continue  # a text column (e.g. workload.name): not read as numbers
+        if column not in numeric and not pd.api.types.is_numeric_dtype(table[column]) and numbers.notna().sum() == 0:
+            continue  # a key column of names (e.g. workload.name): not read as numbers
         row = int(np.flatnonzero(bad)[0])
         raise ConfigError(f"{_where(path, row, column)}: not a number: {raw[column].iloc[row]!r}")
 
@@ -114,8 +116,10 @@ def _plain(value: object) -> object:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def check_table(table: pd.DataFrame, path: Path, numeric: Iterable[str] = (), keys: Iterable[str] = ()) -> None:
-    """Every check of the module docstring; `numeric` adds columns read as numbers, `keys` the point keys."""
-    check_numeric(table, path, [*NUMERIC, *numeric, *keys])
+def check_table(table: pd.DataFrame, path: Path, read: Iterable[str] = (), keys: Iterable[str] = ()) -> None:
+    """Every check of the module docstring. NUMERIC columns must hold numbers; `read` (the columns a
+    consumer reads) and `keys` (the sweep's point keys) must too when they hold any number."""
+    keys = list(keys)
+    check_numeric(table, path, NUMERIC, [*keys, *read])
     check_derived(table, path)
     check_seeds(table, path, keys)
