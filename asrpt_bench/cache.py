@@ -6,9 +6,12 @@ value depends on: the kind of entry, the package version and a fingerprint of th
 files (code and packaged data, so editing the code or a profile never serves a stale entry), the
 versions of the libraries whose objects are pickled, the bytes of any input trace, and the caller's
 parameters (for tables `prepare.TableSpec.cache_inputs`: every table-deciding parameter of the
-workload source, so a new knob joins the key without touching this module). Entries are pickles written atomically (io.atomic_write_bytes), so a
-reader never sees half an entry; an entry that does not load is recomputed and rewritten. Pickles
-run code when loaded: point `cache.dir` only at a directory you trust.
+workload source, so a new knob joins the key without touching this module). Entries are pickles
+written atomically (io.atomic_write_bytes), so a reader never sees half an entry; an entry that does
+not load is recomputed and rewritten. Every entry is signed with the user's own key and unpickled
+only if its signature checks (cache_trust.py), so a planted entry never runs; a directory every user
+can write to is refused. The cache marks its directory with a `MARKER` file, and `clear` deletes
+only the entries it wrote there, never other files.
 
     asrpt-bench-cache info            # where the cache is, entries and size
     asrpt-bench-cache clear           # delete every entry (also: --dir DIR)
@@ -22,18 +25,22 @@ import hashlib
 import json
 import os
 import pickle
-import shutil
+import sys
 import warnings
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .io import atomic_write_bytes
+from .cache_trust import MAGIC, UntrustedEntry, check_directory, key_path, sign, signing_key, verify
+from .core import ConfigError
+from .io import atomic_write_bytes, atomic_write_text
 
 T = TypeVar("T")
 PACKAGE_ROOT = Path(__file__).resolve().parent
 PICKLED_LIBRARIES = ("numpy", "pandas", "pyarrow", "scikit-learn")
+MARKER = "ASRPT_BENCH_CACHE"
+"""The file that marks a directory as this cache's; `clear` removes nothing from a directory without it."""
 
 
 def default_cache_dir() -> Path:
@@ -117,38 +124,73 @@ class DiskCache:
         'hit', 'miss' or 'off'."""
         if self.root is None:
             return compute(), "off"
+        try:
+            signing_key()
+        except OSError as error:  # e.g. a read-only config directory: no signed cache, never a failed run
+            warnings.warn(f"cannot read or make the cache signing key {key_path()} ({error}); the cache is not "
+                          "used", stacklevel=2)
+            return compute(), "off"
         path = self.path(kind, key)
         if path.exists():
             try:
-                with path.open("rb") as stream:
-                    return pickle.load(stream), "hit"
+                return pickle.loads(verify(kind, key, path.read_bytes())), "hit"
+            except UntrustedEntry as error:  # never unpickled: it could run anyone's code
+                warnings.warn(f"cache entry {path} is not trusted ({error}); recomputing it without loading it",
+                              stacklevel=2)
             except Exception as error:  # an entry of another environment: recompute, then overwrite it
                 warnings.warn(f"cache entry {path} does not load ({type(error).__name__}: {error}); recomputing",
                               stacklevel=2)
         value = compute()
         try:
-            atomic_write_bytes(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            if not (self.root / MARKER).exists():
+                atomic_write_text(self.root / MARKER, "asrpt-bench cache: `asrpt-bench-cache clear` removes the "
+                                  "entries it wrote here\n")
+            atomic_write_bytes(path, sign(kind, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
         except OSError as error:  # a read-only or full cache directory costs time, never a run
             warnings.warn(f"cannot write cache entry {path}: {error}", stacklevel=2)
         return value, "miss"
 
 
 def resolve_cache(directory: str | None, enabled: bool) -> DiskCache:
-    """The cache a run uses: `directory` (None: the default), or a disabled one."""
+    """The cache a run uses: `directory` (None: the default), or a disabled one; ConfigError for a
+    directory every user can write to (cache_trust.check_directory)."""
     if not enabled:
         return DiskCache(None)
-    return DiskCache(Path(directory).expanduser() if directory else default_cache_dir())
+    root = Path(directory).expanduser() if directory else default_cache_dir()
+    check_directory(root)
+    return DiskCache(root)
+
+
+def _written_here(path: Path) -> bool:
+    """An entry file this cache wrote (it starts with the signed-entry header)."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
 
 
 def entries(root: Path) -> list[Path]:
-    return sorted(root.glob("*/*.pkl")) if root.exists() else []
+    """The entries this cache wrote under `root` (none unless `root` holds the MARKER file)."""
+    if not (Path(root) / MARKER).is_file():
+        return []
+    return sorted(path for path in Path(root).glob("*/*.pkl") if path.is_file() and _written_here(path))
 
 
 def clear(root: Path) -> int:
-    """Delete every entry under `root` (and the kind folders); returns how many entries were removed."""
+    """Delete the entries this cache wrote under `root`, then kind folders left empty; never another file.
+    ConfigError if `root` is not a cache directory (no MARKER file). Returns how many were removed."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no such cache directory")
+    if not (root / MARKER).is_file():
+        raise ConfigError(f"{root}: not an asrpt-bench cache (no {MARKER} file); nothing removed")
     found = entries(root)
-    for kind_dir in {path.parent for path in found}:
-        shutil.rmtree(kind_dir, ignore_errors=True)
+    for path in found:
+        path.unlink()
+    for kind_dir in sorted({path.parent for path in found}):
+        if not any(kind_dir.iterdir()):
+            kind_dir.rmdir()
     return len(found)
 
 
@@ -160,14 +202,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", default=None, help=f"cache directory (default: {default_cache_dir()})")
     args = parser.parse_args(argv)
     root = Path(args.dir).expanduser() if args.dir else default_cache_dir()
-    if args.action == "clear":
-        print(f"removed {clear(root)} entries from {root}")
-        return
-    found = entries(root)
-    size = sum(path.stat().st_size for path in found)
+    try:
+        if args.action == "clear":
+            print(f"removed {clear(root)} entries from {root}")
+            return
+        found = entries(root)
+        size = sum(path.stat().st_size for path in found)
+    except (ConfigError, OSError) as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     kinds = sorted({path.parent.name for path in found})
     print(f"{root}: {len(found)} entries ({', '.join(kinds) or 'none'}), {size / 1e6:.1f} MB")
-
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,8 @@ Exit codes (design.md 4), each failure said in one line on stderr:
     before any point runs;
 1   the run failed, or at least one sweep point failed (after every point ran); tracebacks are in
     the FAILED files;
-130 interrupted (Ctrl-C): completed runs are kept, and rerunning a sweep skips them.
+130 interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM): every worker process is stopped, completed
+    runs are kept, and rerunning a sweep skips them.
 Set HYDRA_FULL_ERROR=1 to get Python tracebacks instead of one line.
 
 Logging: warnings and progress notes go to stderr and, with the printed result, to the run's
@@ -36,21 +37,26 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from . import io
+from . import cli_args, io, rundir, signals
 from .composition import (CONFIG_DIR, compose_run_config, hydra_error_message, prepare,  # noqa: F401
                           sweep_axes, to_run_config, validate_sweep)
 from .core import ConfigError
 from .experiment import run_experiment
-from .provenance import config_hash
+from .identity import KEY as IDENTITY_KEY
+from .identity import is_current, run_identity
 from .report.tables import format_result
 
 PROG = "asrpt-bench"
 log = logging.getLogger("asrpt_bench")
 # Written to the run's cli.log only (the console sees the same text on stdout).
 record = logging.getLogger("asrpt_bench.record")
+
+# A single run's directory: its timestamp and `<pid>-<random>`, so runs started in one second never share it.
+OmegaConf.register_new_resolver("run_unique", rundir.unique_suffix, replace=True, use_cache=True)
+
 
 def _ignore_interrupts_in_workers() -> None:
     """In a launcher's worker process Ctrl-C is the main process's to report (in one line); it stops the
@@ -90,63 +96,61 @@ def _log_warning(message: Warning | str, category: type[Warning], filename: str,
     log.warning("%s: warning: %s", PROG, message)
 
 
-def _discard(run_dir: Path, job_name: str) -> None:
-    """Remove what this run and Hydra wrote into `run_dir` (nothing was computed), then the directory and
-    its parents below the working directory while they are empty; never anything else."""
-    for name in (io.CONFIG, io.OVERRIDES, io.INCOMPLETE, io.FAILED, f"{job_name}.log"):
-        (run_dir / name).unlink(missing_ok=True)
-    hydra_dir = run_dir / ".hydra"
-    if hydra_dir.is_dir():
-        for path in hydra_dir.iterdir():
-            path.unlink()
-        hydra_dir.rmdir()
-    here = Path.cwd().resolve()
-    for directory in [run_dir.resolve(), *run_dir.resolve().parents]:
-        if directory == here or here not in directory.parents or any(directory.iterdir()):
-            break
-        directory.rmdir()  # the run directory, then parents Hydra made for it (outputs/compare/)
-
-
-def _fail(run_dir: Path, multirun: bool, overrides: list[str], error: Exception) -> RunFailed:
-    """Record the failure in the run directory; the exception to raise (Hydra marks the point failed)."""
-    io.mark_failed(run_dir, traceback.format_exc())
-    reason = f"({type(error).__name__}: {_first_line(error)}); traceback in {run_dir / io.FAILED}"
+def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], error: Exception) -> RunFailed:
+    """Record the failure (FAILED with the traceback) and publish it into the run directory; the
+    exception to raise (Hydra marks the point failed). If the record cannot be published it stays in
+    the staging directory, which the message names."""
+    io.mark_failed(staging, traceback.format_exc())
+    where = run_dir
+    try:
+        rundir.publish(staging, run_dir)
+    except (ConfigError, OSError):
+        where = staging
+    reason = f"({type(error).__name__}: {_first_line(error)}); traceback in {where / io.FAILED}"
     if multirun:
         return SweepPointFailed(f"sweep point {overrides} failed {reason}")
     return RunFailed(f"the run failed {reason}")
 
 
 def _run_point(cfg: DictConfig) -> None:
-    """One run (a single run, or one point of a sweep) in Hydra's output directory."""
+    """One run (a single run, or one point of a sweep): computed in a staging directory next to Hydra's
+    output directory and published into it (rundir.py); a refused single run leaves it as it was."""
     warnings.showwarning = _log_warning
     hydra_config = HydraConfig.get()
     run_dir = Path(hydra_config.runtime.output_dir)
     multirun = hydra_config.mode == RunMode.MULTIRUN
     overrides = list(hydra_config.overrides.task)
+    job_name = hydra_config.job.name
     record.info("%s %s", PROG, " ".join(overrides))
     try:
         run_config = to_run_config(cfg)
+        rundir.check_target(run_dir)
+        identity = run_identity(run_config)
     except ConfigError as error:
         if not multirun:
-            _discard(run_dir, hydra_config.job.name)
+            rundir.remove_if_only_hydra(run_dir, job_name)
             raise
-        io.mark_started(run_dir, {}, overrides)
-        raise _fail(run_dir, multirun, overrides, error) from error
-    digest = config_hash(run_config)
-    if multirun and io.is_complete(run_dir, digest):
-        log.info("skipping %s: already complete (%s)", run_dir, digest)
+        raise _fail(rundir.stage(run_dir, {}, overrides), run_dir, multirun, overrides, error) from error
+    if multirun and is_current(run_dir, identity):
+        log.info("skipping %s: already complete (%s)", run_dir, identity)
         return
-    io.mark_started(run_dir, run_config.to_dict(), overrides)
+    staging = rundir.stage(run_dir, run_config.to_dict(), overrides)
     try:
         result = run_experiment(run_config)
-        io.write_outputs(run_dir, result)
+        result.summary[IDENTITY_KEY] = identity
+        io.write_outputs(staging, result)
+        rundir.publish(staging, run_dir)
     except ConfigError as error:
         if not multirun:
-            _discard(run_dir, hydra_config.job.name)
+            rundir.discard(staging)
+            rundir.remove_if_only_hydra(run_dir, job_name)
             raise
-        raise _fail(run_dir, multirun, overrides, error) from error
+        raise _fail(staging, run_dir, multirun, overrides, error) from error
     except Exception as error:  # recorded in the run dir; a sweep runs its other points first
-        raise _fail(run_dir, multirun, overrides, error) from error
+        raise _fail(staging, run_dir, multirun, overrides, error) from error
+    except BaseException:  # interrupted: nothing is published
+        rundir.discard(staging)
+        raise
     text = f"{format_result(result)}\nrun directory: {run_dir}"
     print(text)
     record.info("%s", text)
@@ -178,21 +182,33 @@ def main() -> None:
     """Console entry point (`asrpt-bench`, or `python -m asrpt_bench.cli`); exit codes in the module doc."""
     full_error = os.environ.get("HYDRA_FULL_ERROR", "") not in ("", "0")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
+    sys.argv[1:] = cli_args.expand_home(sys.argv[1:])
     args = sys.argv[1:]
+    multirun = any(flag in args for flag in MULTIRUN_FLAGS)
+    earlier = rundir.HydraRecord(None) if multirun else rundir.HydraRecord.of_arguments(args)
+    signals.install()
     try:
         prepare([a for a in args if not a.startswith("-")])  # launcher workers inherit the ConfigStore
-        if any(flag in args for flag in MULTIRUN_FLAGS) and all(a in MULTIRUN_FLAGS or not a.startswith("-")
-                                                               for a in args):
+        cli_args.check_options(args)
+        cli_args.check_launcher(args)
+        single_point = cli_args.single_point_warning(args)
+        if single_point:
+            print(f"{PROG}: warning: {single_point}", file=sys.stderr)
+        if multirun and all(a in MULTIRUN_FLAGS or not a.startswith("-") for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])
         _app()
         if _FAILURES:
             raise _FAILURES[0]
-    except KeyboardInterrupt:
-        _exit(130, "interrupted; completed runs are kept (a rerun of a sweep skips them)")
+    except KeyboardInterrupt as interrupt:
+        signals.stop_descendants()
+        terminated = isinstance(interrupt, signals.Terminated)
+        _exit(143 if terminated else 130, f"{'terminated' if terminated else 'interrupted'}; completed runs are "
+              "kept (a rerun of a sweep skips them)")
     except Exception as error:
         if full_error:
             raise
         if isinstance(error, ConfigError):
+            earlier.restore()  # a refused run leaves an earlier run's directory exactly as it was
             _exit(2, f"error: {error}")
         if isinstance(error, (HydraException, OmegaConfBaseException)):
             _exit(2, f"error: {hydra_error_message(error)}")

@@ -6,8 +6,14 @@ first (`status` is complete / failed / incomplete, so unfinished runs are flagge
 check it), then every config key as a dotted column (`scheduler.tau`, so every overridden key is
 there), the raw `overrides`, and every scalar of summary.json (or of the scheduler's comparison.csv row).
 
-Exit codes: 0 every run complete; 1 some run failed or is incomplete (nothing is written unless
-`--allow-partial`, which writes the table with those runs flagged); 2 no such directory or no runs.
+A run counts as complete only when its files hold what its COMPLETE marker says: every listed file
+exists, summary.json and comparison.csv parse, jobs.parquet reads, and its rows match the summary's
+`num_jobs` (per scheduler for `compare`). A run whose files do not is listed as `corrupt`, with the
+reason in `error`.
+
+Exit codes: 0 every run complete; 1 some run failed, is incomplete or corrupt (nothing is written
+unless `--allow-partial`, which writes the table with those runs flagged); 2 no such directory, no
+runs, or an output that cannot be written.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
+import yaml
 
 from . import io
 
@@ -52,26 +59,109 @@ def experiment_of(overrides: list[str]) -> str:
     return names[-1] if names else ""
 
 
+CORRUPT = "corrupt"
+JOB_COUNT_TASKS = ("simulate", "compare")
+
+
+def _check_rows(jobs: pd.DataFrame, summary: dict[str, Any]) -> str:
+    """'' if jobs.parquet has the rows the summary counts (per scheduler for compare), else why not."""
+    per_scheduler = summary.get("per_scheduler")
+    if isinstance(per_scheduler, dict) and "scheduler" in jobs.columns:
+        counts = jobs["scheduler"].value_counts()
+        for name, scalars in per_scheduler.items():
+            expected = (scalars or {}).get("num_jobs")
+            if expected is not None and int(counts.get(name, 0)) != int(expected):
+                return f"{io.JOBS}: {int(counts.get(name, 0))} rows of scheduler {name!r}, the summary says {expected}"
+    elif summary.get("num_jobs") is not None and len(jobs) != int(summary["num_jobs"]):
+        return f"{io.JOBS}: {len(jobs)} rows, the summary says num_jobs {summary['num_jobs']}"
+    return ""
+
+
+def verify_run(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame | None, str]:
+    """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason)."""
+    try:
+        listed = (Path(run_dir) / io.COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    except OSError as error:
+        return {}, None, f"{io.COMPLETE}: cannot be read ({_first(error)})"
+    missing = [name for name in listed if name and not (Path(run_dir) / name).is_file()]
+    if missing:
+        return {}, None, f"{missing[0]}: listed in COMPLETE but missing"
+    try:
+        summary = io.read_summary(run_dir)
+    except (ValueError, OSError) as error:
+        return {}, None, f"{io.SUMMARY}: cannot be read ({_first(error)})"
+    if not isinstance(summary, dict):
+        return {}, None, f"{io.SUMMARY}: not a JSON object"
+    try:
+        comparison = io.read_comparison(run_dir)
+    except (ValueError, OSError, pd.errors.ParserError) as error:
+        return {}, None, f"{io.COMPARISON}: cannot be read ({_first(error)})"
+    if (Path(run_dir) / io.JOBS).exists():
+        try:
+            jobs = io.read_jobs(run_dir)
+        except Exception as error:  # pyarrow raises its own types for a truncated or foreign file
+            return {}, None, f"{io.JOBS}: not a readable Parquet file ({type(error).__name__}; truncated?)"
+        if summary.get("task") in JOB_COUNT_TASKS:
+            problem = _check_rows(jobs, summary)
+            if problem:
+                return {}, None, problem
+    return summary, comparison, ""
+
+
+def _first(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _record(run_dir: Path) -> tuple[dict[str, Any], list[str], str, str]:
+    """(config, overrides, failure text, problem) of a run directory; problem names a file that does not
+    read as what it should be ('' when all do)."""
+    config: Any = {}
+    overrides: Any = []
+    failure, problem = "", ""
+    for name, read in ((io.CONFIG, io.read_config), (io.OVERRIDES, io.read_overrides), (io.FAILED, io.read_failure)):
+        try:
+            value = read(run_dir)
+        except (ValueError, OSError, yaml.YAMLError) as error:
+            problem = problem or f"{name}: cannot be read ({_first(error)})"
+            continue
+        if name == io.CONFIG:
+            config = value
+        elif name == io.OVERRIDES:
+            overrides = value
+        else:
+            failure = value
+    if not isinstance(config, dict):
+        config, problem = {}, problem or f"{io.CONFIG}: not a JSON object"
+    if not isinstance(overrides, list):
+        overrides, problem = [], problem or f"{io.OVERRIDES}: not a JSON list"
+    return config, [str(item) for item in overrides], failure, problem
+
+
 def run_rows(run_dir: Path) -> list[dict[str, Any]]:
     """The rows one run directory contributes."""
     status = io.run_status(run_dir)
-    summary = io.read_summary(run_dir) if status == "complete" else {}
-    config = io.read_config(run_dir)
-    overrides = io.read_overrides(run_dir)
+    summary, comparison, problem = verify_run(run_dir) if status == "complete" else ({}, None, "")
+    config, overrides, failure, record_problem = _record(run_dir)
+    problem = problem or record_problem
+    if problem:
+        status = CORRUPT
     base: dict[str, Any] = {
         "run_dir": str(run_dir),
         "status": status,
         "experiment": experiment_of(overrides),
-        "task": summary.get("task", config.get("task", {}).get("name")),
-        "error": _last_line(io.read_failure(run_dir)) if status == "failed" else "",
+        "task": summary.get("task", (config.get("task") or {}).get("name")
+                            if isinstance(config.get("task"), dict) else None),
+        "error": _last_line(failure) if status == "failed" else problem,
         "overrides": " ".join(overrides),
     }
     base.update(flatten(config))
     scalars = flatten({k: v for k, v in summary.items() if k != "per_scheduler"})
-    comparison = io.read_comparison(run_dir) if status == "complete" else None
     if comparison is None:
         return [{**base, **scalars}]
-    return [{**base, **scalars, **row} for row in comparison.to_dict(orient="records")]
+    per_scheduler = summary.get("per_scheduler") or {}
+    return [{**base, **scalars, **flatten(per_scheduler.get(row.get("scheduler"), {})), **row}
+            for row in comparison.to_dict(orient="records")]
 
 
 def collect(roots: Iterable[Path]) -> pd.DataFrame:
@@ -110,7 +200,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         table.to_csv(sys.stdout, index=False)
     else:
-        io.atomic_write_frame(args.out, table)
+        if args.out.is_dir():
+            print(f"asrpt-bench-collect: error: --out {args.out} is a directory; give the CSV file to write",
+                  file=sys.stderr)
+            return 2
+        try:
+            io.atomic_write_frame(args.out, table)
+        except OSError as error:
+            print(f"asrpt-bench-collect: error: cannot write {args.out}: {error}", file=sys.stderr)
+            return 2
         print(f"wrote {len(table)} rows from {sum(counts.values())} runs to {args.out}")
     if flagged:
         print(f"asrpt-bench-collect: warning: not complete: {flagged} (see the status and error columns)",

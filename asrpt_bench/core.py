@@ -15,12 +15,41 @@ from .errors import ConfigError  # noqa: F401  (re-exported: the historical impo
 from .rules import check
 
 GB = 1e9
+MAX_SECONDS = 1e12
+"""Largest time (s) a job may be released at or run for: float64 keeps such times to about 1e-4 s, so
+event-time sums and differences stay exact to well below a second (about 31,700 years)."""
 T = TypeVar("T")
 
 
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise ConfigError(message)
+
+
+def _is_number(value: Any) -> bool:
+    """A real number (int, float or numpy scalar), not a bool, str or None."""
+    try:
+        return not isinstance(value, (bool, str, bytes)) and value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def require_number(name: str, value: Any, minimum: float = 0.0, strict: bool = False) -> None:
+    """Refuse a `value` that is not a finite number >= `minimum` (> with `strict`), naming `name`."""
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+    ok = _is_number(value) and (float(value) > minimum if strict else float(value) >= minimum)
+    _require(ok, f"{name} must be a finite number {bound}, got {value!r}")
+
+
+def require_integer(name: str, value: Any, minimum: int = 0) -> None:
+    """Refuse a `value` that is not a whole number >= `minimum` (1.5, '2', None, True), naming `name`."""
+    ok = _is_number(value) and float(value) == int(value) and not isinstance(value, float) and int(value) >= minimum
+    _require(ok, f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def require_type(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
+    """Refuse a `value` that is not an instance of `kind`, naming `name` and what it must be."""
+    _require(isinstance(value, kind), f"{name} must be {what}, got {type(value).__name__} {value!r}"[:300])
 
 
 def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
@@ -72,9 +101,9 @@ class Stage:
     replicas: int
 
     def __post_init__(self) -> None:
-        _require(self.replicas >= 1, f"stage replicas must be >= 1, got {self.replicas}")
-        _require(self.compute_s >= 0 and self.param_bytes >= 0 and self.activation_bytes >= 0,
-                 "stage compute time and byte counts must be non-negative")
+        require_integer("Stage.replicas", self.replicas, 1)
+        for name in ("compute_s", "param_bytes", "activation_bytes"):
+            require_number(f"Stage.{name}", getattr(self, name))
 
 
 @dataclass(frozen=True)
@@ -93,7 +122,10 @@ class TrainingPlan:
     declared_alpha: float | None = None
 
     def __post_init__(self) -> None:
+        require_type("TrainingPlan.stages", self.stages, (tuple, list), "a tuple of Stage")
         _require(len(self.stages) >= 1, f"training plan {self.model}/{self.config} has no stages")
+        for stage in self.stages:
+            require_type("TrainingPlan.stages", stage, Stage, "a tuple of Stage")
 
     @cached_property
     def gpus(self) -> int:
@@ -120,9 +152,10 @@ class TrainingPlan:
         The stage's compute is alpha * gpus split over gpus replicas, which is alpha only up to float
         rounding (0.7 * 3 / 3 != 0.7), so the timing model returns the declared `alpha` itself.
         """
-        _require(gpus >= 1, f"gpus must be >= 1, got {gpus}")
-        _require(alpha > 0, f"alpha must be > 0, got {alpha}")
+        require_integer("gpus", gpus, 1)
+        require_number("alpha", alpha, 0.0, strict=True)
         if alpha_max is not None:
+            require_number("alpha_max", alpha_max, 0.0, strict=True)
             _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")
         stage = Stage(compute_s=alpha * gpus, param_bytes=0.0, activation_bytes=0.0, replicas=gpus)
         return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max,
@@ -150,9 +183,13 @@ class Job:
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
-        _require(math.isfinite(self.release) and self.release >= 0,
-                 f"job {self.job_id!r}: release must be >= 0, got {self.release}")
-        _require(self.iterations >= 0, f"job {self.job_id!r}: iterations must be >= 0, got {self.iterations}")
+        _require(_is_number(self.release) and self.release >= 0,
+                 f"job {self.job_id!r}: release must be >= 0 (a finite number), got {self.release!r}")
+        _require(self.release <= MAX_SECONDS, f"job {self.job_id!r}: release must be <= {MAX_SECONDS:.0e} s "
+                                             f"(float64 keeps event times exact below it), got {self.release!r}")
+        _require(_is_number(self.iterations) and self.iterations >= 0,
+                 f"job {self.job_id!r}: iterations must be >= 0 (a finite number), got {self.iterations!r}")
+        require_type(f"job {self.job_id!r}: plan", self.plan, TrainingPlan, "a TrainingPlan")
 
     @property
     def gpus(self) -> int:

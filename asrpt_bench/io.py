@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,17 +145,11 @@ def write_outputs(run_dir: Path, result: RunResult) -> None:
 
 
 def write_run_dir(path: Path, result: RunResult, config: dict[str, Any], overrides: list[str] = ()) -> Path:
-    """Write a whole run directory outside Hydra: build it in `<path>.incomplete`, then rename it."""
-    path = Path(path)
-    staging = path.with_name(path.name + ".incomplete")
-    if staging.exists():
-        shutil.rmtree(staging)
-    mark_started(staging, config, list(overrides))
-    write_outputs(staging, result)
-    if path.exists():
-        shutil.rmtree(path)
-    os.replace(staging, path)
-    return path
+    """Write a whole run directory outside Hydra, built in a fresh staging directory and moved into place;
+    it never removes what no run wrote (rundir.write_run_dir)."""
+    from .rundir import write_run_dir as write
+
+    return write(path, result, config, list(overrides))
 
 
 def run_status(run_dir: Path) -> str:

@@ -12,7 +12,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal, Sequence
 
-from .core import GB, Cluster, Placement, TrainingPlan
+import numpy as np
+
+from .core import GB, Cluster, ConfigError, Placement, TrainingPlan, require_type
 from .rules import check
 
 
@@ -78,7 +80,16 @@ class TimingModel:
 
     def alpha(self, plan: TrainingPlan, placement: Placement, cluster: Cluster) -> float:
         """Per-iteration time of `plan` under `placement` on `cluster` (seconds)."""
+        require_type("plan", plan, TrainingPlan, "a TrainingPlan")
+        require_type("placement", placement, Placement, "a Placement")
+        require_type("cluster", cluster, Cluster, "a Cluster")
         servers = placement.servers
+        require_type("placement.servers", servers, (tuple, list), "a tuple of server indices")
+        outside = [h for h in servers if isinstance(h, bool) or not isinstance(h, (int, np.integer))
+                   or not 0 <= h < cluster.servers]
+        if outside:
+            raise ConfigError(f"placement.servers: server index {outside[0]!r} is outside the cluster's "
+                              f"{cluster.servers} servers (0..{cluster.servers - 1})")
         if len(servers) != plan.gpus:
             raise ValueError(f"placement has {len(servers)} vertices, plan {plan.model}/{plan.config} "
                              f"needs {plan.gpus}")

@@ -62,7 +62,9 @@ for name in "${EXPERIMENTS[@]}"; do
     failed+=("${name} (collect)")
   fi
 done
-if ! "$PYTHON" -m asrpt_bench.report.figures --results "${out}/results" --out "${out}/figures" --all; then
+partial=()
+[ "$quick" = 1 ] && partial=(--partial-sweep)  # quick sweeps cover two values of one key
+if ! "$PYTHON" -m asrpt_bench.report.figures --results "${out}/results" --out "${out}/figures" --all ${partial[@]+"${partial[@]}"}; then
   failed+=("figures")
 fi
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,5 +1,6 @@
 """Test-wide setup: runs (in-process and in subprocesses) cache prepared work in a per-session
-temporary directory, never in the user's ~/.cache."""
+temporary directory, never in the user's ~/.cache, and sign it with a key made there, never in the
+user's ~/.config."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache_dir(tmp_path_factory: pytest.TempPathFactory):
-    previous = os.environ.get("XDG_CACHE_HOME")
+    previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg_cache"))
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg_config"))
     yield
-    if previous is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

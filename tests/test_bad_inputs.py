@@ -8,6 +8,7 @@ Outcomes use `{dir}` for the test's temporary directory.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import subprocess
@@ -21,17 +22,22 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-from asrpt_bench import cli, io, solvers
+from asrpt_bench import cache, cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
                                 WorkloadConfig)
-from asrpt_bench.core import Cluster, ConfigError
+from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
+from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.placement.ilp import ILPPlacer
+from asrpt_bench.placement.study import main as placement_study_main
 from asrpt_bench.profiles import build_plan, register_model
 from asrpt_bench.report.figures import main as figures_main
+from asrpt_bench.report.reproduction import main as report_main
 from asrpt_bench.schedulers import make_scheduler
-from asrpt_bench.solvers import Availability, LinearModel, backend_entry, SolveResult, SolverError, SolverSettings, solve
+from asrpt_bench.sim import simulate
+from asrpt_bench.solvers import Availability, LinearModel, SolveResult, SolverError, SolverSettings, backend_entry, solve
+from asrpt_bench.timing import DEFAULT_TIMING
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.gavel import load_gavel
 from asrpt_bench.workloads.pai2020 import load_pai2020
@@ -64,9 +70,9 @@ def warned(call: Callable[[], dict]) -> str:
     return f"warning: {' | '.join(summary['warnings'])}; adjustments {summary['adjustments']}"
 
 
-def app(tmp: Path, *args: str) -> str:
+def app(tmp: Path, *args: str, **environment: str) -> str:
     """'exit <code>: <stderr>' of the CLI in `tmp`; stderr must be one line, and nothing is printed."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **environment}
     env.pop("HYDRA_FULL_ERROR", None)
     done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=tmp, env=env, capture_output=True,
                           text=True, timeout=300)
@@ -220,6 +226,136 @@ def interrupted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) 
     return f"exit {exit_info.value.code}: {capsys.readouterr().err.strip()}"
 
 
+def refused_over_earlier_run(tmp: Path) -> str:
+    """A complete run in runs/r1, then a refused run into the same directory: the earlier files survive."""
+    write(tmp, "ok.csv", f"{HEADER}\n{GOOD_ROW}\n")
+    write(tmp, "bad.csv", f"{HEADER}\na,soon,1,10,1.0\n")
+    args = ("workload=csv", "predictor=oracle", "task=simulate", "hydra.run.dir=runs/r1")
+    subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args, "workload.path=ok.csv"], cwd=tmp, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
+    run_dir = tmp / "runs" / "r1"
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    outcome = app(tmp, *args, "workload.path=bad.csv")
+    after = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    return outcome + ("; earlier run kept" if after == before and run_dir / io.COMPLETE in after else "")
+
+
+def users_files_in_run_dir(tmp: Path) -> str:
+    """`hydra.run.dir=.` in a directory holding the user's own config.json and summary.json."""
+    write(tmp, "ok.csv", f"{HEADER}\n{GOOD_ROW}\n")
+    write(tmp, "config.json", "mine\n")
+    write(tmp, "summary.json", "mine\n")
+    outcome = app(tmp, "workload=csv", "workload.path=ok.csv", "predictor=oracle", "task=simulate", "hydra.run.dir=.")
+    kept = (tmp / "config.json").read_text() == "mine\n" and (tmp / "summary.json").read_text() == "mine\n"
+    return outcome + ("; files kept" if kept else "")
+
+
+def terminated(tmp: Path) -> str:
+    """SIGTERM to a joblib sweep whose loky workers are computing (once they ran on for minutes)."""
+    from test_signals import terminated_sweep
+
+    code, err, left = terminated_sweep(tmp)
+    return f"exit {code}: {' | '.join(err.splitlines())}; processes left {left}"
+
+
+def first_line_of_app(tmp: Path, *args: str) -> str:
+    """'exit <code>: <first stderr line>' of the CLI in `tmp` (for runs that warn, then go on)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("HYDRA_FULL_ERROR", None)
+    done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=tmp, env=env, capture_output=True,
+                          text=True, timeout=300)
+    return f"exit {done.returncode}: {done.stderr.splitlines()[0]}"
+
+
+def one_line(capsys: pytest.CaptureFixture, code: int) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return f"exit {code}: {err.strip()}"
+
+
+def two_job_simulation(predictions: Any) -> None:
+    plan = TrainingPlan.fixed(1, 1.0)
+    jobs = [Job("a", 0.0, plan, 3), Job("b", 1.0, plan, 2)]
+    simulate(jobs, Cluster(1, 2), make_scheduler("fifo"), FirstFitPlacer(), predictions=predictions)
+
+
+class Planted:
+    """A pickle that creates a file when it is loaded."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple:
+        return (open, (str(self.target), "w"))
+
+
+def planted_cache_entry(tmp: Path) -> str:
+    """An unsigned entry planted where a run's next hit would load it: the value is recomputed instead."""
+    store = cache.DiskCache(tmp / "cache")
+    store.get_or_compute("table", "k", lambda: 1)
+    store.path("table", "k").write_bytes(__import__("pickle").dumps(Planted(tmp / "pwned")))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value, status = store.get_or_compute("table", "k", lambda: 2)
+    return f"warning: {caught[0].message}; value {value} ({status}); file created {(tmp / 'pwned').exists()}"
+
+
+def cache_clear_foreign(tmp: Path, capsys: pytest.CaptureFixture) -> str:
+    """`asrpt-bench-cache clear --dir` a project directory holding *.pkl files."""
+    write(tmp, "project/model.pkl", b"x")
+    with pytest.raises(SystemExit) as exit_info:
+        cache.main(["clear", "--dir", str(tmp)])
+    kept = (tmp / "project" / "model.pkl").read_bytes() == b"x"
+    return f"{one_line(capsys, exit_info.value.code)}; {'kept' if kept else 'deleted'}"
+
+
+def collect_damaged(tmp: Path, capsys: pytest.CaptureFixture, damage: Callable[[Path], Any], *args: str) -> str:
+    """`asrpt-bench-collect` over one complete run (2 jobs) after `damage(run_dir)`."""
+    run_dir = tmp / "sweep" / "seed=0"
+    jobs = pd.DataFrame({"job_id": ["a", "b"], "end": [1.0, 2.0]})
+    io.write_run_dir(run_dir, io.RunResult("simulate", {"num_jobs": 2, "total_jct": 3.0}, jobs=jobs), {"seed": 0})
+    damage(run_dir)
+    code = collect_main([str(tmp / "sweep"), *(args or ("--out", str(tmp / "x.csv")))])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+def edited_result(tmp: Path, name: str, edit: Callable[[pd.DataFrame], pd.DataFrame]) -> Path:
+    """results/<name>.csv of the committed tables, edited, in `tmp`/results."""
+    results = tmp / "results"
+    results.mkdir(exist_ok=True)
+    edit(pd.read_csv(ROOT / "results" / f"{name}.csv")).to_csv(results / f"{name}.csv", index=False)
+    return results
+
+
+def report_check(tmp: Path, capsys: pytest.CaptureFixture, edit: Callable[[pd.DataFrame], pd.DataFrame]) -> str:
+    """`asrpt-bench-report --check` over an edited compare_default.csv."""
+    results = edited_result(tmp, "compare_default", edit)
+    code = report_main(["--results", str(results), "--out", str(ROOT / "REPRODUCTION.md"), "--check"])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def figures_of(tmp: Path, capsys: pytest.CaptureFixture, results: Path, *args: str) -> str:
+    """`asrpt-bench-figures` over `results`: exit status and its error lines."""
+    code = figures_main(["--results", str(results), "--out", str(tmp / "figures"), *args])
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("asrpt-bench-figures: error")]
+    return f"exit {code}: {' | '.join(errors)}"
+
+
+def n_a(table: pd.DataFrame) -> pd.DataFrame:
+    table["total_jct"] = table["total_jct"].astype(object)
+    table.loc[3, "total_jct"] = "n/a"
+    return table
+
+
+def tripled(table: pd.DataFrame) -> pd.DataFrame:
+    table.loc[1, "total_jct"] = table.loc[1, "total_jct"] * 3
+    return table
+
+
 def collect_failed(tmp: Path, capsys: pytest.CaptureFixture) -> str:
     run_dir = tmp / "sweep" / "seed=0"
     io.mark_started(run_dir, {"seed": 0}, ["seed=0"])
@@ -258,6 +394,7 @@ def case(kind: str, category: str, expected: str, *fixtures: str) -> Callable[[C
 
 TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly trace", "job selection"
 GAVEL = "Gavel trace"
+API = "Python API"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
 
 CASES: list[Case] = [
@@ -329,6 +466,48 @@ CASES: list[Case] = [
          "workload.drop_oversize=true); adjustments {'dropped_oversize_jobs': 1}")(
         lambda tmp: warned(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "big,1,8,10,1.0"),
                                                           workload__drop_oversize=True)).summary)),
+    case("csv-row-with-an-extra-field", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2) has 6 field(s), expected 5 (as the header line)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW + ",9", "b,0,1,10,1.0")))),
+    case("csv-short-row", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2) has 5 field(s), expected 6 (as the header line)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, header=HEADER + ",group")))),
+    case("csv-misspelt-column", TRACE,
+         "{dir}/jobs.csv: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
+         "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'user', 'group', "
+         "'duration']")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,2.0", header=HEADER + ",alpha_mx")))),
+    case("csv-repeated-column", TRACE, "{dir}/jobs.csv: column 'gpus' appears more than once in the header line")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,4", header=HEADER + ",gpus")))),
+    case("csv-iterations-and-duration-without-model", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'iterations': a row with iterations needs model+config or alpha; "
+         "without them a model is drawn from its duration, which would replace these iterations (leave iterations "
+         "empty to derive them from the duration)")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,3,1000,50", header="job_id,release,gpus,iterations,"
+                                                                                   "duration")))),
+    case("csv-duration-row-with-an-odd-gpu-count", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'gpus': a model drawn from a duration runs on one of [1, 2, 4, 8, "
+         "16, 32] GPUs, so gpus 3 would be changed; give model+config or alpha for other sizes")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,3,500", header="job_id,release,gpus,duration")))),
+    case("csv-release-beyond-exact-times", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'release': must be <= 1e+12 s (larger times lose precision in "
+         "float64 arithmetic), got '1e308'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,1e308,1,10,1.0")))),
+    case("csv-gpus-beyond-any-cluster", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'gpus': must be <= 1e+06 GPUs (no cluster comes near), got '1e19'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1e19,10,1.0")))),
+    case("csv-work-beyond-exact-times", TRACE,
+         "{dir}/jobs.csv: row 1 (line 2), column 'iterations': iterations x alpha must be <= 1e+12 s (larger times "
+         "lose precision in float64 arithmetic), got '1000000000' x '1e5'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,1000000000,1e5")))),
+    case("csv-gzip-named-csv", TRACE, "{dir}/jobs.csv: the file is gzip-compressed; name it jobs.csv.gz or gunzip it")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv",
+                                                   gzip.compress(f"{HEADER}\n{GOOD_ROW}\n".encode()))))),
+    case("csv-every-job-larger-than-cluster", TRACE,
+         "every job (1) needs more than the cluster's 4 GPUs (first: 'big'), so nothing is left to simulate; use a "
+         "larger cluster (cluster.servers, cluster.gpus_per_server)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "big,1,8,10,1.0"),
+                                                           workload__drop_oversize=True)))),
     # ---- PAI 2020
     case("pai-file-missing", PAI, "{dir}/pai: no pai_group_tag_table.csv found (looked in all subdirectories)")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
@@ -345,6 +524,14 @@ CASES: list[Case] = [
          "{dir}/pai: no job passes the filters (Terminated, plan_gpu > 0, duration > 0): {'jobs_in_file': 2, "
          "'not_terminated': 2, 'no_gpu': 0, 'no_positive_duration': 0, 'kept': 0}")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, jobs=PAI_JOBS.replace("Terminated", "Failed"))))),
+    case("pai-extra-field", PAI,
+         "{dir}/pai/pai_group_tag_table.csv: row 1 (line 1) has 6 field(s), expected 5: ['inst_id', 'user', "
+         "'gpu_type_spec', 'group', 'workload']")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=PAI_TAGS.replace("bert", "bert,extra"))))),
+    case("pai-short-row", PAI,
+         "{dir}/pai/pai_task_table.csv: row 2 (line 2) has 6 field(s), expected 10: ['job_name', 'task_name', "
+         "'inst_num', 'status', 'start_time', 'end_time', 'plan_cpu', 'plan_mem', 'plan_gpu', 'gpu_type']")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace(",600,29.0,100,T4", ""))))),
     # ---- Philly
     case("philly-bad-timestamp", PHILLY,
          "{dir}/philly.csv: row 1 (line 2), column 'timestamp': not a timestamp in format '%Y-%m-%d %H:%M:%S', "
@@ -355,6 +542,20 @@ CASES: list[Case] = [
          "{dir}/philly.csv: row 1 (line 2), column 'num_gpus': must be >= 1, got '0'")(
         lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
                                                       f"{PHILLY_HEADER}\n2017-10-01 00:00:00,50,0,0,vcA\n")))),
+    case("philly-unknown-column", PHILLY,
+         "{dir}/philly.csv: unknown column 'priority'; the Philly format's columns are ['timestamp', 'duration', "
+         "'num_gpus', 'gpu_time', 'cluster']")(
+        lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv", f"{PHILLY_HEADER},priority\n"
+                                                                         "2017-10-01 00:00:00,50,1,50,vcA,u\n")))),
+    case("philly-gpus-beyond-any-cluster", PHILLY,
+         "{dir}/philly.csv: row 1 (line 2), column 'num_gpus': must be <= 1e+06, got '1e19'")(
+        lambda tmp: refusal(lambda: load_philly(write(tmp, "philly.csv",
+                                                      f"{PHILLY_HEADER}\n2017-10-01 00:00:00,50,1e19,50,vcA\n")))),
+    case("pai-gpus-beyond-any-cluster", PAI,
+         "{dir}/pai/pai_task_table.csv: job 'jA': its tasks ask for 4e+17 GPUs (inst_num x ceil(plan_gpu / 100)), "
+         "more than 1000000")(
+        lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tasks=PAI_TASKS.replace("jA,worker,4,",
+                                                                                  "jA,worker,4e17,"))))),
     # ---- Gavel
     case("gavel-empty-file", GAVEL, "{dir}/vc1.trace: the trace has no jobs")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", "")))),
@@ -364,6 +565,10 @@ CASES: list[Case] = [
     case("gavel-non-integer-steps", GAVEL,
          "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be an integer >= 0, got '1e3'")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace("\t1000\t", "\t1e3\t"))))),
+    case("gavel-steps-beyond-exact-counts", GAVEL,
+         "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be <= 1e+12, got '100000000000000000000000'")(
+        lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace(
+            "\t1000\t", "\t100000000000000000000000\t"))))),
     case("gavel-unknown-job-type", GAVEL,
          "{dir}/vc1.trace: row 2 (line 2), column 'job_type': job type 'A4C' has no measured throughput; known: "
          "['A3C', 'CycleGAN', 'LM (batch size 10)', 'LM (batch size 20)', 'LM (batch size 40)', 'LM (batch size 5)', "
@@ -397,6 +602,16 @@ CASES: list[Case] = [
          "workload.num_jobs or set workload.resample_replace=true")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"), workload__num_jobs=2,
                                                            workload__single_gpu_share=0.5)))),
+    case("inject-gpus-beyond-cluster", SELECTION,
+         "workload.inject_gpus=1000 is more than the cluster's 4 GPUs; injected jobs must fit the cluster (lower "
+         "workload.inject_gpus)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
+                                                           workload__inject_jobs=1, workload__inject_gpus=1000)))),
+    case("target-load-beyond-exact-times", SELECTION,
+         "workload.target_load=1e-300 stretches the releases to 5e+300 s, beyond 1e+12 s where float64 keeps "
+         "event times exact; raise workload.target_load")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
+                                                           workload__target_load=1e-300)))),
     # ---- profiles
     case("profile-bad-edge-line", PROFILE,
          "{dir}/bad.graph.txt, line 2: expected an edge line 'nodeX -- nodeY', got 'node1 -> node2'")(
@@ -472,6 +687,53 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: absent.csv: file not found; no run directory")(
         lambda tmp: app(tmp, "workload=csv", "workload.path=absent.csv") + ("; no run directory" if no_run_dirs(tmp)
                                                                               else "")),
+    case("cli-path-with-home", CONFIG,
+         "exit 2: asrpt-bench: error: {dir}/absent.csv: file not found")(
+        lambda tmp: app(tmp, "workload=csv", "workload.path=~/absent.csv", HOME=str(tmp))),
+    case("cli-misspelt-option", CONFIG,
+         "exit 2: asrpt-bench: error: unknown option '-multirun'; the options are -m/--multirun, --cfg, --resolve, "
+         "--help and Hydra's other flags (see --help), and overrides are key=value")(
+        lambda tmp: app(tmp, "scheduler.tau=0,1", "-multirun")),
+    case("cli-launcher-without-workers", CONFIG,
+         "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
+         "one per CPU), got '0'")(
+        lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=joblib", "hydra.launcher.n_jobs=0")),
+    case("cli-experiment-without-multirun", CONFIG,
+         "exit 0: asrpt-bench: warning: experiment=compare_default is a sweep; without -m this runs one point of it "
+         "(add -m to run the whole sweep)")(
+        lambda tmp: first_line_of_app(tmp, "experiment=compare_default", "debug=tiny", "workload=synthetic",
+                                      "task=simulate", f"hydra.run.dir={tmp}/run")),
+    case("placement-study-bad-argument", CONFIG,
+         "exit 2: asrpt-bench-placement-study: error: cluster.servers must be a positive integer, got 0", "capsys")(
+        lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
+    # ---- the Python API
+    case("api-fractional-replicas", API, "Stage.replicas must be an integer >= 1, got 1.5")(
+        lambda tmp: refusal(lambda: Stage(compute_s=1.0, param_bytes=0.0, activation_bytes=0.0, replicas=1.5))),
+    case("api-server-outside-the-cluster", API,
+         "placement.servers: server index 9 is outside the cluster's 2 servers (0..1)")(
+        lambda tmp: refusal(lambda: DEFAULT_TIMING.alpha(build_plan("vgg19", "p1xd2"), Placement((9, 0)),
+                                                         Cluster(2, 2)))),
+    case("api-negative-server", API, "placement.servers: server index -1 is outside the cluster's 2 servers (0..1)")(
+        lambda tmp: refusal(lambda: DEFAULT_TIMING.alpha(build_plan("vgg19", "p1xd2"), Placement((-1, 0)),
+                                                         Cluster(2, 2)))),
+    case("api-none-argument", API, "job 'a': release must be >= 0 (a finite number), got None")(
+        lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-string-argument", API, "gpus must be an integer >= 1, got '2'")(
+        lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
+    case("api-release-beyond-exact-times", API,
+         "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
+        lambda tmp: refusal(lambda: Job("a", 1e300, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-scheduler-missing", API,
+         "scheduler must be a scheduler object with a dispatch() method (e.g. from make_scheduler), got NoneType None")(
+        lambda tmp: refusal(lambda: simulate([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3)], Cluster(1, 2), None,
+                                             FirstFitPlacer()))),
+    case("api-path-missing", API, "path must be a CSV file path (str or Path), got NoneType None")(
+        lambda tmp: refusal(lambda: load_csv(None))),
+    case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
+        lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
+    case("api-predictions-as-a-list", API,
+         "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
+        lambda tmp: refusal(lambda: two_job_simulation([3, 2]))),
     # ---- solvers
     case("solver-no-backend", SOLVER,
          "solver 'gurobi' is unusable (gurobipy is not importable) and the default 'cpsat' is too (ortools is "
@@ -508,21 +770,101 @@ CASES: list[Case] = [
          "[Errno 28] No space left on device; status incomplete; files ['INCOMPLETE', 'config.json', "
          "'overrides.json']", "monkeypatch")(
         lambda tmp, monkeypatch: failing_writer(tmp, monkeypatch)),
-    case("failing-writer-in-a-run", IO,
-         "exit 1: asrpt-bench: error: the run failed (IsADirectoryError: [Errno 21] Is a directory: "
-         "'{dir}/run/.accuracy_abs.csv.TMP.tmp' -> '{dir}/run/accuracy_abs.csv'); traceback in {dir}/run/FAILED")(
-        lambda tmp: _tmp_names((tmp / "run" / "accuracy_abs.csv").mkdir(parents=True) or app(
-            tmp, "debug=tiny", "workload=synthetic", "task=predictor", f"hydra.run.dir={tmp}/run"), tmp)),
+    case("output-name-taken-in-a-run", IO,
+         "exit 2: asrpt-bench: error: {dir}/run: already holds ['accuracy_abs.csv'], which no run wrote; a run "
+         "never overwrites them: choose an empty or new output directory (hydra.run.dir=...); kept")(
+        lambda tmp: (tmp / "run" / "accuracy_abs.csv").mkdir(parents=True) or app(
+            tmp, "debug=tiny", "workload=synthetic", "task=predictor", f"hydra.run.dir={tmp}/run") + (
+            "; kept" if (tmp / "run" / "accuracy_abs.csv").is_dir() and not any(
+                rundir.is_staging(p) for p in tmp.rglob("*")) else "")),
+    case("refused-run-in-an-earlier-runs-directory", IO,
+         "exit 2: asrpt-bench: error: bad.csv: row 1 (line 2), column 'release': not a number: 'soon'; earlier run "
+         "kept")(
+        lambda tmp: refused_over_earlier_run(tmp)),
+    case("run-directory-holds-the-users-files", IO,
+         "exit 2: asrpt-bench: error: {dir}: already holds ['config.json', 'summary.json'], which no run wrote; a "
+         "run never overwrites them: choose an empty or new output directory (hydra.run.dir=...); files kept")(
+        lambda tmp: users_files_in_run_dir(tmp)),
     case("collect-failed-runs", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'failed': 1} (first: {dir}/sweep/seed=0: "
          "ValueError: boom); nothing written, pass --allow-partial to write the table with them flagged",
          "capsys")(
         lambda tmp, capsys: collect_failed(tmp, capsys)),
+    case("collect-truncated-jobs-table", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "jobs.parquet: not a readable Parquet file (ArrowInvalid; truncated?)); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.JOBS))),
+    case("collect-truncated-summary", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "summary.json: cannot be read (Unterminated string starting at: line 3 column 11 (char 29))); nothing "
+         "written, pass --allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.SUMMARY))),
+    case("collect-rows-do-not-match-the-summary", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "jobs.parquet: 1 rows, the summary says num_jobs 2); nothing written, pass --allow-partial to write the "
+         "table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: io.atomic_write_frame(
+            run / io.JOBS, pd.DataFrame({"job_id": ["a"], "end": [1.0]})))),
+    case("collect-truncated-overrides", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "overrides.json: cannot be read (Expecting value: line 1 column 2 (char 1))); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.OVERRIDES))),
+    case("collect-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the CSV file to write", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
     case("figure-from-the-wrong-table", IO,
          "exit 2: asrpt-bench-figures: error: {dir}/results/sensitivity.csv: expected runs of experiment "
          "'sensitivity', found ['compare_default'] (collect a sweep of experiment=sensitivity into it)",
          "capsys")(
         lambda tmp, capsys: wrong_figure_table(tmp, capsys)),
+    case("terminated-sweep", IO,
+         "exit 143: asrpt-bench: terminated; completed runs are kept (a rerun of a sweep skips them); "
+         "processes left []")(
+        lambda tmp: terminated(tmp)),
+    case("figures-unwritable-out", IO,
+         "exit 2: asrpt-bench-figures: error: cannot write to --out {dir}/file.txt/figures: [Errno 20] Not a "
+         "directory: '{dir}/file.txt/figures'", "capsys")(
+        lambda tmp, capsys: (write(tmp, "file.txt", "x"), one_line(capsys, figures_main([
+            "--results", str(ROOT / "results"), "--out", str(tmp / "file.txt" / "figures")])))[1]),
+    case("cache-planted-entry", IO,
+         "warning: cache entry {dir}/cache/table/k.pkl is not trusted (not signed); recomputing it without loading "
+         "it; value 2 (miss); file created False")(
+        lambda tmp: planted_cache_entry(tmp)),
+    case("cache-directory-writable-by-all", IO,
+         "cache.dir: {dir} is writable by every user (mode 0777); use a private directory, or set "
+         "ASRPT_BENCH_CACHE_ALLOW_WRITABLE=1 to accept it (entries stay signed with your key)")(
+        lambda tmp: (tmp.chmod(0o777), refusal(lambda: cache.resolve_cache(str(tmp), True)))[1]),
+    case("cache-clear-a-foreign-directory", IO,
+         "exit 2: asrpt-bench-cache: error: {dir}: not an asrpt-bench cache (no ASRPT_BENCH_CACHE file); nothing "
+         "removed; kept", "capsys")(
+        lambda tmp, capsys: cache_clear_foreign(tmp, capsys)),
+    case("report-edited-total-jct", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/compare_default.csv: row 2 (line 3), column 'total_jct': "
+         "1.92805e+08 is not mean_jct x num_jobs (32134.1 x 2000 = 6.42683e+07); the table was edited after "
+         "collection", "capsys")(
+        lambda tmp, capsys: report_check(tmp, capsys, tripled)),
+    case("report-non-numeric-cell", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/compare_default.csv: row 4 (line 5), column 'total_jct': "
+         "not a number: 'n/a'", "capsys")(
+        lambda tmp, capsys: report_check(tmp, capsys, n_a)),
+    case("figure-from-half-a-table", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: stale against "
+         "conf/experiment/fig6_num_jobs.yaml: workload.num_jobs has ['1000', '2000', '500'] but the experiment sweeps "
+         "['1000', '2000', '4000', '500', '8000']", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, edited_result(tmp, "fig6_num_jobs", lambda t: t[
+            t["workload.num_jobs"] <= t["workload.num_jobs"].median()]))),
+    case("figure-incomplete-seed-set", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: incomplete seed set: "
+         "workload.num_jobs=1000, scheduler=fifo, placer=heavy_edge has seeds [1, 2, 3, 4] of [0, 1, 2, 3, 4]; "
+         "collect the whole sweep", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, edited_result(tmp, "fig6_num_jobs", lambda t: t.drop(
+            t.index[7])))),
+    case("figure-table-not-utf8", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: not UTF-8 text (byte 0: invalid "
+         "start byte); a collected table is UTF-8 CSV", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, write(tmp, "results/fig6_num_jobs.csv", b"\xff\xfe\x00r").parent)),
     case("interrupted-sweep", IO,
          "exit 130: asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)",
          "monkeypatch", "capsys")(
@@ -534,11 +876,6 @@ def _solver_error(call: Callable[[], Any]) -> str:
     with pytest.raises(SolverError) as error:
         call()
     return str(error.value)
-
-
-def _tmp_names(outcome: str, tmp: Path) -> str:
-    """Temporary file names are random: '.accuracy_abs.csv.<random>.tmp' reads '.accuracy_abs.csv.TMP.tmp'."""
-    return re.sub(r"\.accuracy_abs\.csv\.[^.'/]+\.tmp", ".accuracy_abs.csv.TMP.tmp", outcome)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -575,5 +912,5 @@ def test_the_doc_lists_exactly_these_cases() -> None:
 
 def test_the_catalogue_has_at_least_thirty_kinds_in_every_category() -> None:
     categories = {c.category for c in CASES}
-    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, SOLVER, IO}
+    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, API, SOLVER, IO}
     assert len(CASES) >= 30

@@ -5,14 +5,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from asrpt_bench import cache
+from asrpt_bench import cache, cache_trust
 from asrpt_bench.config import RunConfig, WorkloadConfig
 from asrpt_bench.core import ConfigError
 from asrpt_bench.prepare import TableSpec
@@ -38,9 +38,7 @@ def test_a_hit_gives_byte_identical_outputs_to_a_miss(tmp_path: Path) -> None:
     assert first["cache"] == {"table": "miss", "jobs": "miss", "predictor": "miss"}
     assert second["cache"] == {"table": "hit", "jobs": "hit", "predictor": "hit"}
     assert (tmp_path / "miss" / "jobs.parquet").read_bytes() == (tmp_path / "hit" / "jobs.parquet").read_bytes()
-    volatile = ["sim_wall_time_s"]
-    comparisons = [pd.read_csv(tmp_path / name / "comparison.csv").drop(columns=volatile) for name in ("miss", "hit")]
-    pd.testing.assert_frame_equal(*comparisons)
+    assert (tmp_path / "miss" / "comparison.csv").read_bytes() == (tmp_path / "hit" / "comparison.csv").read_bytes()
     assert first["config_hash"] == second["config_hash"] and first["total_jct"] == second["total_jct"]
     disabled = run_app(store, tmp_path / "off", "cache.enabled=false")
     assert disabled["cache"] == {"table": "off", "jobs": "off", "predictor": "off"}
@@ -86,7 +84,7 @@ def test_an_entry_that_does_not_load_is_recomputed(tmp_path: Path) -> None:
     store = cache.DiskCache(tmp_path)
     assert store.get_or_compute("table", "k", lambda: [1, 2]) == ([1, 2], "miss")
     assert store.get_or_compute("table", "k", lambda: [3]) == ([1, 2], "hit")
-    store.path("table", "k").write_bytes(b"not a pickle")
+    store.path("table", "k").write_bytes(cache_trust.sign("table", "k", b"not a pickle"))
     with pytest.warns(UserWarning, match="does not load"):
         assert store.get_or_compute("table", "k", lambda: [3]) == ([3], "miss")
     assert cache.DiskCache(None).get_or_compute("table", "k", lambda: [4]) == ([4], "off")
@@ -113,3 +111,74 @@ def test_cache_keys_are_validated_and_do_not_change_the_config_hash(tmp_path: Pa
     moved = RunConfig()
     moved.cache.dir, moved.cache.enabled = str(tmp_path), False
     assert config_hash(moved) == config_hash(RunConfig())
+
+
+class _Planted:
+    """A pickle that creates a file when it is loaded."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple:
+        return (open, (str(self.target), "w"))
+
+
+def test_a_planted_entry_is_never_loaded(tmp_path: Path) -> None:
+    store, proof = cache.DiskCache(tmp_path / "cache"), tmp_path / "pwned"
+    assert store.get_or_compute("table", "k", lambda: [1]) == ([1], "miss")
+    planted = pickle.dumps(_Planted(proof))
+    other_key = cache_trust.MAGIC + b"0" * 64 + b"\n" + planted
+    for entry in (planted, other_key):  # unsigned, and signed under someone else's key
+        store.path("table", "k").write_bytes(entry)
+        with pytest.warns(UserWarning, match="is not trusted"):
+            assert store.get_or_compute("table", "k", lambda: [2]) == ([2], "miss")
+        assert not proof.exists()
+    assert store.get_or_compute("table", "k", lambda: [3]) == ([2], "hit")  # the rewritten entry is signed
+
+
+def test_the_signing_key_is_private_to_the_user() -> None:
+    cache_trust.signing_key()
+    assert oct(cache_trust.key_path().stat().st_mode & 0o777) == "0o600"
+
+
+def test_clear_removes_only_what_the_cache_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "cache"
+    store = cache.DiskCache(root)
+    store.get_or_compute("table", "a", lambda: 1)
+    (root / "table" / "notes.txt").write_text("mine\n")
+    (root / "table" / "mine.pkl").write_bytes(pickle.dumps(1))
+    (root / "results").mkdir()
+    (root / "results" / "model.pkl").write_bytes(pickle.dumps(2))
+    cache.main(["clear", "--dir", str(root)])
+    assert "removed 1 entries" in capsys.readouterr().out
+    left = sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
+    assert left == [cache.MARKER, "results/model.pkl", "table/mine.pkl", "table/notes.txt"]
+
+
+def test_clear_refuses_a_directory_the_cache_did_not_make(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "model.pkl").write_bytes(b"x")
+    with pytest.raises(SystemExit) as exit_info:
+        cache.main(["clear", "--dir", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (f"asrpt-bench-cache: error: {tmp_path}: not an asrpt-bench cache (no "
+                                       f"{cache.MARKER} file); nothing removed\n")
+    assert (tmp_path / "project" / "model.pkl").read_bytes() == b"x"
+
+
+def test_a_cache_directory_every_user_can_write_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(ConfigError, match="is writable by every user \\(mode 0777\\)"):
+        cache.resolve_cache(str(shared), True)
+    monkeypatch.setenv(cache_trust.ALLOW_WRITABLE, "1")
+    assert cache.resolve_cache(str(shared), True).root == shared
+
+
+def test_an_unwritable_config_directory_turns_the_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "file"))  # the key cannot be made below a file
+    with pytest.warns(UserWarning, match="cannot read or make the cache signing key"):
+        assert cache.DiskCache(tmp_path / "cache").get_or_compute("table", "k", lambda: 1) == (1, "off")
+    assert not (tmp_path / "cache").exists()

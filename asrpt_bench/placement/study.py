@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Sequence
@@ -205,11 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    cluster = Cluster(args.servers, args.gpus_per_server, args.b_intra, args.b_inter)
-    frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, args.solver, args.time_limit,
-                                args.seed, heavy_edge_mode=args.heavy_edge_mode)
-    path = write_csv_atomic(frame, args.out)
+    """Exit 0 written; 2 a bad argument or an unwritable --out, in one line 'PROG: error: ...'."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        cluster = Cluster(args.servers, args.gpus_per_server, args.b_intra, args.b_inter)
+        frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, args.solver, args.time_limit,
+                                    args.seed, heavy_edge_mode=args.heavy_edge_mode)
+        path = write_csv_atomic(frame, args.out)
+    except (ConfigError, OSError) as error:
+        print(f"{parser.prog}: error: {str(error).strip().splitlines()[0]}", file=sys.stderr)
+        return 2
     print(regime_line(cluster))
     print(summarize_study(frame).to_string(float_format=lambda x: f"{x:.4g}"))
     print(summarize_modes(frame).to_string(float_format=lambda x: f"{x:.4g}"))

@@ -12,6 +12,8 @@ Users add models from their own graph.txt with `register_model`.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -102,6 +104,8 @@ def register_model(name: str, path: str | Path, speed_factor: float = 1.0,
     if name in _ZOO and not replace:
         raise ConfigError(f"model {name!r} is already registered; pass replace=True to redefine it")
     check_speed_factor(speed_factor, name)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"path must be a graph.txt file path (str or Path), got {type(path).__name__} {path!r}")
     profile = read_graph_txt(Path(path), name=name, batch_size=batch_size)
     _ZOO[name] = ZooEntry(lambda: profile, "user", float(speed_factor))
     _clear_caches()

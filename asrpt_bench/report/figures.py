@@ -1,10 +1,11 @@
-"""`asrpt-bench-figures [--results results] [--out paper_figures] [--all]`: every figure from collected tables.
+"""`asrpt-bench-figures [--results DIR] [--out DIR] [--all] [--partial-sweep]`: every figure from collected tables.
 
 Each registered figure names the results CSV it reads (written by `asrpt-bench-collect`), the named
 experiment that table must come from, the columns it needs, and the plot function that draws it.
 A table from another experiment (e.g. compare_default.csv saved as sensitivity.csv) or without the
-columns is refused, naming the file; a missing table is skipped (an error with `--all`). Nothing is
-re-simulated.
+columns, covering only part of its experiment's sweep or seeds, with a non-numeric cell where numbers
+are read or with derived columns that do not follow from the raw ones (report/table_check.py) is
+refused, naming the file; a missing table is skipped (an error with `--all`). Nothing is re-simulated.
 
 Exit codes: 0 every present table drawn (with `--all`: every figure); 1 nothing drawn; 2 a table
 was refused or, with `--all`, missing.
@@ -26,6 +27,7 @@ from ..core import ConfigError
 from ..io import atomic_write_text
 from . import plots, regime_plots, theory_plots
 from .style import save_figure
+from .table_check import read_table
 
 
 @dataclass(frozen=True)
@@ -151,9 +153,11 @@ def index_text(written: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[str]]:
-    """Draw every figure whose table exists and is the right one; return the files written, the
-    figures skipped (no table) and the tables refused (one message each)."""
+def make_figures(results: Path, out: Path, partial: bool = False) -> tuple[list[Path], list[str], list[str]]:
+    """Draw every figure whose table exists and is the right one (published.check_sweep: the whole
+    sweep, every seed, consistent cells; `partial`: part of the sweep will do); return the files
+    written, the figures skipped (no table) and the tables refused (one message each)."""
+    from .published import check_sweep  # published imports this module
     written, skipped, refused = [], [], []
     for spec in FIGURES:
         path = Path(results) / spec.table
@@ -161,12 +165,10 @@ def make_figures(results: Path, out: Path) -> tuple[list[Path], list[str], list[
             skipped.append(f"{spec.name} (no {path})")
             continue
         try:
-            table = pd.read_csv(path)
+            table = read_table(path)
             spec.check(table, path)
+            check_sweep(table, spec.name, path, spec.columns, partial)
             figure = spec.plot(table)
-        except pd.errors.EmptyDataError:
-            refused.append(f"{path}: the file is empty")
-            continue
         except ConfigError as error:
             refused.append(str(error))
             continue
@@ -181,11 +183,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"), help="directory of collected CSVs")
     parser.add_argument("--out", type=Path, default=Path("paper_figures"), help="directory for PNG and PDF files")
     parser.add_argument("--all", action="store_true", help="every figure must be drawn (a missing table is an error)")
+    parser.add_argument("--partial-sweep", action="store_true",
+                        help="accept tables of part of their experiment's sweep (run_all.sh --quick); seeds and "
+                             "cells are still checked")
     args = parser.parse_args(argv)
     if not args.results.is_dir():
         print(f"asrpt-bench-figures: error: no results directory {args.results}", file=sys.stderr)
         return 2
-    written, skipped, refused = make_figures(args.results, args.out)
+    try:
+        written, skipped, refused = make_figures(args.results, args.out, args.partial_sweep)
+    except OSError as error:
+        print(f"asrpt-bench-figures: error: cannot write to --out {args.out}: {error}", file=sys.stderr)
+        return 2
     for path in written:
         print(f"wrote {path}")
     for reason in skipped:

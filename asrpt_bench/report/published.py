@@ -4,6 +4,8 @@ A table is trusted when it exists, every run in it completed, all its runs belon
 experiment, and it covers exactly the sweep that conf/experiment/<name>.yaml declares (every swept
 key with every declared value, seeds included): a table collected before the experiment's sweep
 changed is stale, and a report built from it would describe runs that the recipe no longer makes.
+Its cells must then pass table_check: numbers where numbers are read, derived columns that follow
+from the raw ones (an edited total_jct is caught), every point with every seed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import yaml
 from ..core import ConfigError
 from ..conf import CONFIG_DIR
 from .figures import recorded_experiments
+from .table_check import check_table, read_table
 
 
 def sweep_params(name: str) -> dict[str, list[str]]:
@@ -56,14 +59,27 @@ def load_result(results: Path, name: str) -> pd.DataFrame:
     if not path.exists():
         raise ConfigError(f"{path}: missing; make it with experiments/run_all.sh --publish "
                           f"(or asrpt-bench -m experiment={name} and asrpt-bench-collect)")
-    table = pd.read_csv(path)
+    table = read_table(path)
     if recorded_experiments(table) != {name}:
         raise ConfigError(f"{path}: expected runs of experiment {name!r}, found {sorted(recorded_experiments(table))}")
     if "status" in table.columns and (table["status"] != "complete").any():
         raise ConfigError(f"{path}: {int((table['status'] != 'complete').sum())} run(s) did not complete; rerun "
                           "the sweep (completed points are skipped) and collect again")
+    check_sweep(table, name, path)
+    return table
+
+
+def check_sweep(table: pd.DataFrame, name: str, path: Path, read: tuple[str, ...] = (),
+                partial: bool = False) -> None:
+    """The table covers exactly the sweep of conf/experiment/<name>.yaml, every point with every seed,
+    and its cells pass table_check (numbers where numbers are read, derived columns consistent).
+    `partial` accepts a table of part of the sweep (a quick run), still checking seeds and cells."""
+    keys = []
     for key, declared in sweep_params(name).items():
         column = column_of(key, table)
+        if partial:
+            keys += [column] if column in table.columns else []
+            continue
         if column not in table.columns:
             raise ConfigError(f"{path}: stale against conf/experiment/{name}.yaml: no column for swept key {key!r}")
         found = {normalised(value) for value in table[column]}
@@ -71,4 +87,5 @@ def load_result(results: Path, name: str) -> pd.DataFrame:
         if found != wanted:
             raise ConfigError(f"{path}: stale against conf/experiment/{name}.yaml: {key} has {sorted(found)} "
                               f"but the experiment sweeps {sorted(wanted)}")
-    return table
+        keys.append(column)
+    check_table(table, path, read=read, keys=keys)

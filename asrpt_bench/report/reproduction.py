@@ -372,15 +372,24 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"asrpt-bench-report: error: {error}", file=sys.stderr)
         return 2
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+    try:
+        return _check_or_write(args.out, args.results, text, args.check)
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"asrpt-bench-report: error: cannot {'read' if args.check else 'write'} {args.out}: {error}",
+              file=sys.stderr)
+        return 2
+
+
+def _check_or_write(out: Path, results: Path, text: str, check: bool) -> int:
+    """--check: 0 if `out` holds `text`, else 1; otherwise write it."""
+    if check:
+        current = out.read_text(encoding="utf-8") if out.exists() else ""
         if current != text:
-            print(f"asrpt-bench-report: {args.out} is not what {args.results}/ gives; run asrpt-bench-report",
-                  file=sys.stderr)
+            print(f"asrpt-bench-report: {out} is not what {results}/ gives; run asrpt-bench-report", file=sys.stderr)
             return 1
         return 0
-    atomic_write_text(args.out, text)
-    print(f"asrpt-bench-report: wrote {args.out}")
+    atomic_write_text(out, text)
+    print(f"asrpt-bench-report: wrote {out}")
     return 0
 
 

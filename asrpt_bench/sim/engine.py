@@ -15,13 +15,14 @@ import math
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Hashable, Iterator, Mapping, Sequence
+from collections import abc
+from typing import Any, Hashable, Iterator, Mapping, Sequence
 
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen
+from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen, require_type
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..schedulers.base import EventKind, JobView, Proposal, Scheduler
@@ -87,6 +88,10 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
         if job.gpus == total:
             full.append(job.job_id)
         kept.append(job)
+    if dropped and not kept:
+        raise ConfigError(f"every job ({len(dropped)}) needs more than the cluster's {total} GPUs (first: "
+                          f"{dropped[0]!r}), so nothing is left to simulate; use a larger cluster (cluster.servers, "
+                          "cluster.gpus_per_server)")
     if dropped:
         adjust("dropped_oversize_jobs", len(dropped),
                f"dropped {len(dropped)} job(s) needing more than the cluster's {total} GPUs "
@@ -97,6 +102,25 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
     return kept, dropped
 
 
+def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predictions: Any) -> None:
+    """simulate()'s arguments are of the types it needs; each refusal names the argument."""
+    require_type("jobs", jobs, (list, tuple), "a list of Job")
+    for job in jobs:
+        require_type("jobs", job, Job, "a list of Job (one element is not)")
+    require_type("cluster", cluster, Cluster, "a Cluster")
+    for name, value, method in (("scheduler", scheduler, "dispatch"), ("placer", placer, "place")):
+        _require_component(name, value, method)
+    if predictions is not None:
+        require_type("predictions", predictions, abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) "
+                     "or None")
+
+
+def _require_component(name: str, value: Any, method: str) -> None:
+    if not callable(getattr(value, method, None)):
+        raise ConfigError(f"{name} must be a {name} object with a {method}() method (e.g. from make_{name}), got "
+                          f"{type(value).__name__} {value!r}"[:300])
+
+
 def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None) -> list[float]:
     """Predicted iterations per job; None means perfect predictions."""
     if predictions is None:
@@ -105,9 +129,13 @@ def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None
     for job in jobs:
         if job.job_id not in predictions:
             raise ConfigError(f"job {job.job_id!r}: no predicted iterations given")
-        value = float(predictions[job.job_id])
+        try:
+            value = float(predictions[job.job_id])
+        except (TypeError, ValueError):
+            value = math.nan
         if not (math.isfinite(value) and value >= 0):
-            raise ConfigError(f"job {job.job_id!r}: predicted iterations must be finite and >= 0, got {value}")
+            raise ConfigError(f"job {job.job_id!r}: predicted iterations must be finite and >= 0, got "
+                              f"{predictions[job.job_id]!r}")
         values.append(value)
     return values
 
@@ -272,6 +300,7 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     estimate_placer: the placer whose empty-cluster placement gives alpha~min (default: Heavy-Edge
     with `timing`, as in the paper); estimates are cached per plan.
     """
+    _check_arguments(jobs, cluster, scheduler, placer, predictions)
     kept, dropped = _check_jobs(jobs, cluster, drop_oversize)
     predicted = _predicted(kept, predictions)
     cache: dict[TrainingPlan, EmptyClusterEstimate] = {}

@@ -14,7 +14,7 @@ from ..params import Params, param
 from ..rules import Rule
 from ..prepare import fit_predictions, prediction_scalars
 from .base import REFERENCE_SCHEDULER, Context, placer_name, register_task, scheduler_names
-from .scoring import run_scheduler
+from .scoring import VOLATILE, run_scheduler
 
 
 BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
@@ -51,7 +51,9 @@ def compare(context: Context) -> RunResult:
     for name in tqdm(scheduler_names(config), desc="schedulers", disable=not config.progress, unit="scheduler"):
         runs[name] = run_scheduler(config, workload, predictions, build_scheduler(config, name), False,
                                    alpha_min_cache, build_placer(config, placer_name(config, name)))
-    comparison = pd.DataFrame([run.scalars for run in runs.values()])
+    # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
+    # same bytes for a cache hit and a miss.
+    comparison = pd.DataFrame([run.scalars for run in runs.values()]).drop(columns=list(VOLATILE))
     primary = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values())))
     comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]
     workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload)}

@@ -27,6 +27,9 @@ JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible", "queueing_delay", "jct",
                "placement"]
 
+VOLATILE = ("sim_wall_time_s",)
+"""Scalars of a scheduler run that differ between identical runs (kept out of comparison.csv)."""
+
 
 def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
                    cache: dict[Hashable, float] | None = None) -> np.ndarray:

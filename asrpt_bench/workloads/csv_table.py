@@ -5,11 +5,15 @@ with optional alpha_max); optional user, group, duration (s). Hand-made theory i
 written in this form. Row order is kept; errors name the file, the row and the column.
 
 A row's `gpus` must be what its configuration uses (p<stages>xd<replicas>: stages x replicas): a
-mismatch is refused rather than one silently overriding the other.
+mismatch is refused rather than one silently overriding the other. A column the loader does not use
+(a misspelt `alpha_mx`, a second `gpus`) is refused, and so is a row with a `duration` but neither
+model+config nor alpha that gives `iterations` or a GPU count no zoo configuration has: the model
+drawn from its duration would replace the iterations or round the GPUs.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,19 +22,44 @@ import pandas as pd
 from ..core import ConfigError
 from ..profiles import model_names
 from ..profiles.configs import ParallelConfig
-from .parsing import read_text_csv
-from .schema import _where, validate_job_table
+from ..profiles.zoo import DEFAULT_GPU_COUNTS
+from .parsing import check_columns, read_text_csv
+from .schema import COLUMNS, _where, validate_job_table
 
 
 def load_csv(path: str | Path) -> pd.DataFrame:
     """The job table in `path` (.csv or .csv.gz), validated against the schema."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"path must be a CSV file path (str or Path), got {type(path).__name__} {path!r}")
     source = str(path)
-    table = validate_job_table(read_text_csv(Path(path), source), source)
+    raw = read_text_csv(Path(path), source)
+    check_columns(raw, [column.name for column in COLUMNS], source, "the job table's")
+    table = validate_job_table(raw, source)
     if table.empty:
         raise ConfigError(f"{source}: no job rows (the file has a header line only)")
     _check_models(table, source)
+    _check_iterations_kept(table, source)
     table.attrs.update({"source": source, "recurrence_keys": "file"})
     return table
+
+
+def _check_iterations_kept(table: pd.DataFrame, source: str) -> None:
+    """A row whose model is to be drawn from its duration (no model+config, no alpha) may not carry
+    iterations (the drawn model's would replace them) nor a GPU count no zoo configuration has (it would
+    be rounded): either would change the row without a word."""
+    drawn = (table["model"].isna() & table["alpha"].isna() & table["duration"].notna()).to_numpy()
+    with_iterations = drawn & table["iterations"].notna().to_numpy()
+    if with_iterations.any():
+        row = int(np.flatnonzero(with_iterations)[0])
+        raise ConfigError(f"{_where(source, row, 'iterations')}: a row with iterations needs model+config or "
+                          "alpha; without them a model is drawn from its duration, which would replace these "
+                          "iterations (leave iterations empty to derive them from the duration)")
+    odd = drawn & ~table["gpus"].isin(DEFAULT_GPU_COUNTS).to_numpy()
+    if odd.any():
+        row = int(np.flatnonzero(odd)[0])
+        raise ConfigError(f"{_where(source, row, 'gpus')}: a model drawn from a duration runs on one of "
+                          f"{list(DEFAULT_GPU_COUNTS)} GPUs, so gpus {int(table['gpus'].iloc[row])} would be changed; "
+                          "give model+config or alpha for other sizes")
 
 
 def _check_models(table: pd.DataFrame, source: str) -> None:

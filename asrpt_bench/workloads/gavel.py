@@ -37,7 +37,7 @@ from ..core import ConfigError
 from .gavel_throughputs import job_types, throughput
 from .parsing import location
 from .recurrence import RecurrenceSpec, recurrence_keys
-from .schema import validate_job_table
+from .schema import MAX_COUNT, MAX_GPUS, MAX_SECONDS, validate_job_table
 from .slicing import sort_by_release
 
 PACKAGED_GAVEL = ("data", "traces", "gavel_generated_seed0.trace.gz")
@@ -155,6 +155,10 @@ def _parse_line(line: str, number: int, names: tuple[str, ...], source: str, vc:
     steps = int(parsed("total_steps", int, lambda v: v >= 0, "an integer >= 0"))
     gpus = int(parsed("scale_factor", int, lambda v: v >= 1, "an integer >= 1"))
     arrival = parsed("arrival_time", float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0 (s)")
+    for field, value, limit in (("total_steps", steps, MAX_COUNT), ("scale_factor", gpus, MAX_GPUS),
+                                ("arrival_time", arrival, MAX_SECONDS)):
+        if value > limit:
+            raise ConfigError(f"{where(field)}: must be <= {limit:.0e}, got {fields[field]!r}")
     for field in ("priority_weight", "SLO"):
         if field in fields:
             parsed(field, float, math.isfinite, "a finite number")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..core import Cluster
+from ..core import Cluster, ConfigError
 from ..timing import TimingModel
 from .assign import assign_models
 from .recurrence import SYNTHETIC_PREFIX
@@ -23,6 +23,9 @@ INJECT_PREFIX = f"{SYNTHETIC_PREFIX}inject-"
 def injected_jobs(count: int, *, gpus: int, duration: float, span: float, seed: int, cluster: Cluster,
                   timing: TimingModel, max_gpus: int | None = None) -> pd.DataFrame:
     """`count` injected jobs as an assigned job table (module doc)."""
+    if gpus > cluster.total_gpus:
+        raise ConfigError(f"workload.inject_gpus={gpus} is more than the cluster's {cluster.total_gpus} GPUs; "
+                          "injected jobs must fit the cluster (lower workload.inject_gpus)")
     releases = component_rng(seed, "inject").uniform(0.0, span, size=count)
     table = pd.DataFrame({
         "job_id": [f"{INJECT_PREFIX}{k:03d}" for k in range(count)],

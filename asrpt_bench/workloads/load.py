@@ -22,6 +22,7 @@ import numpy as np
 from ..core import Cluster, ConfigError, Job
 from ..placement.estimates import alpha_min_estimate
 from ..timing import TimingModel
+from .schema import MAX_SECONDS
 
 
 def best_durations(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel) -> np.ndarray:
@@ -56,4 +57,8 @@ def scale_to_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: int,
         raise ConfigError(f"workload.target_load={target:g} cannot be reached by scaling releases: the simulated "
                           f"jobs {'bring no work' if load == 0 else 'are all released at one instant'}")
     factor = load / target
+    latest = max(job.release for job in jobs) * factor
+    if not latest <= MAX_SECONDS:
+        raise ConfigError(f"workload.target_load={target:g} stretches the releases to {latest:.3g} s, beyond "
+                          f"{MAX_SECONDS:.0e} s where float64 keeps event times exact; raise workload.target_load")
     return [replace(job, release=job.release * factor) for job in jobs], factor

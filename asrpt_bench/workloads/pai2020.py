@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..core import ConfigError
 from .parsing import parse_numeric, parse_text, read_text_csv
-from .schema import validate_job_table
+from .schema import MAX_GPUS, validate_job_table
 from .slicing import sort_by_release
 
 JOB_COLUMNS = ["job_name", "inst_id", "user", "status", "start_time", "end_time"]
@@ -134,6 +134,11 @@ def _job_table(jobs: tuple[pd.DataFrame, str], tasks: tuple[pd.DataFrame, str],
 
     table["group"] = table["inst_id"].map(_group_per_instance(tag_frame))
     table["release"] = table["submit"] - table["submit"].min()
+    too_many = table["gpus"] > MAX_GPUS
+    if too_many.any():
+        job = table.loc[too_many, "job_id"].iloc[0]
+        raise ConfigError(f"{task_source}: job {job!r}: its tasks ask for {table.loc[too_many, 'gpus'].iloc[0]:.6g} "
+                          f"GPUs (inst_num x ceil(plan_gpu / 100)), more than {MAX_GPUS}")
     table["gpus"] = table["gpus"].astype(np.int64)
     columns = ["job_id", "release", "gpus", "duration", "user", "group"]
     return sort_by_release(table[columns].reset_index(drop=True)), filtered

@@ -6,7 +6,14 @@ silently becoming NaN.
 
 from __future__ import annotations
 
+import csv
+import difflib
+import gzip
+import io
+import re
+import zlib
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pandas as pd
@@ -14,10 +21,21 @@ import pandas as pd
 from ..core import ConfigError
 
 
-def read_text_csv(path: str | Path, source: str, names: list[str] | None = None,
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | None = None,
                   compression: str = "infer") -> pd.DataFrame:
-    """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file."""
+    """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file. Every
+    line must have as many fields as `names` (or the header line): pandas would otherwise shift a row
+    with one field too many into an index, or pad a short row with empty cells, without a word."""
+    if isinstance(path, (str, Path)):
+        _refuse_misnamed_gzip(Path(path), source, compression)
     try:
+        data = _raw_bytes(path)
+        _check_field_counts(data, names, source)
+        path = io.BytesIO(data)
+        compression = None  # type: ignore[assignment]  # already decompressed
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], header=None if names else "infer",
                            names=names, compression=compression)
     except FileNotFoundError:
@@ -26,14 +44,63 @@ def read_text_csv(path: str | Path, source: str, names: list[str] | None = None,
         raise ConfigError(f"{source}: is a directory, not a CSV file") from None
     except pd.errors.EmptyDataError:
         raise ConfigError(f"{source}: the file is empty (no header line, no rows)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as error:
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, zlib.error) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(f"{source}: cannot be read as CSV: {first_line}") from None
+
+
+def _refuse_misnamed_gzip(path: Path, source: str, compression: str) -> None:
+    """A gzip-compressed file whose name does not say so would otherwise be 'not UTF-8'."""
+    if compression != "infer" or path.suffix in (".gz", ".gzip") or not path.is_file():
+        return
+    with path.open("rb") as stream:
+        if stream.read(2) == GZIP_MAGIC:
+            raise ConfigError(f"{source}: the file is gzip-compressed; name it {path.name}.gz or gunzip it")
+
+
+def _raw_bytes(path: str | Path | IO[bytes]) -> bytes:
+    """The file's bytes, decompressed if gzip-compressed."""
+    data = Path(path).read_bytes() if isinstance(path, (str, Path)) else path.read()
+    return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+
+
+def _check_field_counts(data: bytes, names: list[str] | None, source: str) -> None:
+    """Every non-empty line has len(names) comma-separated fields, or as many as the header line when
+    `names` is None (quotes respected when present)."""
+    if b'"' in data:
+        records = csv.reader(io.StringIO(data.decode("utf-8")))
+        counts = ((number, len(fields)) for number, fields in enumerate(records, start=1) if fields)
+    else:
+        counts = ((number, line.count(b",") + 1) for number, line in enumerate(data.splitlines(), start=1)
+                  if line.strip())
+    header_lines = 0 if names is not None else 1
+    expected = len(names) if names is not None else None
+    for number, count in counts:
+        if expected is None:
+            expected = count
+        elif count != expected:
+            shape = f": {names}" if names is not None else " (as the header line)"
+            raise ConfigError(f"{source}: row {number - header_lines} (line {number}) has {count} field(s), expected "
+                              f"{expected}{shape}")
 
 
 def location(source: str, row: int, column: str, header_lines: int) -> str:
     """'file: row r (line l), column c' for 0-based data row `row`."""
     return f"{source}: row {row + 1} (line {row + 1 + header_lines}), column {column!r}"
+
+
+def check_columns(frame: pd.DataFrame, known: list[str], source: str, what: str) -> None:
+    """Every column is one of `known`, once (pandas renames a repeated `gpus` to `gpus.1`); `what` names
+    the format in the message."""
+    for name in map(str, frame.columns):
+        if name in known:
+            continue
+        repeated = re.fullmatch(r"(.+)\.[0-9]+", name)
+        if repeated and repeated.group(1) in known and repeated.group(1) in frame.columns:
+            raise ConfigError(f"{source}: column {repeated.group(1)!r} appears more than once in the header line")
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"{source}: unknown column {name!r}{hint}; {what} columns are {known}")
 
 
 def require_columns(frame: pd.DataFrame, required: list[str], source: str) -> None:
@@ -44,7 +111,7 @@ def require_columns(frame: pd.DataFrame, required: list[str], source: str) -> No
 
 def parse_numeric(frame: pd.DataFrame, column: str, source: str, header_lines: int, *,
                   required: bool = True, integer: bool = False, minimum: float | None = None,
-                  strictly_positive: bool = False) -> np.ndarray:
+                  strictly_positive: bool = False, maximum: float | None = None) -> np.ndarray:
     """The column as float64; empty cells are NaN when not `required`, otherwise an error."""
     text = frame[column]
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
@@ -60,6 +127,8 @@ def parse_numeric(frame: pd.DataFrame, column: str, source: str, header_lines: i
         _fail_first(finite & (values < minimum), frame, column, source, header_lines, f"must be >= {minimum:g}")
     if strictly_positive:
         _fail_first(finite & (values <= 0), frame, column, source, header_lines, "must be > 0")
+    if maximum is not None:
+        _fail_first(finite & (values > maximum), frame, column, source, header_lines, f"must be <= {maximum:.0e}")
     return values
 
 

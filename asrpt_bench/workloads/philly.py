@@ -18,13 +18,15 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from .parsing import parse_numeric, parse_text, parse_timestamps, read_text_csv, require_columns
+from .parsing import check_columns, parse_numeric, parse_text, parse_timestamps, read_text_csv, require_columns
 from .recurrence import RecurrenceSpec, recurrence_keys
-from .schema import validate_job_table
+from .schema import MAX_GPUS, MAX_SECONDS, validate_job_table
 from .slicing import slice_jobs, sort_by_release
 
 PACKAGED_PHILLY = ("data", "traces", "philly.csv.gz")
 PHILLY_COLUMNS = ["timestamp", "duration", "num_gpus", "cluster"]
+PHILLY_KNOWN_COLUMNS = ["timestamp", "duration", "num_gpus", "gpu_time", "cluster"]
+"""The published trace's columns; `gpu_time` (duration x num_gpus) is not used. Any other is refused."""
 PHILLY_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
@@ -71,9 +73,10 @@ def load_philly(path: str | Path | None = None, *, num_jobs: int | None = None, 
 def _philly_table(raw: pd.DataFrame, source: str) -> pd.DataFrame:
     """Schema columns from the raw text columns, sorted by submit time, releases from the first job."""
     require_columns(raw, PHILLY_COLUMNS, source)
+    check_columns(raw, PHILLY_KNOWN_COLUMNS, source, "the Philly format's")
     submit = parse_timestamps(raw, "timestamp", source, 1, PHILLY_TIME_FORMAT)
-    duration = parse_numeric(raw, "duration", source, 1, minimum=0.0)
-    gpus = parse_numeric(raw, "num_gpus", source, 1, integer=True, minimum=1)
+    duration = parse_numeric(raw, "duration", source, 1, minimum=0.0, maximum=MAX_SECONDS)
+    gpus = parse_numeric(raw, "num_gpus", source, 1, integer=True, minimum=1, maximum=MAX_GPUS)
     cluster = parse_text(raw, "cluster", source, 1)
     table = pd.DataFrame({
         "job_id": [f"philly-{row:05d}" for row in range(len(raw))],

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core import MAX_SECONDS as CORE_MAX_SECONDS
 from ..core import ConfigError
 from ..rules import shown
 from .parsing import location, require_columns
@@ -40,6 +41,15 @@ COLUMNS: tuple[Column, ...] = (
     Column("duration", "float", "s", False, "trace run time, used to derive iterations"),
 )
 COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
+
+MAX_SECONDS = CORE_MAX_SECONDS
+"""Largest time (s) a job table may hold: release, duration, and iterations x alpha. Float64 keeps such
+times to about 1e-4 s, so sums and differences of event times stay exact to well below a second; a
+release of 1e16 s or more would swallow whole jobs (JCTs collapsing to 0). About 31,700 years."""
+MAX_COUNT = 1e12
+"""Largest `iterations` (exact integers in float64 and int64 alike)."""
+MAX_GPUS = 1_000_000
+"""Largest `gpus` of one job (larger values overflow nothing, but no cluster here comes near)."""
 
 
 def _where(source: str, row: int, column: str) -> str:
@@ -70,12 +80,35 @@ def _coerce(table: pd.DataFrame, column: Column, source: str) -> pd.Series:
     return numeric.astype(float)
 
 
+def _check_bounds(table: pd.DataFrame, raw: pd.DataFrame, source: str) -> None:
+    """Refuse numbers beyond what float64 time arithmetic keeps exact (MAX_SECONDS, MAX_COUNT, MAX_GPUS),
+    showing the value as written."""
+    exact = "larger times lose precision in float64 arithmetic"
+    limits = (("release", MAX_SECONDS, "s", exact), ("duration", MAX_SECONDS, "s", exact),
+              ("alpha", MAX_SECONDS, "s", exact), ("alpha_max", MAX_SECONDS, "s", exact),
+              ("iterations", MAX_COUNT, "iterations", exact), ("gpus", MAX_GPUS, "GPUs", "no cluster comes near"))
+    for name, limit, unit, reason in limits:
+        _first_bad(table[name] > limit, raw, name, source, f"must be <= {limit:.0e} {unit} ({reason})")
+    work = table["iterations"] * table["alpha"]
+    _first_bad(work > MAX_SECONDS, raw, "iterations", source,
+               f"iterations x alpha must be <= {MAX_SECONDS:.0e} s ({exact})", also="alpha")
+
+
+def _first_bad(bad: pd.Series, raw: pd.DataFrame, name: str, source: str, problem: str, also: str = "") -> None:
+    bad_rows = bad.fillna(False).to_numpy(dtype=bool)
+    if bad_rows.any():
+        row = int(np.flatnonzero(bad_rows)[0])
+        written = shown(raw[name].iloc[row]) + (f" x {shown(raw[also].iloc[row])}" if also else "")
+        raise ConfigError(f"{_where(source, row, name)}: {problem}, got {written}")
+
+
 def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
     """Check and normalise a job table; errors name the source, the row and the column.
 
     Returns a copy with a fresh RangeIndex, typed columns and all optional columns present.
     """
     table = table.reset_index(drop=True).copy()
+    raw = table.copy()
     require_columns(table, [c.name for c in COLUMNS if c.required], source)
     for column in COLUMNS:
         if column.name not in table.columns:
@@ -99,6 +132,7 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise ConfigError(f"{_where(source, row, name)}: {problem}, got {shown(table[name].iloc[row])}")
+    _check_bounds(table, raw, source)
     has_model = table["model"].notna() & table["config"].notna()
     has_alpha = table["alpha"].notna()
     neither = ~(has_model | has_alpha)

@@ -131,9 +131,21 @@ class RayLauncher(Launcher):
                 pending.append((remote.remote(self.hydra_context, sweep_config, self.task_function,
                                               singleton_state, os.getcwd()), sweep_config))
             return [_result(ray, ref, sweep_config) for ref, sweep_config in pending]
+        except BaseException:  # SIGTERM or Ctrl-C: no point keeps running, on this machine or a cluster
+            _cancel(ray, [ref for ref, _ in pending])
+            raise
         finally:
             if started and self.address is None:
                 ray.shutdown()
+
+
+def _cancel(ray: Any, refs: Sequence[Any]) -> None:
+    """Force-cancel every point still pending (its worker process is killed)."""
+    for ref in refs:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception as error:  # an already finished or lost task cannot be cancelled
+            log.debug("cannot cancel %s: %s", ref, error)
 
 
 def _plain(mapping: Any) -> Dict[str, Any]:

@@ -1,0 +1,73 @@
+"""Command-line arguments of `asrpt-bench` checked before Hydra sees them, each refusal in one line.
+
+- `key=~/file`: `~` is expanded (Hydra's override grammar cannot lex an unquoted `~`);
+- `hydra.launcher.n_jobs=0`: refused (joblib has no meaning for it and would print a traceback);
+- `experiment=NAME` without `-m`: a named experiment is a sweep, so a single run of it runs one point;
+  `single_point_warning` says so;
+- an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
+  Hydra's argparse usage text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .core import ConfigError
+
+HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
+N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
+EXPERIMENT = re.compile(r"^\+{0,2}experiment=(.+)$")
+MULTIRUN_FLAGS = ("-m", "--multirun")
+FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun",
+         "--experimental-rerun")
+"""Hydra's options that take no value."""
+VALUE_FLAGS = ("-c", "--cfg", "-p", "--package", "-sc", "--shell-completion", "-cp", "--config-path", "-cn",
+               "--config-name", "-cd", "--config-dir", "-i", "--info")
+"""Hydra's options that take a value (as the next argument, or after `=` for the long forms)."""
+
+
+def check_options(args: list[str]) -> None:
+    """Refuse an option Hydra does not know, or a value given to one that takes none."""
+    for arg in args:
+        if not arg.startswith("-"):
+            continue
+        flag, has_value, _ = arg.partition("=")
+        if (flag in FLAGS and not has_value) or flag in VALUE_FLAGS:
+            continue
+        problem = f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}"
+        raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
+                          "flags (see --help), and overrides are key=value")
+
+
+def expand_home(args: list[str]) -> list[str]:
+    """`key=~/file` with `~` expanded."""
+    expanded = []
+    for arg in args:
+        match = HOME_VALUE.match(arg)
+        expanded.append(f"{match[1]}={os.path.expanduser(match[2])}" if match else arg)
+    return expanded
+
+
+def check_launcher(args: list[str]) -> None:
+    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers)."""
+    for arg in args:
+        match = N_JOBS.match(arg)
+        if not match:
+            continue
+        values = [value.strip() for value in match[1].split(",")]
+        for value in values:
+            if not re.fullmatch(r"-?[0-9]+", value) or int(value) == 0:
+                raise ConfigError(f"hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
+                                  f"one per CPU), got {value!r}")
+
+
+def single_point_warning(args: list[str]) -> str | None:
+    """The warning for `experiment=NAME` without -m (it runs one point of the sweep), else None."""
+    if any(flag in args for flag in MULTIRUN_FLAGS):
+        return None
+    names = [match[1] for match in map(EXPERIMENT.match, args) if match and match[1] != "null"]
+    if not names:
+        return None
+    return (f"experiment={names[-1]} is a sweep; without -m this runs one point of it (add -m to run the whole "
+            "sweep)")

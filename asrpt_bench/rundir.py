@@ -1,0 +1,229 @@
+"""Run directories that are unique and never lose what a run did not write.
+
+A run builds its record (config, overrides, outputs and the COMPLETE or FAILED marker) in a fresh
+staging directory next to its target, made exclusively by `tempfile.mkdtemp`, and `publish` moves
+it into place only when the run has an outcome. A refused run (exit 2) removes its staging
+directory and leaves the target exactly as it was. Publishing replaces only an earlier run's record
+(the fixed output names and those its COMPLETE marker lists); a target holding any other file of
+those names is refused, so a user's own `config.json` or `summary.json` is never overwritten.
+
+`unique_suffix` names a single run's directory beyond its timestamp (process id and random bits),
+so two runs started in the same second never share a directory.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import secrets
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from . import io
+from .core import ConfigError
+
+MARKERS = (io.COMPLETE, io.FAILED, io.INCOMPLETE)
+HYDRA_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")
+RECORD = (io.CONFIG, io.OVERRIDES, io.SUMMARY, io.JOBS, io.COMPARISON, *MARKERS)
+STAGING_INFIX = ".staging-"
+HYDRA_SUBDIR = ".hydra"
+
+
+def unique_suffix() -> str:
+    """`<pid>-<4 hex digits>`: distinct for processes alive at once, and across hosts with high odds."""
+    return f"{os.getpid()}-{secrets.token_hex(2)}"
+
+
+def make_staging(target: Path) -> Path:
+    """A new, empty directory next to `target` that no other process can have made."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}{STAGING_INFIX}", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp makes it 0700; a published run directory is an ordinary one
+    return staging
+
+
+def is_staging(path: Path) -> bool:
+    return Path(path).name.startswith(".") and STAGING_INFIX in Path(path).name
+
+
+def replaceable(target: Path) -> set[str]:
+    """Names in `target` an earlier run wrote (so a new run may replace them): its record files and the
+    outputs its COMPLETE marker lists; nothing when `target` holds no run marker."""
+    target = Path(target)
+    if not any((target / marker).exists() for marker in MARKERS):
+        return set()
+    names = set(RECORD)
+    marker = target / io.COMPLETE
+    if marker.is_file():
+        listed = marker.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+        names.update(name for name in listed if name and Path(name).name == name)
+    return names
+
+
+def foreign(target: Path, names: set[str] | tuple[str, ...] = RECORD) -> list[str]:
+    """Those of `names` present in `target` that no earlier run wrote there."""
+    target = Path(target)
+    if not target.is_dir():
+        return []
+    allowed = replaceable(target)
+    return sorted(name for name in names if name not in allowed and (target / name).exists())
+
+
+def check_target(target: Path) -> None:
+    """Refuse a target directory whose record names hold files no run wrote (e.g. hydra.run.dir=.)."""
+    _refuse_foreign(target, foreign(target))
+
+
+def _refuse_foreign(target: Path, clash: list[str]) -> None:
+    if clash:
+        raise ConfigError(f"{target}: already holds {clash}, which no run wrote; a run never overwrites them: "
+                          "choose an empty or new output directory (hydra.run.dir=...)")
+
+
+def stage(target: Path, config: dict[str, Any], overrides: list[str]) -> Path:
+    """A staging directory for `target`, already holding the run's config and overrides."""
+    staging = make_staging(target)
+    io.mark_started(staging, config, overrides)
+    return staging
+
+
+def publish(staging: Path, target: Path) -> None:
+    """Move the staged record into `target`, replacing only an earlier run's record there.
+
+    `target` is marked INCOMPLETE first, the earlier run's markers and outputs are removed, the new
+    files move in one by one (each `os.replace` is atomic) and the new marker moves in last, all under an
+    exclusive lock on `target`. A FAILED record brings only the config, the overrides and the
+    traceback."""
+    staging, target = Path(staging), Path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    with _locked(target):
+        _publish(staging, target)
+    discard(staging)
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on `directory` itself (flock on its descriptor: no file is added to it), so two
+    runs publishing into one directory at once do not mix their files."""
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def _publish(staging: Path, target: Path) -> None:
+    if (staging / io.FAILED).exists():  # a failed run publishes its record, never its partial outputs
+        for path in staging.iterdir():
+            if path.name not in (io.CONFIG, io.OVERRIDES, io.FAILED, io.INCOMPLETE):
+                path.unlink()
+    staged = {path.name for path in staging.iterdir()}
+    _refuse_foreign(target, foreign(target, staged | set(RECORD)))
+    earlier = replaceable(target)
+    io.atomic_write_text(target / io.INCOMPLETE, "run started; outputs are not complete\n")
+    for name in sorted(earlier - {io.INCOMPLETE}):
+        path = target / name
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+    markers = [name for name in (io.COMPLETE, io.FAILED) if name in staged]
+    for name in sorted(staged - set(MARKERS)):
+        os.replace(staging / name, target / name)
+    for name in markers:
+        os.replace(staging / name, target / name)
+    if markers:
+        (target / io.INCOMPLETE).unlink(missing_ok=True)
+
+
+def discard(staging: Path) -> None:
+    """Remove a staging directory this process made (only staging directories, by their name)."""
+    if is_staging(staging):
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def remove_if_only_hydra(target: Path, job_name: str) -> None:
+    """After a refused run: if `target` holds nothing but what Hydra wrote for this run (`.hydra/` and
+    the job log), remove those, the directory and its parents below the working directory while they
+    are empty. A target holding anything else is left exactly as it is."""
+    target = Path(target).resolve()
+    here = Path.cwd().resolve()
+    if not target.is_dir() or target == here:
+        return
+    hydra_files = set(HYDRA_FILES)
+    entries = {path.name for path in target.iterdir()}
+    hydra_dir = target / HYDRA_SUBDIR
+    if not entries <= {HYDRA_SUBDIR, f"{job_name}.log"}:
+        return
+    if hydra_dir.is_dir() and not {path.name for path in hydra_dir.iterdir()} <= hydra_files:
+        return
+    if hydra_dir.is_dir():
+        for name in hydra_files:
+            (hydra_dir / name).unlink(missing_ok=True)
+        hydra_dir.rmdir()
+    (target / f"{job_name}.log").unlink(missing_ok=True)
+    for directory in [target, *target.parents]:
+        if directory == here or here not in directory.parents or any(directory.iterdir()):
+            break
+        directory.rmdir()
+
+
+def write_run_dir(path: Path, result: io.RunResult, config: dict[str, Any], overrides: list[str] = ()) -> Path:
+    """Write a whole run directory outside Hydra: build it in a fresh staging directory, then move it in
+    (a rename when `path` is absent or empty; else `publish`, which replaces only an earlier run)."""
+    path = Path(path)
+    staging = stage(path, config, list(overrides))
+    try:
+        io.write_outputs(staging, result)
+        try:
+            os.rename(staging, path)  # atomic when `path` is absent or an empty directory
+            return path
+        except OSError:
+            if not path.is_dir():
+                raise
+        publish(staging, path)
+    except BaseException:
+        discard(staging)
+        raise
+    return path
+
+
+class HydraRecord:
+    """What Hydra itself writes into a run directory before the run starts (`.hydra/*.yaml` and the
+    job log), saved beforehand so that a refused run can put it back byte for byte.
+
+    Only a directory named on the command line (`hydra.run.dir=DIR`, without interpolations) can
+    hold an earlier run: the default directory names are unique."""
+
+    def __init__(self, target: Path | None, job_name: str = "cli") -> None:
+        self.target = target
+        self.saved: dict[Path, bytes | None] = {}
+        if target is None:
+            return
+        for path in [*(target / HYDRA_SUBDIR / name for name in HYDRA_FILES), target / f"{job_name}.log"]:
+            self.saved[path] = path.read_bytes() if path.is_file() else None
+
+    @classmethod
+    def of_arguments(cls, args: Sequence[str], job_name: str = "cli") -> "HydraRecord":
+        """The record of the directory a single run's `hydra.run.dir=DIR` argument names, if any."""
+        named = [arg.split("=", 1)[1] for arg in args if arg.lstrip("+").startswith("hydra.run.dir=")]
+        if not named or "${" in named[-1]:
+            return cls(None)
+        target = Path(named[-1]).expanduser()
+        return cls(target if target.is_dir() else None, job_name)
+
+    def restore(self) -> None:
+        """Put back every saved file as it was (files Hydra created are removed, then `.hydra/` if empty)."""
+        if self.target is None or not self.target.is_dir():
+            return
+        for path, data in self.saved.items():
+            if data is None:
+                path.unlink(missing_ok=True)
+            elif not path.is_file() or path.read_bytes() != data:
+                io.atomic_write_bytes(path, data)
+        hydra_dir = self.target / HYDRA_SUBDIR
+        if hydra_dir.is_dir() and not any(hydra_dir.iterdir()):
+            hydra_dir.rmdir()
