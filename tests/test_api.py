@@ -41,3 +41,15 @@ def test_the_memory_workload_is_refused_on_the_command_line() -> None:
     with pytest.raises(ConfigError, match=r"^workload\.table_id is required: workload=memory runs a table given in "
                                           r"Python \(asrpt_bench\.api\.compare\), not from the command line$"):
         compose_run_config(["workload=memory"])
+
+
+def test_a_compare_without_asrpt_reduces_against_the_first_listed_scheduler() -> None:
+    from asrpt_bench.report.tables import format_result
+
+    result = compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4)
+    assert result.summary["reference_scheduler"] == "wcs_duration" and result.summary["total_jct"] == 44.0
+    frame = result.comparison.set_index("scheduler")
+    assert frame.loc["fifo", "asrpt_reduction"] == 1 - 44.0 / 72.0
+    text = format_result(result)
+    assert "wcs_duration reduction" in text and "A-SRPT" not in text
+    assert "wcs_duration reduction = 1 - total JCT(wcs_duration) / total JCT(scheduler); below: wcs_duration's run" in text

@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 
-def test_regenerating_the_committed_report_changes_nothing() -> None:
+def test_regenerating_the_committed_report_changes_nothing(capsys: pytest.CaptureFixture) -> None:
     assert main(["--results", str(RESULTS), "--out", str(ROOT / "REPRODUCTION.md"), "--check"]) == 0
+    assert capsys.readouterr().out == f"asrpt-bench-report: {ROOT / 'REPRODUCTION.md'} matches the tables in {RESULTS}/\n"
 
 
 def test_check_fails_when_the_report_was_edited(tmp_path: Path) -> None:

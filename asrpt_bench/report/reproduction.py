@@ -387,6 +387,7 @@ def _check_or_write(out: Path, results: Path, text: str, check: bool) -> int:
         if current != text:
             print(f"asrpt-bench-report: {out} is not what {results}/ gives; run asrpt-bench-report", file=sys.stderr)
             return 1
+        print(f"asrpt-bench-report: {out} matches the tables in {results}/")
         return 0
     atomic_write_text(out, text)
     print(f"asrpt-bench-report: wrote {out}")

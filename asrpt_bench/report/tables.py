@@ -48,14 +48,15 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def format_comparison(comparison: pd.DataFrame) -> str:
-    """One line per scheduler: total JCT, mean JCT and A-SRPT's reduction relative to it."""
+def format_comparison(comparison: pd.DataFrame, reference: str = "asrpt") -> str:
+    """One line per scheduler: total JCT, mean JCT and the reference scheduler's reduction relative to it."""
+    label = "A-SRPT reduction" if reference == "asrpt" else f"{reference} reduction"
     table = pd.DataFrame({
         "scheduler": comparison["scheduler"],
         "total JCT (s)": comparison["total_jct"].map(lambda v: f"{v:.4e}"),
         "mean JCT (s)": comparison["mean_jct"].map(lambda v: f"{v:.4g}"),
         "makespan (s)": comparison["makespan"].map(lambda v: f"{v:.4g}"),
-        "A-SRPT reduction": comparison["asrpt_reduction"].map(lambda v: f"{100 * v:+.1f}%"),
+        label: comparison["asrpt_reduction"].map(lambda v: f"{100 * v:+.1f}%"),
     })
     return table.to_string(index=False)
 
@@ -65,8 +66,10 @@ def format_result(result: RunResult) -> str:
     its unit, and what the run adjusted."""
     lines = [f"task: {result.task}"]
     if result.comparison is not None:
-        lines.append(format_comparison(result.comparison))
-        lines.append("A-SRPT reduction = 1 - total JCT(A-SRPT) / total JCT(scheduler)")
+        reference = str(result.summary.get("reference_scheduler", "asrpt"))
+        name = "A-SRPT" if reference == "asrpt" else reference
+        lines.append(format_comparison(result.comparison, reference))
+        lines.append(f"{name} reduction = 1 - total JCT({name}) / total JCT(scheduler); below: {name}'s run")
     shown = [(label, result.summary[key]) for key, label in SCALARS_SHOWN if key in result.summary]
     width = max((len(label) for label, _ in shown), default=0)
     lines.extend(f"{label:>{width}}: {_number(value)}" for label, value in shown)

@@ -42,7 +42,9 @@ class CompareParams(Params):
 @register_task("compare", CompareParams)
 def compare(context: Context) -> RunResult:
     """Every scheduler of task.schedulers on the same jobs and predictions (baselines placed by
-    task.baseline_placement when set); reductions vs A-SRPT."""
+    task.baseline_placement when set); reductions of the reference (A-SRPT if listed, else the first
+    listed scheduler) against each, whose scalars the summary holds. The comparison column keeps the
+    name `asrpt_reduction` that every collected table has."""
     config, workload = context.config, context.workload
     assert workload is not None
     predictions = fit_predictions(config, workload)
@@ -54,11 +56,12 @@ def compare(context: Context) -> RunResult:
     # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
     # same bytes for a cache hit and a miss.
     comparison = pd.DataFrame([run.scalars for run in runs.values()]).drop(columns=list(VOLATILE))
-    primary = runs.get(REFERENCE_SCHEDULER, next(iter(runs.values())))
+    reference = REFERENCE_SCHEDULER if REFERENCE_SCHEDULER in runs else next(iter(runs))
+    primary = runs[reference]
     comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]
     workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload)}
     comparison = comparison.assign(**workload_scalars)
     jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
-    summary = {**context.provenance, **workload_scalars, **primary.scalars,
+    summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
                "per_scheduler": {name: run.scalars for name, run in runs.items()}}
     return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison)
