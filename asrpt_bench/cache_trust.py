@@ -19,7 +19,7 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-from .core import ConfigError
+from .errors import ConfigError
 
 MAGIC = b"asrpt-bench-cache-entry v1\n"
 SIGNATURE_BYTES = 64  # hex of SHA-256

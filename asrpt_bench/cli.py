@@ -180,8 +180,19 @@ def _exit(code: int, message: str) -> None:
 
 def main() -> None:
     """Console entry point (`asrpt-bench`, or `python -m asrpt_bench.cli`); exit codes in the module doc."""
-    full_error = os.environ.get("HYDRA_FULL_ERROR", "") not in ("", "0")
+    previous = os.environ.get("HYDRA_FULL_ERROR")
+    full_error = (previous or "") not in ("", "0")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises instead of printing; we print one line
+    try:
+        _main(full_error)
+    finally:  # a caller in the same process (a test, a notebook) keeps its own setting
+        if previous is None:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = previous
+
+
+def _main(full_error: bool) -> None:
     sys.argv[1:] = cli_args.expand_home(sys.argv[1:])
     args = sys.argv[1:]
     multirun = any(flag in args for flag in MULTIRUN_FLAGS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from .core import ConfigError
+from .errors import ConfigError
 
 HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
 N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")

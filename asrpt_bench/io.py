@@ -144,14 +144,6 @@ def write_outputs(run_dir: Path, result: RunResult) -> None:
     (run_dir / INCOMPLETE).unlink(missing_ok=True)
 
 
-def write_run_dir(path: Path, result: RunResult, config: dict[str, Any], overrides: list[str] = ()) -> Path:
-    """Write a whole run directory outside Hydra, built in a fresh staging directory and moved into place;
-    it never removes what no run wrote (rundir.write_run_dir)."""
-    from .rundir import write_run_dir as write
-
-    return write(path, result, config, list(overrides))
-
-
 def run_status(run_dir: Path) -> str:
     """'complete' (COMPLETE marker), 'failed' (FAILED marker) or 'incomplete' (anything else)."""
     run_dir = Path(run_dir)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from . import io
-from .core import ConfigError
+from .errors import ConfigError
 
 MARKERS = (io.COMPLETE, io.FAILED, io.INCOMPLETE)
 HYDRA_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")

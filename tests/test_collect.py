@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from asrpt_bench import io
+from asrpt_bench import io, rundir
 from asrpt_bench.collect import collect, flatten, main
 from asrpt_bench.report.plots import mean_ci
 
@@ -47,7 +47,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
 
 def test_write_run_dir_is_all_or_nothing(tmp_path: Path) -> None:
     target = tmp_path / "run"
-    io.write_run_dir(target, _result(), _config(0.5))
+    rundir.write_run_dir(target, _result(), _config(0.5))
     assert io.run_status(target) == "complete"
     assert not (tmp_path / "run.incomplete").exists()
 

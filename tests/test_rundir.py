@@ -99,9 +99,9 @@ def test_write_run_dir_keeps_what_no_run_wrote(tmp_path: Path) -> None:
     target = tmp_path / "run"
     target.mkdir()
     (target / "notes.txt").write_text("mine\n")
-    io.write_run_dir(target, _result(), {"seed": 0})
+    rundir.write_run_dir(target, _result(), {"seed": 0})
     assert (target / "notes.txt").read_text() == "mine\n" and io.run_status(target) == "complete"
-    io.write_run_dir(target, _result(9.0), {"seed": 1})  # an earlier run's record is replaced
+    rundir.write_run_dir(target, _result(9.0), {"seed": 1})  # an earlier run's record is replaced
     assert io.read_summary(target)["total_jct"] == 9.0 and (target / "notes.txt").exists()
 
 
@@ -110,7 +110,7 @@ def test_write_run_dir_refuses_a_directory_holding_the_users_summary(tmp_path: P
     target.mkdir()
     (target / "summary.json").write_text("mine\n")
     with pytest.raises(ConfigError, match="already holds \\['summary.json'\\], which no run wrote"):
-        io.write_run_dir(target, _result(), {"seed": 0})
+        rundir.write_run_dir(target, _result(), {"seed": 0})
     assert [path.name for path in target.iterdir()] == ["summary.json"]
     assert (target / "summary.json").read_text() == "mine\n"
     assert [path.name for path in tmp_path.iterdir()] == ["mine"]  # no staging directory left
@@ -118,7 +118,7 @@ def test_write_run_dir_refuses_a_directory_holding_the_users_summary(tmp_path: P
 
 def test_write_run_dir_into_a_new_path_is_one_rename(tmp_path: Path) -> None:
     target = tmp_path / "new" / "run"
-    io.write_run_dir(target, _result(), {"seed": 0}, ["seed=0"])
+    rundir.write_run_dir(target, _result(), {"seed": 0}, ["seed=0"])
     assert io.run_status(target) == "complete" and io.read_overrides(target) == ["seed=0"]
     assert oct(target.stat().st_mode & 0o777) == "0o755"
     assert [path.name for path in target.parent.iterdir()] == ["run"]
@@ -131,7 +131,7 @@ def test_a_failed_run_publishes_its_record_but_not_its_partial_outputs(tmp_path:
     io.mark_failed(staging, "Traceback\nValueError: boom\n")
     rundir.publish(staging, target)
     assert sorted(path.name for path in target.iterdir()) == sorted([io.CONFIG, io.FAILED, io.OVERRIDES])
-    io.write_run_dir(target, _result(), {"seed": 0})  # the rerun replaces the failed record
+    rundir.write_run_dir(target, _result(), {"seed": 0})  # the rerun replaces the failed record
     assert io.run_status(target) == "complete" and not (target / io.FAILED).exists()
 
 

@@ -22,12 +22,12 @@ from typing import Callable
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..collect import experiment_of
 from ..core import ConfigError
 from ..io import atomic_write_text
 from . import plots, regime_plots, theory_plots
 from .style import save_figure
-from .table_check import read_table
+from .published import check_sweep
+from .table_check import read_table, recorded_experiments
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,6 @@ class FigureSpec:
         missing = [column for column in self.columns if column not in table.columns]
         if missing:
             raise ConfigError(f"{path}: lacks column(s) {missing} that figure {self.name!r} reads")
-
-
-def recorded_experiments(table: pd.DataFrame) -> set[str]:
-    """The experiments a collected table's runs belong to: its `experiment` column, or for tables
-    collected before that column existed, the `experiment=` token of its `overrides`."""
-    if "experiment" in table.columns:
-        return {str(name) for name in table["experiment"].fillna("")} - {""}
-    if "overrides" in table.columns:
-        return {experiment_of(str(text).split()) for text in table["overrides"].fillna("")} - {""}
-    return set()
 
 
 FIGURES: tuple[FigureSpec, ...] = (
@@ -157,7 +147,6 @@ def make_figures(results: Path, out: Path, partial: bool = False) -> tuple[list[
     """Draw every figure whose table exists and is the right one (published.check_sweep: the whole
     sweep, every seed, consistent cells; `partial`: part of the sweep will do); return the files
     written, the figures skipped (no table) and the tables refused (one message each)."""
-    from .published import check_sweep  # published imports this module
     written, skipped, refused = [], [], []
     for spec in FIGURES:
         path = Path(results) / spec.table

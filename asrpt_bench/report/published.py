@@ -18,8 +18,7 @@ import yaml
 
 from ..core import ConfigError
 from ..conf import CONFIG_DIR
-from .figures import recorded_experiments
-from .table_check import check_table, read_table
+from .table_check import check_table, read_table, recorded_experiments
 
 
 def sweep_params(name: str) -> dict[str, list[str]]:

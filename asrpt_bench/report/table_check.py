@@ -20,6 +20,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from ..collect import experiment_of
 from ..core import ConfigError
 
 NUMERIC = ("total_jct", "mean_jct", "num_jobs", "asrpt_reduction", "seed")
@@ -123,3 +124,13 @@ def check_table(table: pd.DataFrame, path: Path, read: Iterable[str] = (), keys:
     check_numeric(table, path, NUMERIC, [*keys, *read])
     check_derived(table, path)
     check_seeds(table, path, keys)
+
+
+def recorded_experiments(table: pd.DataFrame) -> set[str]:
+    """The experiments a collected table's runs belong to: its `experiment` column, or for tables
+    collected before that column existed, the `experiment=` token of its `overrides`."""
+    if "experiment" in table.columns:
+        return {str(name) for name in table["experiment"].fillna("")} - {""}
+    if "overrides" in table.columns:
+        return {experiment_of(str(text).split()) for text in table["overrides"].fillna("")} - {""}
+    return set()
