@@ -313,7 +313,7 @@ def collect_damaged(tmp: Path, capsys: pytest.CaptureFixture, damage: Callable[[
     """`asrpt-bench-collect` over one complete run (2 jobs) after `damage(run_dir)`."""
     run_dir = tmp / "sweep" / "seed=0"
     jobs = pd.DataFrame({"job_id": ["a", "b"], "end": [1.0, 2.0]})
-    io.write_run_dir(run_dir, io.RunResult("simulate", {"num_jobs": 2, "total_jct": 3.0}, jobs=jobs), {"seed": 0})
+    rundir.write_run_dir(run_dir, io.RunResult("simulate", {"num_jobs": 2, "total_jct": 3.0}, jobs=jobs), {"seed": 0})
     damage(run_dir)
     code = collect_main([str(tmp / "sweep"), *(args or ("--out", str(tmp / "x.csv")))])
     return f"exit {code}: {capsys.readouterr().err.strip()}"

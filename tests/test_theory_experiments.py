@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from asrpt_bench import io
+from asrpt_bench import io, rundir
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import ConfigError, Job, TrainingPlan
@@ -167,7 +167,7 @@ def test_adversarial_best_instance_reruns_through_workload_csv(tmp_path: Path) -
     config = compose_run_config(["task=adversarial", "task.adversarial_budget=30", "task.theory_gpus=20",
                                  "scheduler.tau=0", "progress=false"])
     result = run_experiment(config)
-    run_dir = io.write_run_dir(tmp_path / "search", result, config.to_dict())
+    run_dir = rundir.write_run_dir(tmp_path / "search", result, config.to_dict())
     summary = result.summary
     assert summary["best_value"] == pytest.approx(summary["eq12_violation_rel"])
     assert summary["evaluations"] == 30 and len(result.tables["history"]) == 30
