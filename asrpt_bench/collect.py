@@ -6,6 +6,10 @@ first (`status` is complete / failed / incomplete, so unfinished runs are flagge
 check it), then every config key as a dotted column (`scheduler.tau`, so every overridden key is
 there), the raw `overrides`, and every scalar of summary.json (or of the scheduler's comparison.csv row).
 
+A swept key whose values changed no schedule (runs that agree on every other override have the same
+`schedule_fingerprint`) is named in a warning: `inert sweep: scheduler.tau took 4 values and changed no
+schedule`, so a table is never read as an effect that was not there.
+
 A run counts as complete only when its files hold what its COMPLETE marker says: every listed file
 exists, summary.json and comparison.csv parse, jobs.parquet reads, and its rows match the summary's
 `num_jobs` (per scheduler for `compare`). A run whose files do not is listed as `corrupt`, with the
@@ -19,6 +23,7 @@ runs, or an output that cannot be written.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -77,8 +82,17 @@ def _check_rows(jobs: pd.DataFrame, summary: dict[str, Any]) -> str:
     return ""
 
 
+def schedule_fingerprint(jobs: pd.DataFrame) -> str:
+    """SHA-256 of the schedule a run's jobs.parquet records (per scheduler, job: start and end), so runs
+    whose schedules are identical are seen to be."""
+    columns = [c for c in ("scheduler", "job_id", "start", "end") if c in jobs.columns]
+    ordered = jobs[columns].sort_values([c for c in ("scheduler", "job_id") if c in columns], kind="stable")
+    return hashlib.sha256(ordered.to_csv(index=False).encode("utf-8")).hexdigest()[:16]
+
+
 def verify_run(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame | None, str]:
-    """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason)."""
+    """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason); the
+    summary gains `schedule_fingerprint` when the run has a jobs table."""
     try:
         listed = (Path(run_dir) / io.COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
     except OSError as error:
@@ -105,6 +119,7 @@ def verify_run(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame | None, str]
             problem = _check_rows(jobs, summary)
             if problem:
                 return {}, None, problem
+        summary = {**summary, "schedule_fingerprint": schedule_fingerprint(jobs)}
     return summary, comparison, ""
 
 
@@ -164,6 +179,41 @@ def run_rows(run_dir: Path) -> list[dict[str, Any]]:
             for row in comparison.to_dict(orient="records")]
 
 
+NOT_SWEPT = ("seed", "experiment", "progress", "plugins")
+"""Override keys whose values are not a knob under study (seeds vary schedules by design)."""
+
+
+def swept_values(overrides: str) -> dict[str, str]:
+    """key -> value of a run's `key=value` overrides."""
+    pairs = (token.split("=", 1) for token in str(overrides).split() if "=" in token)
+    return {key.lstrip("+~"): value for key, value in pairs}
+
+
+def inert_sweeps(table: pd.DataFrame) -> list[str]:
+    """One line per swept key that took several values and changed no schedule: among runs that agree
+    on every other override, each of its values gave the very same schedule (schedule_fingerprint)."""
+    if "schedule_fingerprint" not in table.columns or table.empty:
+        return []
+    runs = table.drop_duplicates("run_dir").dropna(subset=["schedule_fingerprint"])
+    values = [swept_values(text) for text in runs["overrides"]]
+    keys = sorted({key for run in values for key in run} - set(NOT_SWEPT))
+    lines = []
+    for key in keys:
+        taken = {run.get(key) for run in values}
+        if len(taken) < 2:
+            continue
+        groups: dict[tuple, set[str]] = {}
+        compared: dict[tuple, set[str | None]] = {}
+        for run, fingerprint in zip(values, runs["schedule_fingerprint"]):
+            rest = tuple(sorted((k, v) for k, v in run.items() if k != key))
+            groups.setdefault(rest, set()).add(fingerprint)
+            compared.setdefault(rest, set()).add(run.get(key))
+        tested = [rest for rest, seen in compared.items() if len(seen) >= 2]
+        if tested and all(len(groups[rest]) == 1 for rest in tested):
+            lines.append(f"inert sweep: {key} took {len(taken)} values and changed no schedule")
+    return lines
+
+
 def collect(roots: Iterable[Path]) -> pd.DataFrame:
     """The tidy table of every run directory below `roots`."""
     rows = [row for run_dir in io.find_run_dirs(roots) for row in run_rows(run_dir)]
@@ -213,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     if flagged:
         print(f"asrpt-bench-collect: warning: not complete: {flagged} (see the status and error columns)",
               file=sys.stderr)
+    for line in inert_sweeps(table):
+        print(f"asrpt-bench-collect: warning: {line}", file=sys.stderr)
     return 0
 
 

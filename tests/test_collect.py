@@ -138,3 +138,22 @@ def test_mean_ci_is_the_student_t_interval() -> None:
     assert summary.loc[1, "mean"] == pytest.approx(2.0)
     assert summary.loc[1, "high"] - summary.loc[1, "mean"] == pytest.approx(half)
     assert summary.loc[2, "low"] == summary.loc[2, "high"] == 5.0 and summary.loc[2, "n"] == 1
+
+
+def _sweep_point(root: Path, overrides: list[str], starts: list[float]) -> None:
+    jobs = pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 1.0], "start": starts,
+                         "end": [s + 2.0 for s in starts]})
+    result = io.RunResult(task="simulate", summary={"task": "simulate", "num_jobs": 2, "total_jct": 7.0}, jobs=jobs)
+    rundir.write_run_dir(root / ",".join(overrides), result, {"seed": 0}, overrides)
+
+
+def test_collect_names_a_swept_key_that_changed_no_schedule(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # tau changes nothing at either comm_heavy; comm_heavy=3 moves job b, so comm_heavy is not inert.
+    for tau in ("0", "1", "2"):
+        _sweep_point(tmp_path, [f"scheduler.tau={tau}", "scheduler.comm_heavy=1.5", "seed=0"], [0.0, 1.0])
+        _sweep_point(tmp_path, [f"scheduler.tau={tau}", "scheduler.comm_heavy=3", "seed=0"], [0.0, 4.0])
+        _sweep_point(tmp_path, [f"scheduler.tau={tau}", "scheduler.comm_heavy=1.5", "seed=1"], [0.5, 1.0])
+    assert main([str(tmp_path), "--out", str(tmp_path / "table.csv")]) == 0
+    assert capsys.readouterr().err == ("asrpt-bench-collect: warning: inert sweep: scheduler.tau took 3 values and "
+                                       "changed no schedule\n")
+    assert pd.read_csv(tmp_path / "table.csv")["schedule_fingerprint"].nunique() == 3
