@@ -111,9 +111,12 @@ def cache_key(kind: str, **inputs: Any) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class DiskCache:
-    """The cache at `root` (None: disabled, every call computes)."""
+    """The cache at `root` (None: disabled, every call computes). With `max_bytes`, writing an entry
+    first removes the least recently used entries (a hit refreshes an entry's modification time) until
+    the entries fit."""
 
     root: Path | None
+    max_bytes: int | None = None
 
     def path(self, kind: str, key: str) -> Path:
         assert self.root is not None
@@ -133,7 +136,9 @@ class DiskCache:
         path = self.path(kind, key)
         if path.exists():
             try:
-                return pickle.loads(verify(kind, key, path.read_bytes())), "hit"
+                value = pickle.loads(verify(kind, key, path.read_bytes()))
+                os.utime(path)  # recently used: the last to be evicted
+                return value, "hit"
             except UntrustedEntry as error:  # never unpickled: it could run anyone's code
                 warnings.warn(f"cache entry {path} is not trusted ({error}); recomputing it without loading it",
                               stacklevel=2)
@@ -145,20 +150,38 @@ class DiskCache:
             if not (self.root / MARKER).exists():
                 atomic_write_text(self.root / MARKER, "asrpt-bench cache: `asrpt-bench-cache clear` removes the "
                                   "entries it wrote here\n")
-            atomic_write_bytes(path, sign(kind, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
+            data = sign(kind, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            self.evict(len(data))
+            atomic_write_bytes(path, data)
         except OSError as error:  # a read-only or full cache directory costs time, never a run
             warnings.warn(f"cannot write cache entry {path}: {error}", stacklevel=2)
         return value, "miss"
 
 
-def resolve_cache(directory: str | None, enabled: bool) -> DiskCache:
+    def evict(self, incoming: int) -> int:
+        """Remove the least recently used entries until they and `incoming` bytes fit `max_bytes`; how many."""
+        if self.root is None or self.max_bytes is None:
+            return 0
+        found = [(path.stat().st_mtime_ns, path.stat().st_size, path) for path in entries(self.root)]
+        total = sum(size for _, size, _ in found) + incoming
+        removed = 0
+        for _, size, path in sorted(found, key=lambda item: item[:1]):
+            if total <= self.max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+            removed += 1
+        return removed
+
+
+def resolve_cache(directory: str | None, enabled: bool, max_size_gb: float | None = None) -> DiskCache:
     """The cache a run uses: `directory` (None: the default), or a disabled one; ConfigError for a
     directory every user can write to (cache_trust.check_directory)."""
     if not enabled:
         return DiskCache(None)
     root = Path(directory).expanduser() if directory else default_cache_dir()
     check_directory(root)
-    return DiskCache(root)
+    return DiskCache(root, None if max_size_gb is None else int(max_size_gb * 1e9))
 
 
 def _written_here(path: Path) -> bool:

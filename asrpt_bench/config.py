@@ -211,11 +211,13 @@ class CacheConfig:
     """The on-disk cache of prepared workloads and fitted predictors (asrpt_bench/cache.py).
 
     `dir` null: `$XDG_CACHE_HOME/asrpt_bench`, else `~/.cache/asrpt_bench`. `enabled: false` computes
-    everything in every run. Neither changes results, so neither enters the config hash.
+    everything in every run. `max_size_gb` caps the entries' total size: past it, the least recently
+    used entries are removed (null: no cap). None changes results, so none enters the config hash.
     """
 
     dir: Optional[str] = None
     enabled: bool = True
+    max_size_gb: Optional[float] = 4.0
 
     def validate(self, prefix: str = "cache") -> None:
         _check(self.dir is None or (isinstance(self.dir, str) and bool(self.dir.strip())), f"{prefix}.dir",
@@ -224,6 +226,9 @@ class CacheConfig:
             path = Path(self.dir).expanduser()
             _check(not path.exists() or path.is_dir(), f"{prefix}.dir", "a directory (it names a file)", self.dir)
         _check(isinstance(self.enabled, bool), f"{prefix}.enabled", "true or false", self.enabled)
+        _check(self.max_size_gb is None or (isinstance(self.max_size_gb, (int, float))
+                                            and not isinstance(self.max_size_gb, bool) and self.max_size_gb > 0),
+               f"{prefix}.max_size_gb", "null (no cap) or a size > 0 in GB", self.max_size_gb)
 
 
 @dataclass

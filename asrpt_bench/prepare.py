@@ -105,7 +105,7 @@ def _memoised(key: tuple, compute: Callable[[], tuple[T, str]]) -> tuple[T, str]
 
 
 def run_cache(config: RunConfig) -> DiskCache:
-    return resolve_cache(config.cache.dir, config.cache.enabled)
+    return resolve_cache(config.cache.dir, config.cache.enabled, config.cache.max_size_gb)
 
 
 def _trace_hash(spec: TableSpec) -> str | None:

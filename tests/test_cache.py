@@ -182,3 +182,25 @@ def test_an_unwritable_config_directory_turns_the_cache_off(tmp_path: Path, monk
     with pytest.warns(UserWarning, match="cannot read or make the cache signing key"):
         assert cache.DiskCache(tmp_path / "cache").get_or_compute("table", "k", lambda: 1) == (1, "off")
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_size_cap_evicts_the_least_recently_used_entries(tmp_path: Path) -> None:
+    probe = cache.DiskCache(tmp_path / "probe")
+    probe.get_or_compute("table", "size", lambda: b"x" * 1000)
+    entry = next((tmp_path / "probe").glob("*/*.pkl")).stat().st_size
+    store = cache.DiskCache(tmp_path / "cache", max_bytes=2 * entry)  # room for two entries
+    for key in ("a", "b"):
+        store.get_or_compute("table", key, lambda: b"x" * 1000)
+    os.utime(store.path("table", "a"), ns=(1, 1))
+    os.utime(store.path("table", "b"), ns=(2, 2))
+    assert store.get_or_compute("table", "a", lambda: b"y" * 1000) == (b"x" * 1000, "hit")  # a: used last
+    store.get_or_compute("table", "c", lambda: b"x" * 1000)
+    assert [path.stem for path in cache.entries(tmp_path / "cache")] == ["a", "c"]  # b was the least recent
+
+
+def test_the_cap_is_a_validated_key() -> None:
+    from asrpt_bench.composition import compose_run_config
+
+    assert compose_run_config(["cache.max_size_gb=null"]).cache.max_size_gb is None
+    with pytest.raises(ConfigError, match=r"^cache\.max_size_gb must be null \(no cap\) or a size > 0 in GB, got 0\.0$"):
+        compose_run_config(["cache.max_size_gb=0"])
