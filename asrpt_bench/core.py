@@ -112,7 +112,9 @@ class TrainingPlan:
 
     Vertices of the job graph are numbered stage-major: stage 0 replicas 0..m0-1, then stage 1, ...
     `declared_alpha` fixes the per-iteration time on every placement and `declared_alpha_max`
-    overrides the computed worst-case time (hand-made theory instances, see `fixed`).
+    overrides the computed worst-case time (hand-made theory instances, see `fixed`);
+    `declared_alpha_spread`, if given, is the per-iteration time on placements that span several
+    servers (a measured unconsolidated throughput, e.g. Gavel's).
     """
 
     model: str
@@ -120,6 +122,7 @@ class TrainingPlan:
     stages: tuple[Stage, ...]
     declared_alpha_max: float | None = None
     declared_alpha: float | None = None
+    declared_alpha_spread: float | None = None
 
     def __post_init__(self) -> None:
         require_type("TrainingPlan.stages", self.stages, (tuple, list), "a tuple of Stage")
@@ -146,8 +149,10 @@ class TrainingPlan:
         return range(start, start + self.stages[s].replicas)
 
     @classmethod
-    def fixed(cls, gpus: int, alpha: float, alpha_max: float | None = None) -> "TrainingPlan":
-        """A plan whose per-iteration time is exactly `alpha` on every placement (theory instances).
+    def fixed(cls, gpus: int, alpha: float, alpha_max: float | None = None,
+              alpha_spread: float | None = None) -> "TrainingPlan":
+        """A plan whose per-iteration time is exactly `alpha` on every placement (theory instances), or,
+        with `alpha_spread`, `alpha` on one server and `alpha_spread` on placements spanning several.
 
         The stage's compute is alpha * gpus split over gpus replicas, which is alpha only up to float
         rounding (0.7 * 3 / 3 != 0.7), so the timing model returns the declared `alpha` itself.
@@ -157,9 +162,12 @@ class TrainingPlan:
         if alpha_max is not None:
             require_number("alpha_max", alpha_max, 0.0, strict=True)
             _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")
+        if alpha_spread is not None:
+            require_number("alpha_spread", alpha_spread, 0.0, strict=True)
+            _require(alpha_spread >= alpha, f"alpha_spread ({alpha_spread}) must be >= alpha ({alpha})")
         stage = Stage(compute_s=alpha * gpus, param_bytes=0.0, activation_bytes=0.0, replicas=gpus)
         return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max,
-                   declared_alpha=alpha)
+                   declared_alpha=alpha, declared_alpha_spread=alpha_spread)
 
 
 FIXED_MODEL = "fixed-alpha"

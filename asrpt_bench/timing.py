@@ -56,8 +56,11 @@ class TimingModel:
                          stage_spread: Sequence[bool], boundary_spread: Sequence[bool]) -> float:
         """alpha given, per stage, whether its replicas span >1 server and, per boundary, whether
         the two adjacent stages span >1 server. The ILP uses the same decomposition.
-        A fixed-alpha plan (`TrainingPlan.fixed`) returns its declared alpha whatever the links."""
+        A fixed-alpha plan (`TrainingPlan.fixed`) returns its declared alpha, or its declared spread alpha
+        when it has one and its replicas span more than one server."""
         if plan.declared_alpha is not None:
+            if plan.declared_alpha_spread is not None and stage_spread[0]:
+                return plan.declared_alpha_spread
             return plan.declared_alpha
         stages = plan.stages
         stage_times = []

@@ -34,9 +34,10 @@ def _row_plan(row: Mapping[str, object], index: int, source: str,
     if has_alpha and has_model:
         raise ConfigError(f"{_where(source, index, 'alpha')}: give either alpha or model+config, not both")
     if has_alpha:
-        alpha_max = _optional(row["alpha_max"])
+        alpha_max, alpha_spread = _optional(row["alpha_max"]), _optional(row.get("alpha_spread"))
         return TrainingPlan.fixed(int(row["gpus"]), float(row["alpha"]),
-                                  None if alpha_max is None else float(alpha_max))
+                                  None if alpha_max is None else float(alpha_max),
+                                  None if alpha_spread is None else float(alpha_spread))
     if not has_model:
         raise ConfigError(f"{_where(source, index, 'model')}: the job has neither alpha nor model+config; "
                           "assign a model and configuration first")

@@ -36,6 +36,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("config", "str", "-", False, "parallel configuration name such as p2xd4 (with `model`)"),
     Column("alpha", "float", "s/iteration", False, "fixed per-iteration time (instead of model+config)"),
     Column("alpha_max", "float", "s/iteration", False, "declared worst-case per-iteration time"),
+    Column("alpha_spread", "float", "s/iteration", False, "with alpha: the per-iteration time on placements "
+           "spanning several servers (default: alpha everywhere)"),
     Column("user", "str", "-", False, "recurrence key: user (synthetic for Philly)"),
     Column("group", "str", "-", False, "recurrence key: job group / recurring template"),
     Column("duration", "float", "s", False, "trace run time, used to derive iterations"),
@@ -86,6 +88,7 @@ def _check_bounds(table: pd.DataFrame, raw: pd.DataFrame, source: str) -> None:
     exact = "larger times lose precision in float64 arithmetic"
     limits = (("release", MAX_SECONDS, "s", exact), ("duration", MAX_SECONDS, "s", exact),
               ("alpha", MAX_SECONDS, "s", exact), ("alpha_max", MAX_SECONDS, "s", exact),
+              ("alpha_spread", MAX_SECONDS, "s", exact),
               ("iterations", MAX_COUNT, "iterations", exact), ("gpus", MAX_GPUS, "GPUs", "no cluster comes near"))
     for name, limit, unit, reason in limits:
         _first_bad(table[name] > limit, raw, name, source, f"must be <= {limit:.0e} {unit} ({reason})")
@@ -125,6 +128,9 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         ("iterations", table["iterations"] < 0, "must be >= 0"),
         ("alpha", table["alpha"] <= 0, "must be > 0"),
         ("alpha_max", table["alpha_max"] < table["alpha"], "must be >= alpha"),
+        ("alpha_spread", table["alpha_spread"] < table["alpha"], "must be >= alpha"),
+        ("alpha_spread", table["alpha_spread"].notna() & table["alpha"].isna(),
+         "needs alpha (it is the spread-placement time of a fixed-alpha job)"),
         ("duration", table["duration"] < 0, "must be >= 0"),
     )
     for name, bad, problem in checks:

@@ -24,7 +24,7 @@ from ..params import NoParams, Params, param
 from ..registry import Registry
 from ..rules import Rule, flag, integer, number, one_of, optional_integer
 from .csv_table import load_csv
-from .gavel import ALPHA_MAX_SOURCES, load_gavel
+from .gavel import ALPHA_MAX_SOURCES, PLACEMENT_MODELS, load_gavel
 from .pai2020 import load_pai2020
 from .philly import load_philly
 from .recurrence import RecurrenceSpec
@@ -116,6 +116,9 @@ class GavelParams(TraceParams):
                                        "the recurrence keys (default: the job type, as in the trace)")
     gavel_alpha_max: str = param("alpha", one_of(*ALPHA_MAX_SOURCES),
                                  "declared alpha_max: alpha, or Gavel's spread-placement measurement")
+    gavel_placement: str = param("consolidated", one_of(*PLACEMENT_MODELS),
+                                 "alpha on every placement (Gavel's simulator), or measured: unconsolidated "
+                                 "when the job spans several servers")
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ def philly(params: PhillyParams, seed: int) -> pd.DataFrame:
 def gavel(params: GavelParams, seed: int) -> pd.DataFrame:
     """A Gavel trace (default: the packaged trace of Gavel's generator), alpha from its measured throughputs."""
     return load_gavel(params.path, recurrence=params.recurrence, seed=seed, train_fraction=params.train_fraction,
-                      alpha_max=params.gavel_alpha_max)
+                      alpha_max=params.gavel_alpha_max, placement=params.gavel_placement)
 
 
 @register_workload("pai2020", FileParams)
