@@ -80,11 +80,16 @@ def test_every_scheduler_with_every_placer_gives_valid_deterministic_schedules(p
         again = run_all(jobs, cluster, predictions, placer_name)
         for (name, params, a), (_, _, b) in zip(first, again):
             assert a.records == b.records, (name, params)
-            assert a.metrics == b.metrics, (name, params)
+            assert same_metrics(a.metrics, b.metrics), (name, params)
             if name.startswith("asrpt") and not params.get("backfill"):
                 assert_strict_head_of_line(a.records)
 
     check()
+
+
+def same_metrics(a: dict, b: dict) -> bool:
+    """Equal metrics, NaN (an undefined metric, e.g. reservation violations of a strict rule) equal to NaN."""
+    return a.keys() == b.keys() and all(a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]) for k in a)
 
 
 def assert_strict_head_of_line(records):
