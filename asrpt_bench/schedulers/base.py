@@ -13,7 +13,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Callable, Hashable, Literal, Protocol, runtime_checkable
+from typing import Callable, Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from ..core import Cluster, Placement, TrainingPlan
 from ..registry import Registry
@@ -80,10 +80,24 @@ class Proposal:
     alpha: float
 
 
+class RunningJob(NamedTuple):
+    """A job holding GPUs now, as its scheduler may see it: its view, start time and per-iteration time
+    alpha of its placement (so an estimated end is start + iterations the scheduler knows x alpha)."""
+
+    job: JobView
+    start: float
+    alpha: float
+
+
 class DispatchContext(Protocol):
     """The simulator's side of a dispatch decision at one instant."""
 
     now: float
+
+    @property
+    def running(self) -> Sequence[RunningJob]:
+        """The jobs holding GPUs now, in start order (a snapshot)."""
+        ...
 
     @property
     def free(self) -> tuple[int, ...]:
