@@ -16,8 +16,10 @@ from enum import IntEnum
 from typing import Callable, Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from ..core import Cluster, Placement, TrainingPlan
+from ..params import Params, param
 from ..registry import Registry
-from ..rules import check
+from ..rules import number, one_of
+from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Estimates
 
 
 class EventKind(IntEnum):
@@ -156,42 +158,100 @@ Entry = tuple[float, float, int, JobView]
 without ever comparing two jobs."""
 
 
+@dataclass(frozen=True)
+class QueueParams(Params):
+    """Parameters of a one-queue scheduler (fifo, spjf, spwf; the wcs_* subclass changes the default dispatch)."""
+
+    dispatch: str = param("strict", one_of(*DISPATCH_RULES),
+                          "which queued jobs may start: strict (head only), easy, conservative, greedy (every job that fits)")
+    duration_source: str = param("predicted", one_of(*DURATION_SOURCES),
+                                 "iterations the order and estimates use: predicted, or true (oracle)")
+    overrun: str = param("none", one_of(*OVERRUN_POLICIES),
+                         "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
+    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+                                  "floor of every backfilling estimate (jobs predicted at 0 iterations)")
+
+
 class QueueScheduler:
     """Non-preemptive dispatch from one queue ordered by (key, release, input order).
 
-    `strict=True`: only the head may start; if it does not fit, everything behind it waits.
-    `strict=False` (work-conserving): scan the whole queue in key order and start every job that
-    fits. Jobs are eligible at release.
+    `dispatch` (dispatch.py): "strict", only the head may start; "greedy" (work-conserving), scan the
+    whole queue in key order and start every job that fits; "easy" and "conservative", backfilling
+    that does not delay the head's shadow time / any earlier reservation. Jobs are eligible at release.
+    `strict=True/False` is the older spelling of dispatch "strict" / "greedy".
 
-    The queue is kept as one sorted list per GPU count, so a work-conserving scan visits, in key
-    order, only the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a
-    GPU count that no longer fits is dropped for the rest of it. The order of proposals and starts is
-    exactly that of a scan over the whole queue.
+    The queue is kept as one sorted list per GPU count, so a greedy scan visits, in key order, only
+    the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a GPU count
+    that no longer fits is dropped for the rest of it. The order of proposals and starts is exactly
+    that of a scan over the whole queue.
     """
 
     oracle = False
 
-    def __init__(self, name: str, key: JobKey, strict: bool, duration_source: DurationSource) -> None:
-        check("scheduler.duration_source", duration_source)
+    def __init__(self, name: str, key: JobKey, strict: bool | None = None,
+                 duration_source: DurationSource = QueueParams.duration_source, dispatch: str | None = None,
+                 overrun: str = QueueParams.overrun, min_estimate_s: float = QueueParams.min_estimate_s) -> None:
+        if dispatch is None:
+            dispatch = "greedy" if strict is False else "strict"
+        QueueParams(dispatch=dispatch, duration_source=duration_source, overrun=overrun,
+                    min_estimate_s=min_estimate_s).check("scheduler")
         self.name = name
         self.key = key
-        self.strict = strict
+        self.dispatch_rule = dispatch
+        self.strict = dispatch == "strict"
         self.duration_source = duration_source
         self.oracle = duration_source == "oracle"
+        self.overrun = overrun
+        self.min_estimate_s = float(min_estimate_s)
         self.queues_: dict[int, list[Entry]] = {}
+        self._clear()
+
+    def _clear(self) -> None:
+        self.queues_ = {}
+        self.backfill_ = Backfill(Estimates(lambda job: job.iterations_for(self.duration_source), self.overrun,
+                                            self.min_estimate_s))
 
     def reset(self, cluster: Cluster) -> None:
-        self.queues_ = {}
+        self._clear()
+
+    def dispatch_counts(self) -> dict[str, float]:
+        """Backfilled starts and reservation violations of the last run (dispatch.Backfill.counts)."""
+        return self.backfill_.counts(self.dispatch_rule)
 
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
         bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
 
     def dispatch(self, ctx: DispatchContext) -> None:
-        if self.strict:
+        rule = self.dispatch_rule
+        if rule == "strict":
             self._dispatch_head(ctx)
-        else:
+        elif rule == "greedy":
             self._dispatch_work_conserving(ctx)
+        else:
+            self._dispatch_backfilling(ctx, rule)
+
+    def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
+        """EASY or conservative over the whole queue in order (dispatch.Backfill)."""
+        queues = self.queues_
+        ordered = list(heapq.merge(*(queue for queue in queues.values() if queue)))
+        if not ordered:
+            return
+
+        def try_start(entry: Entry) -> bool:
+            job = entry[3]
+            proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
+            if proposal is None:
+                return False
+            ctx.start(proposal, eligible=job.release)
+            return True
+
+        now = ctx.now
+        passes = self.backfill_.easy if rule == "easy" else self.backfill_.conservative
+        for position in passes(ordered, ctx, _entry_job, try_start, lambda entry: now):
+            entry = ordered[position]
+            queue = queues[entry[3].gpus]
+            del queue[bisect.bisect_left(queue, entry)]
 
     def _dispatch_head(self, ctx: DispatchContext) -> None:
         queues = self.queues_
@@ -224,13 +284,24 @@ class QueueScheduler:
                 idle = ctx.idle_gpus
             if position + 1 < len(queue):
                 heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
+        if not started:
+            return
+        entries = []
         for gpus, positions in started.items():
             queue = self.queues_[gpus]
+            entries.extend(queue[position] for position in positions)
             for position in reversed(positions):
                 del queue[position]
+        first_left = min((queue[0] for queue in self.queues_.values() if queue), default=None)
+        if first_left is not None:
+            self.backfill_.backfilled += sum(entry > first_left for entry in entries)
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         return None
+
+
+def _entry_job(entry: Entry) -> JobView:
+    return entry[3]
 
 
 def duration_key(job: JobView, source: DurationSource) -> float:

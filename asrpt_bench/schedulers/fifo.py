@@ -1,16 +1,18 @@
-"""FIFO: strict first-come first-served by release time; the head blocks while it does not fit."""
+"""FIFO: first-come first-served by release time; by default strict (the head blocks while it does not fit)."""
 
 from __future__ import annotations
 
-from .base import DurationSource, QueueScheduler, register_scheduler, submission_key
+from .base import QueueParams, QueueScheduler, register_scheduler, submission_key
 
 
 @register_scheduler("fifo")
 class FIFO(QueueScheduler):
-    """Strict release order, no backfilling.
+    """Release order, strict by default (no backfilling); dispatch "easy" is classic EASY backfilling.
 
-    `duration_source` is accepted for a uniform interface; the order does not use durations.
+    `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
     """
 
-    def __init__(self, duration_source: DurationSource = "predicted") -> None:
-        super().__init__("fifo", submission_key, strict=True, duration_source=duration_source)
+    def __init__(self, dispatch: str = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
+                 overrun: str = QueueParams.overrun, min_estimate_s: float = QueueParams.min_estimate_s) -> None:
+        super().__init__("fifo", submission_key, dispatch=dispatch, duration_source=duration_source, overrun=overrun,
+                         min_estimate_s=min_estimate_s)

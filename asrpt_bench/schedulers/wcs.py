@@ -1,37 +1,62 @@
 """Work-conserving baselines (paper-notes 8; Zheng et al. [46]): WCS-Duration, WCS-Workload, WCS-SubTime.
 
-At every decision instant the queue is scanned in key order and every job that fits starts,
-so GPUs never idle while a queued job fits.
+By default (dispatch "greedy") the queue is scanned in key order at every decision instant and
+every job that fits starts, so GPUs never idle while a queued job fits. With dispatch "greedy",
+SPJF is WCS-Duration, SPWF is WCS-Workload and FIFO is WCS-SubTime, schedule for schedule.
 """
 
 from __future__ import annotations
 
-from .base import (DurationSource, QueueScheduler, duration_key, register_scheduler, submission_key,
-                   workload_key)
+from dataclasses import dataclass
+
+from ..params import param
+from ..rules import one_of
+from .base import QueueParams, QueueScheduler, duration_key, register_scheduler, submission_key, workload_key
+from .dispatch import DISPATCH_RULES
+
+
+@dataclass(frozen=True)
+class WorkConservingParams(QueueParams):
+    """QueueParams with the work-conserving dispatch as the default."""
+
+    dispatch: str = param("greedy", one_of(*DISPATCH_RULES),
+                          "which queued jobs may start: greedy (every job that fits), strict, easy, conservative")
 
 
 @register_scheduler("wcs_duration")
 class WCSDuration(QueueScheduler):
     """Work-conserving, ordered by predicted duration n~ * alpha~min."""
 
-    def __init__(self, duration_source: DurationSource = "predicted") -> None:
-        super().__init__("wcs_duration", duration_key, strict=False, duration_source=duration_source)
+    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+                 duration_source: str = WorkConservingParams.duration_source,
+                 overrun: str = WorkConservingParams.overrun,
+                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
+        super().__init__("wcs_duration", duration_key, dispatch=dispatch, duration_source=duration_source,
+                         overrun=overrun, min_estimate_s=min_estimate_s)
 
 
 @register_scheduler("wcs_workload")
 class WCSWorkload(QueueScheduler):
     """Work-conserving, ordered by predicted GPU-time g * n~ * alpha~min."""
 
-    def __init__(self, duration_source: DurationSource = "predicted") -> None:
-        super().__init__("wcs_workload", workload_key, strict=False, duration_source=duration_source)
+    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+                 duration_source: str = WorkConservingParams.duration_source,
+                 overrun: str = WorkConservingParams.overrun,
+                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
+        super().__init__("wcs_workload", workload_key, dispatch=dispatch, duration_source=duration_source,
+                         overrun=overrun, min_estimate_s=min_estimate_s)
 
 
 @register_scheduler("wcs_subtime")
 class WCSSubTime(QueueScheduler):
     """Work-conserving, ordered by submission time (FIFO with backfilling).
 
-    `duration_source` is accepted for a uniform interface; the order does not use durations.
+    `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
     """
 
-    def __init__(self, duration_source: DurationSource = "predicted") -> None:
-        super().__init__("wcs_subtime", submission_key, strict=False, duration_source=duration_source)
+    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+                 duration_source: str = WorkConservingParams.duration_source,
+                 overrun: str = WorkConservingParams.overrun,
+                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
+        super().__init__("wcs_subtime", submission_key, dispatch=dispatch, duration_source=duration_source,
+                         overrun=overrun, min_estimate_s=min_estimate_s)

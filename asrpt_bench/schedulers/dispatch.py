@@ -1,0 +1,264 @@
+"""Dispatch rules over one ordered queue, orthogonal to the order (issue 18).
+
+A queue scheduler decides the *order* of its queue; the dispatch rule decides which queued jobs may
+start at a decision instant:
+
+- `strict`: only the head may start; a head that does not fit blocks the queue.
+- `greedy`: scan the queue in order and start every job that fits (work-conserving backfilling).
+- `easy`: start the head while it fits; a blocked head gets a shadow time S (the earliest estimated
+  end of a running job at which the idle GPUs plus the GPUs of the running jobs estimated to end by
+  then reach its GPU count) and `extra` = that total minus its count; a later job that fits now
+  starts if it is estimated to end by S, or else if it needs no more than `extra` GPUs (which it
+  then uses up). EASY backfilling as in Slurm and Maui (Lifka 1995; Mu'alem and Feitelson 2001).
+- `conservative`: every queued job, in queue order, reserves the earliest interval of the
+  cluster's GPU-count profile where it fits beside the running jobs and every earlier reservation;
+  a job whose interval starts now starts now. So a job starts early only if it delays no earlier
+  reservation.
+
+Estimates are what the scheduler knows: a queued job runs for iterations x alpha~min, a running job
+ends at start + iterations x alpha of its placement; `overrun` says what a running job past that
+end is estimated at, and `min_estimate_s` floors every estimated duration (jobs predicted at 0
+iterations). GPU counts are cluster-wide: the placer alone decides whether a job fits now, and
+reservations are counts (docs/simulator.md, "Dispatch rules").
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING, Callable, Hashable, Literal, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from .base import DispatchContext, JobView, RunningJob
+
+DispatchRule = Literal["strict", "easy", "conservative", "greedy"]
+DISPATCH_RULES = ("strict", "easy", "conservative", "greedy")
+Overrun = Literal["none", "double"]
+OVERRUN_POLICIES = ("none", "double")
+TIME_TOLERANCE = 1e-9
+"""A head counts as started after its first shadow time only beyond this relative tolerance."""
+
+T = TypeVar("T")
+
+
+class Estimates:
+    """Duration estimates of queued and running jobs under an overrun policy and a floor.
+
+    overrun "none": a running job past its estimated end is estimated to end now (EASY's usual
+    reading: the estimate was the job's limit). "double": its estimated duration doubles until the
+    end lies after now (as in SRPT-bounce and EASY++); a zero estimate with no floor cannot double
+    and ends now.
+    """
+
+    def __init__(self, iterations: Callable[[JobView], float], overrun: Overrun, min_estimate_s: float) -> None:
+        self.iterations = iterations
+        self.overrun = overrun
+        self.min_estimate_s = float(min_estimate_s)
+
+    def duration(self, job: JobView) -> float:
+        """Estimated duration of a queued job: iterations x alpha~min, at least min_estimate_s."""
+        return max(self.iterations(job) * job.alpha_min, self.min_estimate_s)
+
+    def end(self, run: RunningJob, now: float) -> float:
+        """Estimated end of a running job: start + iterations x alpha of its placement (floored)."""
+        duration = max(self.iterations(run.job) * run.alpha, self.min_estimate_s)
+        end = run.start + duration
+        if end >= now:
+            return end
+        if self.overrun == "double" and duration > 0:
+            while end < now:
+                duration *= 2
+                end = run.start + duration
+            return end
+        return now
+
+
+class Profile:
+    """Free GPU count over time as a step function from `now`: free[k] holds on [times[k], times[k+1]).
+
+    Starts from the idle GPUs now plus the GPUs of running jobs at their estimated ends; reservations
+    subtract their GPUs over their interval.
+    """
+
+    def __init__(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
+        self.times = [now]
+        self.free = [idle]
+        for end, gpus in sorted(ends):
+            if end <= self.times[-1]:
+                self.free[-1] += gpus
+            else:
+                self.times.append(end)
+                self.free.append(self.free[-1] + gpus)
+
+    def earliest(self, gpus: int, duration: float, not_before: float) -> float:
+        """The earliest t >= not_before with at least `gpus` free over [t, t + duration)."""
+        times, free = self.times, self.free
+        k = max(bisect.bisect_right(times, not_before) - 1, 0)
+        while True:
+            while free[k] < gpus:
+                k += 1  # the last step holds every GPU, so a job of at most G GPUs always finds one
+            start = max(times[k], not_before)
+            j = k + 1
+            while j < len(times) and times[j] < start + duration and free[j] >= gpus:
+                j += 1
+            if j == len(times) or times[j] >= start + duration:
+                return start
+            k = j
+
+    def reserve(self, start: float, duration: float, gpus: int) -> None:
+        """Take `gpus` off the profile over [start, start + duration)."""
+        if duration <= 0 or gpus == 0:
+            return
+        first = self._breakpoint(start)
+        last = self._breakpoint(start + duration)
+        for k in range(first, last):
+            self.free[k] -= gpus
+
+    def _breakpoint(self, t: float) -> int:
+        """The index of a step starting exactly at t (split the step holding t if needed)."""
+        k = bisect.bisect_right(self.times, t) - 1
+        if self.times[k] == t:
+            return k
+        self.times.insert(k + 1, t)
+        self.free.insert(k + 1, self.free[k])
+        return k + 1
+
+
+class Backfill:
+    """EASY and conservative passes over an ordered queue, and the counters every rule reports.
+
+    `first_reservation` maps a job id to the first shadow time (EASY head) or reservation start
+    (conservative) it was given; a job that starts later than that counts as a reservation violation.
+    `backfilled` counts jobs started while a job ahead of them in the queue stayed queued.
+    """
+
+    def __init__(self, estimates: Estimates) -> None:
+        self.estimates = estimates
+        self.first_reservation: dict[Hashable, float] = {}
+        self.backfilled = 0
+        self.violations = 0
+
+    def counts(self, rule: DispatchRule) -> dict[str, float]:
+        """backfilled_starts and reservation_violations; violations are undefined (NaN) for the rules
+        that make no reservations (strict, greedy)."""
+        violations = float(self.violations) if rule in ("easy", "conservative") else float("nan")
+        return {"backfilled_starts": float(self.backfilled), "reservation_violations": violations}
+
+    def note_start(self, job: JobView, now: float) -> None:
+        """Count a violation if `job` starts after the first shadow time or reservation it was given."""
+        promised = self.first_reservation.pop(job.job_id, None)
+        if promised is not None and now > promised + TIME_TOLERANCE * max(1.0, abs(promised)):
+            self.violations += 1
+
+    def _running_ends(self, ctx: DispatchContext) -> list[tuple[float, int]]:
+        now, end = ctx.now, self.estimates.end
+        return [(end(run, now), run.job.gpus) for run in ctx.running]
+
+    def shadow(self, gpus: int, ctx: DispatchContext, not_before: float) -> tuple[float, int]:
+        """EASY's shadow time S of a head of `gpus` GPUs and the extra GPUs then: the earliest t >=
+        not_before at which the idle GPUs plus those of running jobs estimated to end by t reach
+        `gpus` (so t is not_before or an estimated end), and that total minus `gpus`."""
+        ends = sorted(self._running_ends(ctx))
+        available, k = ctx.idle_gpus, 0
+        shadow = not_before
+        while k < len(ends) and (ends[k][0] <= shadow or available < gpus):
+            shadow = max(shadow, ends[k][0])
+            available += ends[k][1]
+            k += 1
+        return shadow, available - gpus
+
+    def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                     try_start: Callable[[T], bool]) -> list[int]:
+        """Start the head while it may; the positions started (a prefix of the queue)."""
+        k = 0
+        while k < len(queue) and try_start(queue[k]):
+            self.note_start(job_of(queue[k]), ctx.now)
+            k += 1
+        return list(range(k))
+
+    def strict(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+               try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Head-of-line: start the head while it may; the positions started."""
+        return self._start_heads(queue, ctx, job_of, try_start)
+
+    def greedy(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+               try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Work-conserving: try every job in order once; the positions started."""
+        started = self._start_heads(queue, ctx, job_of, try_start)
+        for position in range(len(started) + 1, len(queue)):
+            if ctx.idle_gpus == 0:
+                break
+            if job_of(queue[position]).gpus <= ctx.idle_gpus and try_start(queue[position]):
+                self.backfilled += 1
+                started.append(position)
+        return started
+
+    def easy(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+             try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """EASY over `queue` (in order); returns the positions started. `try_start` starts an item if it
+        may start now (the placer places it, and any scheduler-side test passes); `hold_until` is the
+        earliest time the blocked head would start even with enough GPUs (now, or a delay deadline)."""
+        started = self._start_heads(queue, ctx, job_of, try_start)
+        k = len(started)
+        if k >= len(queue) - 1 or ctx.idle_gpus == 0:
+            if k < len(queue):
+                self._promise_shadow(queue[k], job_of, ctx, hold_until)
+            return started
+        shadow, extra = self._promise_shadow(queue[k], job_of, ctx, hold_until)
+        now, duration = ctx.now, self.estimates.duration
+        for position in range(k + 1, len(queue)):
+            idle = ctx.idle_gpus
+            if idle == 0:
+                break
+            item = queue[position]
+            job = job_of(item)
+            if job.gpus > idle:
+                continue
+            by_shadow = now + duration(job) <= shadow
+            if not by_shadow and job.gpus > extra:
+                continue
+            if try_start(item):
+                self.note_start(job, now)
+                self.backfilled += 1
+                started.append(position)
+                if not by_shadow:
+                    extra -= job.gpus
+        return started
+
+    def _promise_shadow(self, head: T, job_of: Callable[[T], JobView], ctx: DispatchContext,
+                        hold_until: Callable[[T], float]) -> tuple[float, int]:
+        job = job_of(head)
+        shadow, extra = self.shadow(job.gpus, ctx, hold_until(head))
+        self.first_reservation.setdefault(job.job_id, shadow)
+        return shadow, extra
+
+    def conservative(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                     try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Conservative backfilling over `queue` (in order); returns the positions started.
+
+        The head starts while it may. Then every job, in queue order, reserves the earliest interval
+        of the GPU-count profile where it fits beside the running jobs and the earlier reservations
+        (no earlier than `hold_until`); one whose interval starts now starts if `try_start` lets it,
+        else it keeps its reservation (in counts). The pass stops once no GPU is idle: no later job
+        could start now, and every reservation is recomputed at the next decision instant.
+        """
+        now, duration = ctx.now, self.estimates.duration
+        started = self._start_heads(queue, ctx, job_of, try_start)
+        k = len(started)
+        if k == len(queue):
+            return started
+        profile = Profile(now, ctx.idle_gpus, self._running_ends(ctx))
+        for position in range(k, len(queue)):
+            item = queue[position]
+            job = job_of(item)
+            length = duration(job)
+            begin = profile.earliest(job.gpus, length, hold_until(item))
+            if position > k and begin <= now and job.gpus <= ctx.idle_gpus and try_start(item):
+                self.note_start(job, now)
+                self.backfilled += 1
+                started.append(position)
+            else:
+                self.first_reservation.setdefault(job.job_id, begin)
+            if ctx.idle_gpus == 0:
+                break
+            profile.reserve(begin, length, job.gpus)
+        return started
