@@ -203,7 +203,9 @@ class PredictorConfig:
 
 @dataclass
 class SchedulerConfig:
-    """Scheduler choice and parameters; each scheduler receives the keys its constructor accepts."""
+    """Scheduler choice and parameters; each scheduler receives the keys its constructor accepts.
+    `dispatch` null means each scheduler's own default (strict; greedy for wcs_*), so a compare run
+    keeps every scheduler's meaning unless a dispatch is named."""
 
     name: str = "asrpt"
     comm_heavy: float = 1.5
@@ -213,6 +215,10 @@ class SchedulerConfig:
     delay_origin: str = "enqueue"
     srpt_tiebreak: str = "release_id"
     duration_source: str = "predicted"
+    dispatch: Optional[str] = None
+    eligibility: str = "virtual"
+    overrun: str = "none"
+    min_estimate_s: float = 0.0
 
     def validate(self, prefix: str = "scheduler") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a scheduler name", self.name)

@@ -114,6 +114,10 @@ def _solver_name() -> Rule:
                 lambda key, value: f"{key}: unknown solver {shown(value)}; known: {names.describe()[len('one of '):]}")
 
 
+def _dispatch_rules() -> tuple[str, ...]:
+    return importlib.import_module("asrpt_bench.schedulers.dispatch").DISPATCH_RULES
+
+
 RULES: dict[str, Rule] = {
     "seed": integer(0),
     "cluster.servers": integer(1),
@@ -135,6 +139,11 @@ RULES: dict[str, Rule] = {
     "scheduler.delay_origin": one_of_component("asrpt_bench.schedulers.asrpt", "DELAY_ORIGINS"),
     "scheduler.srpt_tiebreak": one_of_component("asrpt_bench.schedulers.asrpt", "SRPT_TIEBREAKS"),
     "scheduler.duration_source": one_of_component("asrpt_bench.schedulers.base", "DURATION_SOURCES"),
+    "scheduler.dispatch": Rule(lambda: f"null or one of {sorted(_dispatch_rules())}",
+                               lambda v: v is None or (isinstance(v, str) and v in _dispatch_rules())),
+    "scheduler.eligibility": one_of_component("asrpt_bench.schedulers.asrpt", "ELIGIBILITY_RULES"),
+    "scheduler.overrun": one_of_component("asrpt_bench.schedulers.dispatch", "OVERRUN_POLICIES"),
+    "scheduler.min_estimate_s": number(0, what="a number of seconds"),
     "predictor.epsilon": number(0),
     "predictor.n_estimators": integer(1),
     "predictor.n_jobs": Rule("a positive integer or -1 (all cores)", lambda v: _is_int(v) and (v >= 1 or v == -1)),

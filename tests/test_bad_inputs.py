@@ -409,7 +409,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
     case("unknown-key-added", CONFIG,
          "scheduler.comm_heavyy: unknown key; scheduler has keys ['backfill', 'comm_heavy', 'consolidation_test', "
-         "'delay_origin', 'duration_source', 'name', 'srpt_tiebreak', 'tau']")(
+         "'delay_origin', 'dispatch', 'duration_source', 'eligibility', 'min_estimate_s', 'name', 'overrun', "
+         "'srpt_tiebreak', 'tau']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),

@@ -95,9 +95,11 @@ class ASRPT:
                  consolidation_test: ConsolidationTest = ASRPTParams.consolidation_test,
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
-                 dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
+                 dispatch: str | None = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
                  oracle: bool = False) -> None:
+        if dispatch is None:  # a config's `dispatch: null`: the paper's strict rule
+            dispatch = ASRPTParams.dispatch
         ASRPTParams(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                     srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
                     overrun=overrun, min_estimate_s=min_estimate_s).check("scheduler")
@@ -290,7 +292,7 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  consolidation_test: ConsolidationTest = ASRPTParams.consolidation_test,
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
-                 dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
+                 dispatch: str | None = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
     """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,

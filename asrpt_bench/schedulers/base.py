@@ -163,7 +163,7 @@ class QueueParams(Params):
     """Parameters of a one-queue scheduler (fifo, spjf, spwf; the wcs_* subclass changes the default dispatch)."""
 
     dispatch: str = param("strict", one_of(*DISPATCH_RULES),
-                          "which queued jobs may start: strict (head only), easy, conservative, greedy (every job that fits)")
+                          "which queued jobs may start: strict (the head only), easy, conservative, greedy (all that fit)")
     duration_source: str = param("predicted", one_of(*DURATION_SOURCES),
                                  "iterations the order and estimates use: predicted, or true (oracle)")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
@@ -178,7 +178,8 @@ class QueueScheduler:
     `dispatch` (dispatch.py): "strict", only the head may start; "greedy" (work-conserving), scan the
     whole queue in key order and start every job that fits; "easy" and "conservative", backfilling
     that does not delay the head's shadow time / any earlier reservation. Jobs are eligible at release.
-    `strict=True/False` is the older spelling of dispatch "strict" / "greedy".
+    `strict` is the order's own dispatch when `dispatch` is None (True: "strict", False: "greedy"),
+    so a config's `dispatch: null` keeps each scheduler's meaning.
 
     The queue is kept as one sorted list per GPU count, so a greedy scan visits, in key order, only
     the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a GPU count

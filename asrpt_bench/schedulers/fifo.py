@@ -12,7 +12,7 @@ class FIFO(QueueScheduler):
     `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
     """
 
-    def __init__(self, dispatch: str = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
+    def __init__(self, dispatch: str | None = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
                  overrun: str = QueueParams.overrun, min_estimate_s: float = QueueParams.min_estimate_s) -> None:
-        super().__init__("fifo", submission_key, dispatch=dispatch, duration_source=duration_source, overrun=overrun,
-                         min_estimate_s=min_estimate_s)
+        super().__init__("fifo", submission_key, strict=True, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s)

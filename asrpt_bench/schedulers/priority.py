@@ -13,17 +13,17 @@ from .base import QueueParams, QueueScheduler, duration_key, register_scheduler,
 class SPJF(QueueScheduler):
     """Shortest Predicted Job First: key n~ * alpha~min."""
 
-    def __init__(self, dispatch: str = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
+    def __init__(self, dispatch: str | None = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
                  overrun: str = QueueParams.overrun, min_estimate_s: float = QueueParams.min_estimate_s) -> None:
-        super().__init__("spjf", duration_key, dispatch=dispatch, duration_source=duration_source, overrun=overrun,
-                         min_estimate_s=min_estimate_s)
+        super().__init__("spjf", duration_key, strict=True, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s)
 
 
 @register_scheduler("spwf")
 class SPWF(QueueScheduler):
     """Shortest Predicted Workload First: key g * n~ * alpha~min."""
 
-    def __init__(self, dispatch: str = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
+    def __init__(self, dispatch: str | None = QueueParams.dispatch, duration_source: str = QueueParams.duration_source,
                  overrun: str = QueueParams.overrun, min_estimate_s: float = QueueParams.min_estimate_s) -> None:
-        super().__init__("spwf", workload_key, dispatch=dispatch, duration_source=duration_source, overrun=overrun,
-                         min_estimate_s=min_estimate_s)
+        super().__init__("spwf", workload_key, strict=True, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s)

@@ -27,24 +27,24 @@ class WorkConservingParams(QueueParams):
 class WCSDuration(QueueScheduler):
     """Work-conserving, ordered by predicted duration n~ * alpha~min."""
 
-    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+    def __init__(self, dispatch: str | None = WorkConservingParams.dispatch,
                  duration_source: str = WorkConservingParams.duration_source,
                  overrun: str = WorkConservingParams.overrun,
                  min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
-        super().__init__("wcs_duration", duration_key, dispatch=dispatch, duration_source=duration_source,
-                         overrun=overrun, min_estimate_s=min_estimate_s)
+        super().__init__("wcs_duration", duration_key, strict=False, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s)
 
 
 @register_scheduler("wcs_workload")
 class WCSWorkload(QueueScheduler):
     """Work-conserving, ordered by predicted GPU-time g * n~ * alpha~min."""
 
-    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+    def __init__(self, dispatch: str | None = WorkConservingParams.dispatch,
                  duration_source: str = WorkConservingParams.duration_source,
                  overrun: str = WorkConservingParams.overrun,
                  min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
-        super().__init__("wcs_workload", workload_key, dispatch=dispatch, duration_source=duration_source,
-                         overrun=overrun, min_estimate_s=min_estimate_s)
+        super().__init__("wcs_workload", workload_key, strict=False, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s)
 
 
 @register_scheduler("wcs_subtime")
@@ -54,9 +54,9 @@ class WCSSubTime(QueueScheduler):
     `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
     """
 
-    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+    def __init__(self, dispatch: str | None = WorkConservingParams.dispatch,
                  duration_source: str = WorkConservingParams.duration_source,
                  overrun: str = WorkConservingParams.overrun,
                  min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
-        super().__init__("wcs_subtime", submission_key, dispatch=dispatch, duration_source=duration_source,
-                         overrun=overrun, min_estimate_s=min_estimate_s)
+        super().__init__("wcs_subtime", submission_key, strict=False, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s)
