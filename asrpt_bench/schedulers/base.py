@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import inspect
 import math
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Callable, Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
-from ..core import Cluster, Placement, TrainingPlan
+from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..params import Params, param
 from ..registry import Registry
 from ..rules import number, one_of
@@ -140,7 +141,52 @@ class Scheduler(Protocol):
         ...
 
 
-SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
+VARIANT_SEPARATOR = "+"
+
+
+class SchedulerRegistry(Registry):
+    """The scheduler registry; it also builds `<name>+<dispatch>` (e.g. `asrpt+easy`): scheduler <name>
+    with that dispatch rule and that name, so one compare run can hold several dispatch rules of one
+    order side by side (`task.schedulers=[asrpt,asrpt+easy,spjf+easy]`). Variants are not listed
+    (iteration yields the registered names only); every other parameter comes from the config as usual."""
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name) or self._variant(name) is not None
+
+    def factory(self, name: str) -> Callable[..., Scheduler]:
+        if name not in self:
+            raise ConfigError(f"unknown scheduler {name!r}; known: {sorted(self)}, or <name>{VARIANT_SEPARATOR}<dispatch> "
+                              f"with dispatch one of {list(DISPATCH_RULES)}")
+        return self[name]
+
+    def __missing__(self, name: object) -> Callable[..., Scheduler]:
+        variant = self._variant(name)
+        if variant is None:
+            raise KeyError(name)
+        return variant
+
+    def _variant(self, name: object) -> Callable[..., Scheduler] | None:
+        if not isinstance(name, str) or VARIANT_SEPARATOR not in name:
+            return None
+        base, _, rule = name.partition(VARIANT_SEPARATOR)
+        if not super().__contains__(base) or rule not in DISPATCH_RULES:
+            return None
+        factory = dict.__getitem__(self, base)
+        signature = inspect.signature(factory)
+        if "dispatch" not in signature.parameters:
+            return None
+
+        def variant(**params: object) -> Scheduler:
+            scheduler = factory(dispatch=rule, **params)
+            scheduler.name = f"{scheduler.name}{VARIANT_SEPARATOR}{rule}"
+            return scheduler
+
+        variant.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[p for p in signature.parameters.values() if p.name != "dispatch"])
+        return variant
+
+
+SCHEDULERS: Registry[Scheduler] = SchedulerRegistry("scheduler")
 register_scheduler = SCHEDULERS.register
 make_scheduler = SCHEDULERS.make
 

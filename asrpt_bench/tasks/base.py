@@ -41,8 +41,10 @@ def register_task(name: str, needs_workload: bool = True) -> Callable[[Task], Ta
 
 def placer_name(config: RunConfig, scheduler: str) -> str:
     """The placer `scheduler` uses: task.baseline_placement for a baseline of `compare` when set, else
-    the placement group's (A-SRPT and its oracle variant always use the placement group's)."""
-    if config.task.name == "compare" and config.task.baseline_placement and scheduler not in A_SRPT_SCHEDULERS:
+    the placement group's (A-SRPT and its oracle variant, with any dispatch rule `asrpt+easy`, always use
+    the placement group's)."""
+    order = scheduler.partition("+")[0]
+    if config.task.name == "compare" and config.task.baseline_placement and order not in A_SRPT_SCHEDULERS:
         return config.task.baseline_placement
     return config.placement.name
 
