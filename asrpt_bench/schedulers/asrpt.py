@@ -265,13 +265,16 @@ class ASRPT:
 
         passes = {"strict": self.backfill_.strict, "greedy": self.backfill_.greedy, "easy": self.backfill_.easy,
                   "conservative": self.backfill_.conservative}[self.dispatch_rule]
-        started = {id(queue[position]) for position in passes(queue, ctx, _pending_job, try_start, hold_until)}
+        started = passes(queue, ctx, _pending_job, try_start, hold_until)
         if not started:
             return
-        self.pending_ = deque(entry for entry in self.pending_ if id(entry) not in started)
-        for entry in queue:
-            if id(entry) in started:
-                self.waiting_.pop(entry.job.job_id, None)
+        pending, waiting = self.pending_, self.waiting_
+        in_pending = len(pending)  # the queue is the pending queue, then (eligibility "release") the waiting jobs
+        for position in sorted(started, reverse=True):
+            if position < in_pending:
+                del pending[position]
+            else:
+                del waiting[queue[position].job.job_id]
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         virtual = self.virtual_.next_completion()

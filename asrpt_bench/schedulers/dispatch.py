@@ -60,14 +60,17 @@ class Estimates:
 
     def end(self, run: RunningJob, now: float) -> float:
         """Estimated end of a running job: start + iterations x alpha of its placement (floored)."""
-        duration = max(self.iterations(run.job) * run.alpha, self.min_estimate_s)
-        end = run.start + duration
+        return self.overrun_end(run.start, max(self.iterations(run.job) * run.alpha, self.min_estimate_s), now)
+
+    def overrun_end(self, start: float, duration: float, now: float) -> float:
+        """start + duration, or, once that has passed, what the overrun policy estimates instead."""
+        end = start + duration
         if end >= now:
             return end
         if self.overrun == "double" and duration > 0:
             while end < now:
                 duration *= 2
-                end = run.start + duration
+                end = start + duration
             return end
         return now
 
@@ -92,15 +95,17 @@ class Profile:
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
         """The earliest t >= not_before with at least `gpus` free over [t, t + duration)."""
         times, free = self.times, self.free
+        last = len(times)
         k = max(bisect.bisect_right(times, not_before) - 1, 0)
         while True:
             while free[k] < gpus:
                 k += 1  # the last step holds every GPU, so a job of at most G GPUs always finds one
-            start = max(times[k], not_before)
+            start = times[k] if times[k] > not_before else not_before
+            end = start + duration
             j = k + 1
-            while j < len(times) and times[j] < start + duration and free[j] >= gpus:
+            while j < last and times[j] < end and free[j] >= gpus:
                 j += 1
-            if j == len(times) or times[j] >= start + duration:
+            if j == last or times[j] >= end:
                 return start
             k = j
 
@@ -133,6 +138,8 @@ class Backfill:
 
     def __init__(self, estimates: Estimates) -> None:
         self.estimates = estimates
+        self._durations: dict[Hashable, float] = {}  # a running job's estimated duration, computed once
+        self._queued: dict[Hashable, float] = {}  # a queued job's estimated duration, computed once
         self.first_reservation: dict[Hashable, float] = {}
         self.backfilled = 0
         self.violations = 0
@@ -150,8 +157,17 @@ class Backfill:
             self.violations += 1
 
     def _running_ends(self, ctx: DispatchContext) -> list[tuple[float, int]]:
-        now, end = ctx.now, self.estimates.end
-        return [(end(run, now), run.job.gpus) for run in ctx.running]
+        """(estimated end, GPUs) of every running job."""
+        now, durations, estimates = ctx.now, self._durations, self.estimates
+        ends = []
+        for run in ctx.running:
+            job = run.job
+            duration = durations.get(job.job_id)
+            if duration is None:
+                duration = durations[job.job_id] = max(estimates.iterations(job) * run.alpha, estimates.min_estimate_s)
+            end = run.start + duration
+            ends.append((end if end >= now else estimates.overrun_end(run.start, duration, now), job.gpus))
+        return ends
 
     def shadow(self, gpus: int, ctx: DispatchContext, not_before: float) -> tuple[float, int]:
         """EASY's shadow time S of a head of `gpus` GPUs and the extra GPUs then: the earliest t >=
@@ -196,32 +212,42 @@ class Backfill:
              try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
         """EASY over `queue` (in order); returns the positions started. `try_start` starts an item if it
         may start now (the placer places it, and any scheduler-side test passes); `hold_until` is the
-        earliest time the blocked head would start even with enough GPUs (now, or a delay deadline)."""
+        earliest time the blocked head would start even with enough GPUs (now, or a delay deadline).
+
+        The shadow time is computed only when a later job could use it, or once per head to record
+        the head's first shadow time."""
         started = self._start_heads(queue, ctx, job_of, try_start)
         k = len(started)
-        if k >= len(queue) - 1 or ctx.idle_gpus == 0:
-            if k < len(queue):
+        if k == len(queue):
+            return started
+        idle = ctx.idle_gpus
+        if k == len(queue) - 1 or idle == 0:
+            if job_of(queue[k]).job_id not in self.first_reservation:
                 self._promise_shadow(queue[k], job_of, ctx, hold_until)
             return started
         shadow, extra = self._promise_shadow(queue[k], job_of, ctx, hold_until)
-        now, duration = ctx.now, self.estimates.duration
+        now, duration, queued = ctx.now, self.estimates.duration, self._queued
         for position in range(k + 1, len(queue)):
-            idle = ctx.idle_gpus
-            if idle == 0:
-                break
             item = queue[position]
             job = job_of(item)
-            if job.gpus > idle:
+            gpus = job.gpus
+            if gpus > idle:
                 continue
-            by_shadow = now + duration(job) <= shadow
-            if not by_shadow and job.gpus > extra:
+            length = queued.get(job.job_id)
+            if length is None:
+                length = queued[job.job_id] = duration(job)
+            by_shadow = now + length <= shadow
+            if not by_shadow and gpus > extra:
                 continue
             if try_start(item):
                 self.note_start(job, now)
                 self.backfilled += 1
                 started.append(position)
                 if not by_shadow:
-                    extra -= job.gpus
+                    extra -= gpus
+                idle = ctx.idle_gpus
+                if idle == 0:
+                    break
         return started
 
     def _promise_shadow(self, head: T, job_of: Callable[[T], JobView], ctx: DispatchContext,
