@@ -14,7 +14,7 @@ import inspect
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Callable, Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import Callable, Hashable, Iterator, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..params import Params, param
@@ -278,27 +278,70 @@ class QueueScheduler:
         else:
             self._dispatch_backfilling(ctx, rule)
 
+    def _try_start(self, entry: Entry, ctx: DispatchContext) -> bool:
+        job = entry[3]
+        proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
+        if proposal is None:
+            return False
+        ctx.start(proposal, eligible=job.release)
+        return True
+
     def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
         """EASY or conservative over the whole queue in order (dispatch.Backfill)."""
+        if rule == "easy":
+            self._dispatch_easy(ctx)
+            return
         queues = self.queues_
         ordered = list(heapq.merge(*(queue for queue in queues.values() if queue)))
         if not ordered:
             return
-
-        def try_start(entry: Entry) -> bool:
-            job = entry[3]
-            proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
-            if proposal is None:
-                return False
-            ctx.start(proposal, eligible=job.release)
-            return True
-
         now = ctx.now
-        passes = self.backfill_.easy if rule == "easy" else self.backfill_.conservative
-        for position in passes(ordered, ctx, _entry_job, try_start, lambda entry: now):
+        started = self.backfill_.conservative(ordered, ctx, _entry_job, lambda entry: self._try_start(entry, ctx),
+                                              lambda entry: now)
+        for position in started:
             entry = ordered[position]
             queue = queues[entry[3].gpus]
             del queue[bisect.bisect_left(queue, entry)]
+
+    def _dispatch_easy(self, ctx: DispatchContext) -> None:
+        """EASY (dispatch.Backfill.easy) without building the merged queue: the head is the least of the
+        per-GPU-count heads, and the scan behind it visits, in key order, only the GPU counts that fit
+        the idle GPUs (which only decrease during a scan), as the greedy scan does."""
+        queues, backfill = self.queues_, self.backfill_
+        while True:
+            heads = [queue[0] for queue in queues.values() if queue]
+            if not heads:
+                return
+            head = min(heads)
+            if not self._try_start(head, ctx):
+                break
+            backfill.note_start(head[3], ctx.now)
+            del queues[head[3].gpus][0]
+        more = sum(len(queue) for queue in queues.values()) > 1
+        window = backfill.easy_window(head, ctx, _entry_job, lambda entry: ctx.now, more)
+        if window is None:
+            return
+        started = backfill.easy_scan(self._behind(head, ctx), ctx, _entry_job,
+                                     lambda entry: self._try_start(entry, ctx), *window)
+        for gpus, position in sorted(started, reverse=True):
+            del queues[gpus][position]
+
+    def _behind(self, head: Entry, ctx: DispatchContext) -> Iterator[tuple[tuple[int, int], Entry]]:
+        """((GPU count, position), entry) of every queued job but `head`, in key order, over the GPU
+        counts that fit the idle GPUs at the moment each is reached."""
+        queues = self.queues_
+        idle = ctx.idle_gpus
+        heads = [(queue[0], gpus, 0) for gpus, queue in queues.items() if queue and gpus <= idle]
+        heapq.heapify(heads)
+        while heads:
+            entry, gpus, position = heapq.heappop(heads)
+            if gpus > ctx.idle_gpus:
+                continue
+            queue = queues[gpus]
+            if position + 1 < len(queue):
+                heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
+            if entry is not head:
+                yield (gpus, position), entry
 
     def _dispatch_head(self, ctx: DispatchContext) -> None:
         queues = self.queues_

@@ -25,7 +25,7 @@ reservations are counts (docs/simulator.md, "Dispatch rules").
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Callable, Hashable, Literal, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Literal, Sequence, TypeVar
 
 if TYPE_CHECKING:
     from .base import DispatchContext, JobView, RunningJob
@@ -38,6 +38,7 @@ TIME_TOLERANCE = 1e-9
 """A head counts as started after its first shadow time only beyond this relative tolerance."""
 
 T = TypeVar("T")
+H = TypeVar("H")
 
 
 class Estimates:
@@ -212,23 +213,36 @@ class Backfill:
              try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
         """EASY over `queue` (in order); returns the positions started. `try_start` starts an item if it
         may start now (the placer places it, and any scheduler-side test passes); `hold_until` is the
-        earliest time the blocked head would start even with enough GPUs (now, or a delay deadline).
-
-        The shadow time is computed only when a later job could use it, or once per head to record
-        the head's first shadow time."""
+        earliest time the blocked head would start even with enough GPUs (now, or a delay deadline)."""
         started = self._start_heads(queue, ctx, job_of, try_start)
         k = len(started)
         if k == len(queue):
             return started
+        window = self.easy_window(queue[k], ctx, job_of, hold_until, more=k < len(queue) - 1)
+        if window is not None:
+            rest = ((position, queue[position]) for position in range(k + 1, len(queue)))
+            started.extend(self.easy_scan(rest, ctx, job_of, try_start, *window))
+        return started
+
+    def easy_window(self, head: T, ctx: DispatchContext, job_of: Callable[[T], JobView],
+                    hold_until: Callable[[T], float], more: bool) -> tuple[float, int] | None:
+        """The blocked head's shadow time and extra GPUs, or None when no later job could use them
+        (`more` False, or no idle GPU); the head's first shadow time is recorded either way."""
+        if more and ctx.idle_gpus > 0:
+            return self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+        if job_of(head).job_id not in self.first_reservation:
+            self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+        return None
+
+    def easy_scan(self, rest: Iterable[tuple[H, T]], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                  try_start: Callable[[T], bool], shadow: float, extra: int) -> list[H]:
+        """EASY's backfilling scan over the jobs behind the blocked head, in queue order, as (tag, item)
+        pairs; returns the tags of the jobs started. A job that fits now starts if it is estimated to
+        end by `shadow`, or else if it needs at most `extra` GPUs (which it then uses up)."""
+        started: list[H] = []
         idle = ctx.idle_gpus
-        if k == len(queue) - 1 or idle == 0:
-            if job_of(queue[k]).job_id not in self.first_reservation:
-                self._promise_shadow(queue[k], job_of, ctx, hold_until)
-            return started
-        shadow, extra = self._promise_shadow(queue[k], job_of, ctx, hold_until)
         now, duration, queued = ctx.now, self.estimates.duration, self._queued
-        for position in range(k + 1, len(queue)):
-            item = queue[position]
+        for tag, item in rest:
             job = job_of(item)
             gpus = job.gpus
             if gpus > idle:
@@ -242,7 +256,7 @@ class Backfill:
             if try_start(item):
                 self.note_start(job, now)
                 self.backfilled += 1
-                started.append(position)
+                started.append(tag)
                 if not by_shadow:
                     extra -= gpus
                 idle = ctx.idle_gpus
@@ -252,6 +266,7 @@ class Backfill:
 
     def _promise_shadow(self, head: T, job_of: Callable[[T], JobView], ctx: DispatchContext,
                         hold_until: Callable[[T], float]) -> tuple[float, int]:
+        """The head's shadow time and extra GPUs; its first shadow time is recorded."""
         job = job_of(head)
         shadow, extra = self.shadow(job.gpus, ctx, hold_until(head))
         self.first_reservation.setdefault(job.job_id, shadow)
