@@ -18,7 +18,7 @@ from ..core import Cluster, ConfigError
 from ..params import Params, param
 from ..rules import flag, number, one_of
 from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
-from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Estimates
+from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .virtual_srpt import VirtualSRPT
 
 ConsolidationTest = Literal["alpha", "servers", "ratio"]
@@ -129,6 +129,8 @@ class ASRPT:
         self.pending_: deque[_Pending] = deque()
         self.delay_deadlines_: list[float] = []
         self.backfill_ = Backfill(Estimates(self._iterations, self.overrun, self.min_estimate_s))
+        if self.dispatch_rule == "easy":
+            self.backfill_.candidates = Candidates()
 
     def _iterations(self, job: JobView) -> float:
         return job.iterations if self.oracle else job.predicted_iterations
@@ -158,7 +160,15 @@ class ASRPT:
         if self.eligibility == "release" and self.delay_origin == "enqueue":
             entry.deadline = now + self.tau * size
         self.waiting_[job.job_id] = entry
+        if self.eligibility == "release":
+            self._note_candidate(job)
         self._enqueue(self.virtual_.add(job.job_id, size, self._tiebreak(job), now))
+
+    def _note_candidate(self, job: JobView) -> None:
+        """A job joins the dispatch queue: EASY's candidates learn its GPU count and estimate."""
+        candidates = self.backfill_.candidates
+        if candidates is not None:
+            candidates.add(job.gpus, self.backfill_.queued_duration(job))
 
     def _enqueue(self, completions: list[tuple[Hashable, float]]) -> None:
         """Move virtually completed jobs to the pending queue, in virtual completion order. Under
@@ -173,6 +183,7 @@ class ASRPT:
                 entry.enqueued = finish
                 if self.delay_origin == "enqueue":
                     entry.deadline = finish + self.tau * entry.virtual_size
+                self._note_candidate(entry.job)
             self.pending_.append(entry)
 
     def _consolidated(self, entry: _Pending, proposal: Proposal) -> bool:
@@ -270,7 +281,11 @@ class ASRPT:
             return
         pending, waiting = self.pending_, self.waiting_
         in_pending = len(pending)  # the queue is the pending queue, then (eligibility "release") the waiting jobs
+        candidates = self.backfill_.candidates
         for position in sorted(started, reverse=True):
+            if candidates is not None:
+                job = queue[position].job
+                candidates.remove(job.gpus, self.backfill_.queued_duration(job))
             if position < in_pending:
                 del pending[position]
             else:

@@ -20,7 +20,7 @@ from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..params import Params, param
 from ..registry import Registry
 from ..rules import number, one_of
-from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Estimates
+from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 
 
 class EventKind(IntEnum):
@@ -257,6 +257,8 @@ class QueueScheduler:
         self.queues_ = {}
         self.backfill_ = Backfill(Estimates(lambda job: job.iterations_for(self.duration_source), self.overrun,
                                             self.min_estimate_s))
+        if self.dispatch_rule == "easy":
+            self.backfill_.candidates = Candidates()
 
     def reset(self, cluster: Cluster) -> None:
         self._clear()
@@ -268,6 +270,9 @@ class QueueScheduler:
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
         bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
+        candidates = self.backfill_.candidates
+        if candidates is not None:
+            candidates.add(job.gpus, self.backfill_.queued_duration(job))
 
     def dispatch(self, ctx: DispatchContext) -> None:
         rule = self.dispatch_rule
@@ -308,6 +313,8 @@ class QueueScheduler:
         per-GPU-count heads, and the scan behind it visits, in key order, only the GPU counts that fit
         the idle GPUs (which only decrease during a scan), as the greedy scan does."""
         queues, backfill = self.queues_, self.backfill_
+        candidates = backfill.candidates
+        assert candidates is not None
         while True:
             heads = [queue[0] for queue in queues.values() if queue]
             if not heads:
@@ -317,6 +324,7 @@ class QueueScheduler:
                 break
             backfill.note_start(head[3], ctx.now)
             del queues[head[3].gpus][0]
+            candidates.remove(head[3].gpus, backfill.queued_duration(head[3]))
         more = sum(len(queue) for queue in queues.values()) > 1
         window = backfill.easy_window(head, ctx, _entry_job, lambda entry: ctx.now, more)
         if window is None:
@@ -324,6 +332,7 @@ class QueueScheduler:
         started = backfill.easy_scan(self._behind(head, ctx), ctx, _entry_job,
                                      lambda entry: self._try_start(entry, ctx), *window)
         for gpus, position in sorted(started, reverse=True):
+            candidates.remove(gpus, backfill.queued_duration(queues[gpus][position][3]))
             del queues[gpus][position]
 
     def _behind(self, head: Entry, ctx: DispatchContext) -> Iterator[tuple[tuple[int, int], Entry]]:

@@ -129,6 +129,30 @@ class Profile:
         return k + 1
 
 
+class Candidates:
+    """The estimated durations of the queued jobs, sorted, per GPU count, so that EASY can tell in
+    O(GPU counts) that no job behind a blocked head could pass (then it skips the scan: in an
+    overloaded cluster the queue is long and the idle GPUs few). A false "maybe" only costs a scan."""
+
+    def __init__(self) -> None:
+        self.by_gpus: dict[int, list[float]] = {}
+
+    def add(self, gpus: int, length: float) -> None:
+        bisect.insort(self.by_gpus.setdefault(gpus, []), length)
+
+    def remove(self, gpus: int, length: float) -> None:
+        lengths = self.by_gpus[gpus]
+        del lengths[bisect.bisect_left(lengths, length)]
+
+    def may_pass(self, idle: int, extra: int, now: float, shadow: float) -> bool:
+        """Whether some queued job fits the idle GPUs and either needs at most `extra` of them or is
+        estimated to end by `shadow` (the same test as the scan, on the shortest job of each count)."""
+        for gpus, lengths in self.by_gpus.items():
+            if lengths and gpus <= idle and (gpus <= extra or now + lengths[0] <= shadow):
+                return True
+        return False
+
+
 class Backfill:
     """EASY and conservative passes over an ordered queue, and the counters every rule reports.
 
@@ -141,6 +165,7 @@ class Backfill:
         self.estimates = estimates
         self._durations: dict[Hashable, float] = {}  # a running job's estimated duration, computed once
         self._queued: dict[Hashable, float] = {}  # a queued job's estimated duration, computed once
+        self.candidates: Candidates | None = None  # set by a scheduler that keeps it up to date (EASY only)
         self.first_reservation: dict[Hashable, float] = {}
         self.backfilled = 0
         self.violations = 0
@@ -224,12 +249,23 @@ class Backfill:
             started.extend(self.easy_scan(rest, ctx, job_of, try_start, *window))
         return started
 
+    def queued_duration(self, job: JobView) -> float:
+        """A queued job's estimated duration (Estimates.duration), computed once per job."""
+        length = self._queued.get(job.job_id)
+        if length is None:
+            length = self._queued[job.job_id] = self.estimates.duration(job)
+        return length
+
     def easy_window(self, head: T, ctx: DispatchContext, job_of: Callable[[T], JobView],
                     hold_until: Callable[[T], float], more: bool) -> tuple[float, int] | None:
         """The blocked head's shadow time and extra GPUs, or None when no later job could use them
-        (`more` False, or no idle GPU); the head's first shadow time is recorded either way."""
+        (`more` False, no idle GPU, or `candidates` rules every job out); the head's first shadow
+        time is recorded either way."""
         if more and ctx.idle_gpus > 0:
-            return self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+            window = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+            if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, window[1], ctx.now, window[0]):
+                return window
+            return None
         if job_of(head).job_id not in self.first_reservation:
             self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
         return None
@@ -241,15 +277,13 @@ class Backfill:
         end by `shadow`, or else if it needs at most `extra` GPUs (which it then uses up)."""
         started: list[H] = []
         idle = ctx.idle_gpus
-        now, duration, queued = ctx.now, self.estimates.duration, self._queued
+        now, queued_duration = ctx.now, self.queued_duration
         for tag, item in rest:
             job = job_of(item)
             gpus = job.gpus
             if gpus > idle:
                 continue
-            length = queued.get(job.job_id)
-            if length is None:
-                length = queued[job.job_id] = duration(job)
+            length = queued_duration(job)
             by_shadow = now + length <= shadow
             if not by_shadow and gpus > extra:
                 continue
