@@ -10,9 +10,10 @@ Virtual work is never updated with real progress.
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from dataclasses import dataclass
-from typing import Hashable, Literal
+from typing import Callable, Hashable, Literal
 
 from ..core import Cluster, ConfigError
 from ..params import Params, param
@@ -301,8 +302,7 @@ class ASRPT:
         return timer
 
 
-def _pending_job(entry: _Pending) -> JobView:
-    return entry.job
+_pending_job: Callable[[_Pending], JobView] = operator.attrgetter("job")
 
 
 @register_scheduler("asrpt_oracle")

@@ -12,6 +12,7 @@ import bisect
 import heapq
 import inspect
 import math
+import operator
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Callable, Hashable, Iterator, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
@@ -399,8 +400,7 @@ class QueueScheduler:
         return None
 
 
-def _entry_job(entry: Entry) -> JobView:
-    return entry[3]
+_entry_job: Callable[[Entry], JobView] = operator.itemgetter(3)
 
 
 def duration_key(job: JobView, source: DurationSource) -> float:

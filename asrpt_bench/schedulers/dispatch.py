@@ -245,7 +245,7 @@ class Backfill:
             return started
         window = self.easy_window(queue[k], ctx, job_of, hold_until, more=k < len(queue) - 1)
         if window is not None:
-            rest = ((position, queue[position]) for position in range(k + 1, len(queue)))
+            rest = enumerate(queue[k + 1:], k + 1)
             started.extend(self.easy_scan(rest, ctx, job_of, try_start, *window))
         return started
 
@@ -277,13 +277,15 @@ class Backfill:
         end by `shadow`, or else if it needs at most `extra` GPUs (which it then uses up)."""
         started: list[H] = []
         idle = ctx.idle_gpus
-        now, queued_duration = ctx.now, self.queued_duration
+        now, queued = ctx.now, self._queued
         for tag, item in rest:
             job = job_of(item)
             gpus = job.gpus
             if gpus > idle:
                 continue
-            length = queued_duration(job)
+            length = queued.get(job.job_id)
+            if length is None:
+                length = self.queued_duration(job)
             by_shadow = now + length <= shadow
             if not by_shadow and gpus > extra:
                 continue
