@@ -118,6 +118,8 @@ class ASRPT:
         self.overrun = overrun
         self.min_estimate_s = float(min_estimate_s)
         self.oracle = oracle
+        legacy = eligibility == "virtual" and self.dispatch_rule in ("strict", "greedy")
+        self._dispatch = self._dispatch_pending if legacy else self._dispatch_ordered
         self._clear(total_gpus=0)
 
     def reset(self, cluster: Cluster) -> None:
@@ -147,7 +149,7 @@ class ASRPT:
     def virtual_size(self, job: JobView) -> float:
         """p~_i = (g_i / G) * n~_i * alpha~min_i (true n_i for the oracle variant); with min_estimate_s > 0
         the duration n~_i * alpha~min_i is floored at it first."""
-        duration = self._iterations(job) * job.alpha_min
+        duration = (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min
         if self.min_estimate_s > 0:
             duration = max(duration, self.min_estimate_s)
         return job.gpus / self.total_gpus_ * duration
@@ -161,9 +163,10 @@ class ASRPT:
         if self.eligibility == "release" and self.delay_origin == "enqueue":
             entry.deadline = now + self.tau * size
         self.waiting_[job.job_id] = entry
-        if self.eligibility == "release":
+        if self.eligibility == "release" and self.backfill_.candidates is not None:
             self._note_candidate(job)
-        self._enqueue(self.virtual_.add(job.job_id, size, self._tiebreak(job), now))
+        tiebreak = (job.release, job.order) if self.srpt_tiebreak == "release_id" else (job.order,)
+        self._enqueue(self.virtual_.add(job.job_id, size, tiebreak, now))
 
     def _note_candidate(self, job: JobView) -> None:
         """A job joins the dispatch queue: EASY's candidates learn its GPU count and estimate."""
@@ -175,7 +178,10 @@ class ASRPT:
         """Move virtually completed jobs to the pending queue, in virtual completion order. Under
         eligibility "release" a job may have started before its virtual completion (then it is gone)
         and keeps its release as its enqueue time."""
+        if not completions:
+            return
         release = self.eligibility == "release"
+        candidates = self.backfill_.candidates is not None
         for job_id, finish in completions:
             entry = self.waiting_.pop(job_id, None)
             if entry is None:
@@ -184,7 +190,8 @@ class ASRPT:
                 entry.enqueued = finish
                 if self.delay_origin == "enqueue":
                     entry.deadline = finish + self.tau * entry.virtual_size
-                self._note_candidate(entry.job)
+                if candidates:
+                    self._note_candidate(entry.job)
             self.pending_.append(entry)
 
     def _consolidated(self, entry: _Pending, proposal: Proposal) -> bool:
@@ -219,10 +226,7 @@ class ASRPT:
     def dispatch(self, ctx: DispatchContext) -> None:
         self._enqueue(self.virtual_.advance_to(ctx.now))
         self.delay_deadlines_ = []
-        if self.eligibility == "virtual" and self.dispatch_rule in ("strict", "greedy"):
-            self._dispatch_pending(ctx)
-        else:
-            self._dispatch_ordered(ctx)
+        self._dispatch(ctx)
 
     def _dispatch_pending(self, ctx: DispatchContext) -> None:
         """Strict (the paper's) or greedy dispatch from the pending queue, in place."""

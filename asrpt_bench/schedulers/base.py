@@ -156,7 +156,8 @@ class SchedulerRegistry(Registry):
 
     def factory(self, name: str) -> Callable[..., Scheduler]:
         if name not in self:
-            raise ConfigError(f"unknown scheduler {name!r}; known: {sorted(self)}, or <name>{VARIANT_SEPARATOR}<dispatch> "
+            raise ConfigError(f"unknown scheduler {name!r}; known: {sorted(self)}, "
+                              f"or <name>{VARIANT_SEPARATOR}<dispatch> "
                               f"with dispatch one of {list(DISPATCH_RULES)}")
         return self[name]
 
@@ -210,7 +211,7 @@ class QueueParams(Params):
     """Parameters of a one-queue scheduler (fifo, spjf, spwf; the wcs_* subclass changes the default dispatch)."""
 
     dispatch: str = param("strict", one_of(*DISPATCH_RULES),
-                          "which queued jobs may start: strict (the head only), easy, conservative, greedy (all that fit)")
+                          "which queued jobs may start: strict (the head only), easy, conservative, greedy (all fitting)")
     duration_source: str = param("predicted", one_of(*DURATION_SOURCES),
                                  "iterations the order and estimates use: predicted, or true (oracle)")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
@@ -367,34 +368,46 @@ class QueueScheduler:
             del queues[job.gpus][0]
 
     def _dispatch_work_conserving(self, ctx: DispatchContext) -> None:
+        """Start every job that fits, in key order. A start counts as backfilled once a job ahead of it
+        stays queued: one the scan passed without starting, or the head of a GPU count too large
+        to be scanned (`passed`, the least such head)."""
         idle = ctx.idle_gpus
-        heads = [(queue[0], gpus, 0) for gpus, queue in self.queues_.items() if queue and gpus <= idle]
+        queues = self.queues_
+        heads = []
+        passed = None
+        for gpus, queue in queues.items():
+            if queue:
+                if gpus <= idle:
+                    heads.append((queue[0], gpus, 0))
+                elif passed is None or queue[0] < passed:
+                    passed = queue[0]
         heapq.heapify(heads)
         started: dict[int, list[int]] = {}
+        blocked = False
+        backfilled = 0
         while heads and idle > 0:
-            _, gpus, position = heapq.heappop(heads)
+            entry, gpus, position = heapq.heappop(heads)
             if gpus > idle:
+                blocked = True
                 continue
-            queue = self.queues_[gpus]
-            job = queue[position][3]
+            queue = queues[gpus]
+            job = entry[3]
             proposal = ctx.propose(job)
             if proposal is not None:
                 ctx.start(proposal, eligible=job.release)
                 started.setdefault(gpus, []).append(position)
                 idle = ctx.idle_gpus
+                if blocked or (passed is not None and entry > passed):
+                    backfilled += 1
+            else:
+                blocked = True
             if position + 1 < len(queue):
                 heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
-        if not started:
-            return
-        entries = []
+        self.backfill_.backfilled += backfilled
         for gpus, positions in started.items():
-            queue = self.queues_[gpus]
-            entries.extend(queue[position] for position in positions)
+            queue = queues[gpus]
             for position in reversed(positions):
                 del queue[position]
-        first_left = min((queue[0] for queue in self.queues_.values() if queue), default=None)
-        if first_left is not None:
-            self.backfill_.backfilled += sum(entry > first_left for entry in entries)
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         return None

@@ -33,6 +33,9 @@ from .records import JobRecord, records_frame
 from .state import ClusterState
 
 
+_new_tuple = tuple.__new__
+
+
 @dataclass(frozen=True)
 class EmptyClusterEstimate:
     """alpha~min (the estimate placer's alpha on the empty cluster), the servers it used, alpha_max."""
@@ -216,7 +219,8 @@ class _Simulation:
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_heavy": self.comm_heavy[i],
             "placement": placement.servers, "gpu_ids": gpu_ids})
-        self.running[i] = RunningJob(view, now, proposal.alpha)
+        # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
+        self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
 
     def run(self) -> list[JobRecord]:
