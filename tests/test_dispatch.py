@@ -397,3 +397,28 @@ def test_violations_are_counted_when_predictions_are_wrong():
         result = simulate(overrun_instance(), Cluster(1, 2), make_scheduler("fifo", dispatch=rule), FIRST_FIT,
                           predictions={"A": 2.0, "B": 1.0, "C": 1.0})
         assert result.metrics["reservation_violations"] >= 1, rule
+
+
+# --- the issue's independent measurement ------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore")
+def test_compare_run_reproduces_the_issues_independent_simulator():
+    """Issue 18 measured, with a simulator written apart from this one, total JCT / WCS-Duration on Philly
+    (2,000 jobs, sigma 1, load 0.8, b_inter = b_intra so alpha is placement-free, seed 0): A-SRPT strict
+    2.36, greedy 1.20, EASY 1.20; perfect predictions: strict 1.22, greedy 1.02, EASY 0.99. With perfect
+    predictions EASY and conservative break no reservation."""
+    from asrpt_bench.cli import compose_run_config
+    from asrpt_bench.experiment import run_experiment
+
+    names = ["asrpt", "asrpt+easy", "asrpt+greedy", "asrpt_oracle", "asrpt_oracle+easy", "asrpt_oracle+greedy",
+             "asrpt_oracle+conservative", "wcs_duration"]
+    config = compose_run_config(["experiment=regime_map", f"task.schedulers=[{','.join(names)}]", "seed=0",
+                                 "workload.recurrence.sigma=1", "workload.target_load=0.8", "cluster.b_inter=300",
+                                 "progress=false"])
+    rows = run_experiment(config).comparison.set_index("scheduler")
+    ratio = (rows["total_jct"] / rows.loc["wcs_duration", "total_jct"]).round(2).to_dict()
+    assert {name: ratio[name] for name in names[:6]} == {"asrpt": 2.36, "asrpt+easy": 1.20, "asrpt+greedy": 1.20,
+                                                         "asrpt_oracle": 1.22, "asrpt_oracle+easy": 0.99,
+                                                         "asrpt_oracle+greedy": 1.02}
+    assert rows.loc[["asrpt_oracle+easy", "asrpt_oracle+conservative"], "reservation_violations"].tolist() == [0, 0]
