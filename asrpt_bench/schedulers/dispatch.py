@@ -80,12 +80,15 @@ class Profile:
     """Free GPU count over time as a step function from `now`: free[k] holds on [times[k], times[k+1]).
 
     Starts from the idle GPUs now plus the GPUs of running jobs at their estimated ends; reservations
-    subtract their GPUs over their interval.
+    subtract their GPUs over their interval. As reservations only take GPUs away, no step before the
+    first one found with `gpus` free (searching from now) can have them later: `_fewer` keeps that
+    time per GPU count, so later searches skip the packed near future.
     """
 
     def __init__(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
         self.times = [now]
         self.free = [idle]
+        self._fewer: dict[int, float] = {}
         for end, gpus in sorted(ends):
             if end <= self.times[-1]:
                 self.free[-1] += gpus
@@ -97,10 +100,16 @@ class Profile:
         """The earliest t >= not_before with at least `gpus` free over [t, t + duration)."""
         times, free = self.times, self.free
         last = len(times)
-        k = max(bisect.bisect_right(times, not_before) - 1, 0)
+        from_now = not_before <= times[0]
+        skip = self._fewer.get(gpus)
+        k = max(bisect.bisect_right(times, skip if skip is not None and skip > not_before else not_before) - 1, 0)
+        first = True
         while True:
             while free[k] < gpus:
                 k += 1  # the last step holds every GPU, so a job of at most G GPUs always finds one
+            if first and (from_now or skip is not None and skip >= not_before):
+                self._fewer[gpus] = times[k]
+            first = False
             start = times[k] if times[k] > not_before else not_before
             end = start + duration
             j = k + 1
