@@ -92,7 +92,11 @@ class Registry(MutableMapping[str, Entry[T]], Generic[T]):
         return decorator
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        try:
+            self[name]  # type: ignore[index]
+        except KeyError:
+            return False
+        return True
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
@@ -116,9 +120,14 @@ class Registry(MutableMapping[str, Entry[T]], Generic[T]):
         return sorted(self._entries)
 
     def entry(self, name: str) -> Entry[T]:
-        if name not in self._entries:
-            raise ConfigError(f"unknown {self.kind} {name!r}; known: {self.names()}")
-        return self._entries[name]
+        try:
+            return self[name]
+        except KeyError:
+            raise ConfigError(f"unknown {self.kind} {name!r}; known: {self.names()}{self.unknown_hint()}") from None
+
+    def unknown_hint(self) -> str:
+        """More to say when a name is unknown (a registry of derived names says how to spell them)."""
+        return ""
 
     def params_type(self, name: str) -> type[Params]:
         return self.entry(name).params

@@ -474,8 +474,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, header=HEADER + ",group")))),
     case("csv-misspelt-column", TRACE,
          "{dir}/jobs.csv: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
-         "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'user', 'group', "
-         "'duration']")(
+         "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
+         "'user', 'group', 'duration']")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,2.0", header=HEADER + ",alpha_mx")))),
     case("csv-repeated-column", TRACE, "{dir}/jobs.csv: column 'gpus' appears more than once in the header line")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,4", header=HEADER + ",gpus")))),
@@ -635,13 +635,14 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
     case("unknown-key-added", CONFIG,
          "scheduler.comm_heavyy: scheduler 'asrpt' has no parameter 'comm_heavyy'; its parameters: ['tau', "
-         "'comm_heavy', 'consolidation_test', 'delay_origin', 'srpt_tiebreak', 'backfill']")(
+         "'comm_heavy', 'consolidation_test', 'delay_origin', 'srpt_tiebreak', 'backfill', 'dispatch', "
+         "'eligibility', 'overrun', 'min_estimate_s']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
     case("key-the-component-lacks", CONFIG,
          "predictor.epsilon: predictor 'oracle' has no parameter 'epsilon'; its parameters: none")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["predictor=oracle", "predictor.epsilon=0.2"]))),
     case("key-of-another-option", CONFIG,
-         "scheduler.tau: scheduler 'fifo' has no parameter 'tau'; its parameters: none")(
+         "scheduler.tau: scheduler 'fifo' has no parameter 'tau'; its parameters: ['dispatch', 'duration_source', 'overrun', 'min_estimate_s']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.tau=0.5"]))),
     case("task-key-under-another-task", CONFIG,
          "task.schedulers: task 'simulate' has no parameter 'schedulers'; its parameters: none")(

@@ -22,9 +22,9 @@ IGNORED_BEFORE = [
     (["workload=csv", "workload.path=jobs.csv", "task=simulate", "predictor=oracle", "predictor.epsilon=0.2"],
      "predictor.epsilon: predictor 'oracle' has no parameter 'epsilon'; its parameters: none"),
     (["scheduler=fifo", "scheduler.tau=0.5", "task=simulate"],
-     "scheduler.tau: scheduler 'fifo' has no parameter 'tau'; its parameters: none"),
+     "scheduler.tau: scheduler 'fifo' has no parameter 'tau'; its parameters: ['dispatch', 'duration_source', 'overrun', 'min_estimate_s']"),
     (["scheduler=fifo", "scheduler.comm_heavy=3", "task=simulate"],
-     "scheduler.comm_heavy: scheduler 'fifo' has no parameter 'comm_heavy'; its parameters: none"),
+     "scheduler.comm_heavy: scheduler 'fifo' has no parameter 'comm_heavy'; its parameters: ['dispatch', 'duration_source', 'overrun', 'min_estimate_s']"),
     (["predictor=forest", "predictor.epsilon=0.5"],
      "predictor.epsilon: predictor 'forest' has no parameter 'epsilon'; its parameters: ['features', "
      "'n_estimators', 'unseen', 'log_target', 'n_jobs']"),

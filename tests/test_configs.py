@@ -112,10 +112,13 @@ def test_config_hash_tracks_results_not_progress() -> None:
 def test_a_group_holds_only_its_components_parameters() -> None:
     assert SchedulerConfig(tau=0.5).to_dict() == {"name": "asrpt", "tau": 0.5, "comm_heavy": 1.5,
                                                   "consolidation_test": "alpha", "delay_origin": "enqueue",
-                                                  "srpt_tiebreak": "release_id", "backfill": False}
-    assert SchedulerConfig("fifo").to_dict() == {"name": "fifo"}
+                                                  "srpt_tiebreak": "release_id", "backfill": False,
+                                                  "dispatch": "strict", "eligibility": "virtual", "overrun": "none",
+                                                  "min_estimate_s": 0.0}
+    assert SchedulerConfig("fifo").to_dict() == {"name": "fifo", "dispatch": "strict", "duration_source": "predicted",
+                                                 "overrun": "none", "min_estimate_s": 0.0}
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'fifo' has no parameter 'tau'; its "
-                                          r"parameters: none$"):
+                                          r"parameters: \['dispatch', 'duration_source', 'overrun', 'min_estimate_s'\]$"):
         SchedulerConfig("fifo", tau=0.5)
 
 

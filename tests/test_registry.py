@@ -26,7 +26,7 @@ def test_registries_hold_the_design_option_names():
 
 
 def test_one_registry_type_for_every_kind():
-    assert all(type(registry) is Registry for registry in REGISTRIES.values())
+    assert all(isinstance(registry, Registry) for registry in REGISTRIES.values())
     assert {"scheduler", "placement", "predictor", "workload", "task"} <= set(REGISTRIES)
 
 

@@ -37,6 +37,13 @@ VARIANTS = {name: (name, {}) for name in sorted(SCHEDULERS)} | {
     "asrpt[backfill]": ("asrpt", {"backfill": True}),
     "asrpt[delay_origin=head,consolidation_test=servers]": ("asrpt", {"delay_origin": "head",
                                                                       "consolidation_test": "servers"}),
+    # dispatch rules and eligibility of issue 18 (checksums taken when they were added)
+    "asrpt[dispatch=easy]": ("asrpt", {"dispatch": "easy"}),
+    "asrpt[dispatch=conservative]": ("asrpt", {"dispatch": "conservative"}),
+    "asrpt[eligibility=release]": ("asrpt", {"eligibility": "release"}),
+    "asrpt[eligibility=release,dispatch=easy]": ("asrpt", {"eligibility": "release", "dispatch": "easy"}),
+    "spjf[dispatch=easy]": ("spjf", {"dispatch": "easy"}),
+    "fifo[dispatch=conservative]": ("fifo", {"dispatch": "conservative"}),
 }
 
 

@@ -137,13 +137,14 @@ def test_unknown_scheduler_and_parameter_errors_name_the_key():
     with pytest.raises(ConfigError, match=r"unknown scheduler 'srpt'"):
         make_scheduler("srpt")
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'spjf' has no parameter 'tau'; its "
-                                          r"parameters: \['duration_source'\]$"):
+                                          r"parameters: \['dispatch', 'duration_source', 'overrun', "
+                                          r"'min_estimate_s'\]$"):
         make_scheduler("spjf", tau=1.0)
     with pytest.raises(ConfigError, match=r"^scheduler\.comm_hevy: scheduler 'asrpt' has no parameter 'comm_hevy'"):
         make_scheduler("asrpt", comm_hevy=2.0)
     with pytest.raises(ConfigError, match=r"^scheduler\.oracle: scheduler 'asrpt_oracle' has no parameter 'oracle'"):
         make_scheduler("asrpt_oracle", oracle=False)
-    with pytest.raises(ConfigError, match=r"^scheduler\.duration_source: scheduler 'fifo' has no parameter"):
+    with pytest.raises(ConfigError, match=r"^scheduler\.duration_source acts only on backfilling estimates"):
         make_scheduler("fifo", duration_source="oracle")
 
 

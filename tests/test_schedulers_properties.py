@@ -54,7 +54,12 @@ def scheduler_variants() -> list[tuple[str, dict]]:
     variants = [(name, {}) for name in sorted(SCHEDULERS)]
     variants += [("asrpt", {"tau": 0.0}), ("asrpt", {"tau": 2.0, "delay_origin": "head"}),
                  ("asrpt", {"consolidation_test": "servers", "backfill": True}),
-                 ("spjf", {"duration_source": "oracle"})]
+                 ("spjf", {"duration_source": "oracle"}),
+                 ("asrpt", {"dispatch": "easy"}), ("asrpt", {"dispatch": "conservative", "tau": 2.0}),
+                 ("asrpt", {"eligibility": "release", "delay_origin": "head"}),
+                 ("asrpt", {"eligibility": "release", "dispatch": "easy", "min_estimate_s": 2.0}),
+                 ("spjf", {"dispatch": "easy", "overrun": "double"}),
+                 ("fifo", {"dispatch": "conservative", "min_estimate_s": 2.0})]
     return variants
 
 
@@ -80,11 +85,17 @@ def test_every_scheduler_with_every_placer_gives_valid_deterministic_schedules(p
         again = run_all(jobs, cluster, predictions, placer_name)
         for (name, params, a), (_, _, b) in zip(first, again):
             assert a.records == b.records, (name, params)
-            assert a.metrics == b.metrics, (name, params)
-            if name.startswith("asrpt") and not params.get("backfill"):
+            assert same_metrics(a.metrics, b.metrics), (name, params)
+            if name.startswith("asrpt") and params.get("dispatch", "strict") == "strict" and not params.get("backfill") \
+                    and params.get("eligibility", "virtual") == "virtual":
                 assert_strict_head_of_line(a.records)
 
     check()
+
+
+def same_metrics(a: dict, b: dict) -> bool:
+    """Equal metrics, NaN (an undefined metric, e.g. reservation violations of a strict rule) equal to NaN."""
+    return a.keys() == b.keys() and all(a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]) for k in a)
 
 
 def assert_strict_head_of_line(records):

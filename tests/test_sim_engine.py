@@ -289,7 +289,7 @@ def test_delay_budget_runs_while_the_comm_heavy_head_does_not_fit(origin):
 
 def test_dispatch_context_exposes_only_the_protocol():
     """The context a scheduler gets has no route to the true iterations or the future end times."""
-    contexts = []
+    contexts, running = [], []
 
     class Spy:
         name, oracle = "spy", False
@@ -304,6 +304,7 @@ def test_dispatch_context_exposes_only_the_protocol():
             contexts.append((ctx, ctx.now, ctx.idle_gpus, ctx.free))
             while self.queue and (proposal := ctx.propose(self.queue[0])) is not None:
                 ctx.start(proposal, eligible=self.queue.pop(0).release)
+            running.append(ctx.running)
 
         def next_timer(self):
             return None
@@ -313,7 +314,10 @@ def test_dispatch_context_exposes_only_the_protocol():
     assert [c[1:] for c in contexts] == [(0.0, 3, (3,)), (7.0, 3, (3,)), (10.0, 3, (3,))]
     ctx = contexts[0][0]
     public = {name for name in dir(ctx) if not name.startswith("_")}
-    assert public == {"now", "free", "idle_gpus", "propose", "start"}
+    assert public == {"now", "free", "idle_gpus", "propose", "start", "running"}
+    # running jobs: the scheduler's own view (no true iterations), start and alpha; no end time
+    assert [[(r.job.job_id, r.start, r.alpha, r.job.iterations) for r in snapshot] for snapshot in running] == [
+        [("a", 0.0, 1.0, None)], [("b", 7.0, 1.0, None)], []]
 
 
 def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():

@@ -10,14 +10,16 @@ Virtual work is never updated with real progress.
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from dataclasses import dataclass
-from typing import Hashable, Literal
+from typing import Callable, Hashable, Literal
 
 from ..core import Cluster, ConfigError
 from ..params import Params, param
 from ..rules import flag, number, one_of
 from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
+from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .virtual_srpt import VirtualSRPT
 
 ConsolidationTest = Literal["alpha", "servers", "ratio"]
@@ -27,22 +29,41 @@ SrptTiebreak = Literal["release_id", "id"]
 CONSOLIDATION_TESTS = ("alpha", "servers", "ratio")
 DELAY_ORIGINS = ("enqueue", "head")
 SRPT_TIEBREAKS = ("release_id", "id")
+ELIGIBILITY_RULES = ("virtual", "release")
 ALPHA_TOLERANCE = 1e-9
+DEFAULT_COMM_HEAVY = 1.5
+DEFAULT_TAU = 1.0
 
 
 @dataclass(frozen=True)
 class ASRPTParams(Params):
-    """A-SRPT's knobs: the paper's two (tau, COMM_HEAVY) and the choices it leaves open (paper-notes 10)."""
+    """A-SRPT's parameters (asrpt and asrpt_oracle); paper-notes 5.3 and 10 for the open choices."""
 
-    tau: float = param(1.0, number(0), "a comm-heavy head may wait up to tau * p~_i for a consolidated placement")
-    comm_heavy: float = param(1.5, number(1), "COMM_HEAVY: a job is comm-heavy when alpha_max / alpha~min >= it")
+    tau: float = param(DEFAULT_TAU, number(0), "delay budget tau * p~_i of a comm-heavy job (line 16)")
+    comm_heavy: float = param(DEFAULT_COMM_HEAVY, number(1), "comm-heavy when alpha_max / alpha~min >= this (line 8)")
     consolidation_test: str = param("alpha", one_of(*CONSOLIDATION_TESTS),
-                                    "what counts as consolidated: alpha~min reached, as few servers, or ratio")
+                                    "when a comm-heavy job may start: alpha, servers or ratio")
     delay_origin: str = param("enqueue", one_of(*DELAY_ORIGINS),
-                              "the delay budget runs from pending-queue entry or from reaching the head")
+                              "the delay budget runs from pending-queue entry (enqueue) or from reaching the head")
     srpt_tiebreak: str = param("release_id", one_of(*SRPT_TIEBREAKS),
                                "virtual SRPT ties by (release, input order) or input order only")
-    backfill: bool = param(False, flag(), "EXTENSION: later pending jobs start when the head cannot")
+    backfill: bool = param(False, flag(), "older spelling of dispatch=greedy (an extension, not the paper's)")
+    dispatch: str = param("strict", one_of(*DISPATCH_RULES),
+                          "which pending jobs may start: strict (the paper's), easy, conservative, greedy")
+    eligibility: str = param("virtual", one_of(*ELIGIBILITY_RULES),
+                             "a job is dispatchable at its virtual completion (the paper's) or at release")
+    overrun: str = param("none", one_of(*OVERRUN_POLICIES),
+                         "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
+    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+                                  "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
+
+    def check_together(self, prefix: str) -> None:
+        if self.overrun != "none" and self.dispatch not in ("easy", "conservative"):
+            raise ConfigError(f"{prefix}.overrun acts only on backfilling estimates ({prefix}.dispatch=easy or "
+                              f"conservative); with {prefix}.dispatch={self.dispatch!r} it would change nothing")
+        if self.backfill and self.dispatch not in ("strict", "greedy"):
+            raise ConfigError(f"{prefix}.backfill=true means {prefix}.dispatch=greedy; it cannot be combined "
+                              f"with {prefix}.dispatch={self.dispatch!r}")
 
 
 @dataclass
@@ -58,14 +79,19 @@ class _Pending:
 
 @register_scheduler("asrpt", ASRPTParams)
 class ASRPT:
-    """Algorithm 1 with every open choice of paper-notes 5.3 / 10 as a parameter.
+    """Algorithm 1 with every open choice of paper-notes 5.3 / 10 as a parameter (ASRPTParams).
 
     consolidation_test: "alpha" (a <= alpha~min * (1 + 1e-9)), "servers" (no more servers than the
     empty-cluster placement) or "ratio" (a / alpha~min < comm_heavy).
     delay_origin: the delay budget runs from pending-queue entry ("enqueue") or from reaching the
     head ("head"). srpt_tiebreak: virtual ties by (release, input order) or input order only.
-    backfill: a labelled EXTENSION, not the paper's algorithm: when the head cannot start, later
-    pending jobs that can start do (this breaks the strict head-of-line proof argument).
+    dispatch: "strict" is the paper's head-of-line rule; "greedy" (the older `backfill=True`), "easy"
+    and "conservative" are EXTENSIONS (dispatch.py) that break the strict head-of-line proof argument.
+    eligibility: "virtual" (the paper's): a job enters the pending queue at its virtual completion;
+    "release": at its release, the queue then ordered by remaining virtual work (virtually finished
+    jobs first, in virtual completion order).
+    overrun, min_estimate_s: estimates of the backfilling rules; min_estimate_s also floors the
+    virtual duration n~ * alpha~min behind p~_i.
     oracle: use true iterations instead of predictions (the perfect-prediction variant).
     """
 
@@ -73,8 +99,12 @@ class ASRPT:
                  consolidation_test: ConsolidationTest = ASRPTParams.consolidation_test,
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
+                 dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
+                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
                  oracle: bool = False) -> None:
-        ASRPTParams(tau, comm_heavy, consolidation_test, delay_origin, srpt_tiebreak, backfill).check("scheduler")
+        ASRPTParams(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
+                    srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
+                    overrun=overrun, min_estimate_s=min_estimate_s).check("scheduler")
         if not isinstance(oracle, bool):
             raise ConfigError(f"asrpt: oracle must be true or false, got {oracle!r}")
         self.name = "asrpt_oracle" if oracle else "asrpt"
@@ -83,8 +113,14 @@ class ASRPT:
         self.consolidation_test = consolidation_test
         self.delay_origin = delay_origin
         self.srpt_tiebreak = srpt_tiebreak
-        self.backfill = backfill
+        self.dispatch_rule = "greedy" if backfill else dispatch
+        self.backfill = self.dispatch_rule == "greedy"
+        self.eligibility = eligibility
+        self.overrun = overrun
+        self.min_estimate_s = float(min_estimate_s)
         self.oracle = oracle
+        legacy = eligibility == "virtual" and self.dispatch_rule in ("strict", "greedy")
+        self._dispatch = self._dispatch_pending if legacy else self._dispatch_ordered
         self._clear(total_gpus=0)
 
     def reset(self, cluster: Cluster) -> None:
@@ -96,28 +132,67 @@ class ASRPT:
         self.waiting_: dict[Hashable, _Pending] = {}
         self.pending_: deque[_Pending] = deque()
         self.delay_deadlines_: list[float] = []
+        self.backfill_ = Backfill(Estimates(self._iterations, self.overrun, self.min_estimate_s))
+        if self.dispatch_rule == "easy":
+            self.backfill_.candidates = Candidates()
+
+    def _iterations(self, job: JobView) -> float:
+        return job.iterations if self.oracle else job.predicted_iterations
+
+    def dispatch_counts(self) -> dict[str, float]:
+        """Backfilled starts and reservation violations of the last run (dispatch.Backfill.counts)."""
+        return self.backfill_.counts(self.dispatch_rule)
 
     def is_comm_heavy(self, job: JobView) -> bool:
         """Line 8: alpha_max / alpha~min >= comm_heavy."""
         return job.comm_ratio >= self.comm_heavy
 
     def virtual_size(self, job: JobView) -> float:
-        """p~_i = (g_i / G) * n~_i * alpha~min_i (true n_i for the oracle variant)."""
-        iterations = job.iterations if self.oracle else job.predicted_iterations
-        return job.gpus / self.total_gpus_ * iterations * job.alpha_min
+        """p~_i = (g_i / G) * n~_i * alpha~min_i (true n_i for the oracle variant); with min_estimate_s > 0
+        the duration n~_i * alpha~min_i is floored at it first."""
+        duration = (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min
+        if self.min_estimate_s > 0:
+            duration = max(duration, self.min_estimate_s)
+        return job.gpus / self.total_gpus_ * duration
+
+    def _tiebreak(self, job: JobView) -> tuple:
+        return (job.release, job.order) if self.srpt_tiebreak == "release_id" else (job.order,)
 
     def on_arrival(self, job: JobView, now: float) -> None:
         size = self.virtual_size(job)
-        self.waiting_[job.job_id] = _Pending(job, self.is_comm_heavy(job), size, enqueued=now)
+        entry = _Pending(job, self.is_comm_heavy(job), size, enqueued=now)
+        if self.eligibility == "release" and self.delay_origin == "enqueue":
+            entry.deadline = now + self.tau * size
+        self.waiting_[job.job_id] = entry
+        if self.eligibility == "release" and self.backfill_.candidates is not None:
+            self._note_candidate(job)
         tiebreak = (job.release, job.order) if self.srpt_tiebreak == "release_id" else (job.order,)
         self._enqueue(self.virtual_.add(job.job_id, size, tiebreak, now))
 
+    def _note_candidate(self, job: JobView) -> None:
+        """A job joins the dispatch queue: EASY's candidates learn its GPU count and estimate."""
+        candidates = self.backfill_.candidates
+        if candidates is not None:
+            candidates.add(job.gpus, self.backfill_.queued_duration(job))
+
     def _enqueue(self, completions: list[tuple[Hashable, float]]) -> None:
+        """Move virtually completed jobs to the pending queue, in virtual completion order. Under
+        eligibility "release" a job may have started before its virtual completion (then it is gone)
+        and keeps its release as its enqueue time."""
+        if not completions:
+            return
+        release = self.eligibility == "release"
+        candidates = self.backfill_.candidates is not None
         for job_id, finish in completions:
-            entry = self.waiting_.pop(job_id)
-            entry.enqueued = finish
-            if self.delay_origin == "enqueue":
-                entry.deadline = finish + self.tau * entry.virtual_size
+            entry = self.waiting_.pop(job_id, None)
+            if entry is None:
+                continue
+            if not release:
+                entry.enqueued = finish
+                if self.delay_origin == "enqueue":
+                    entry.deadline = finish + self.tau * entry.virtual_size
+                if candidates:
+                    self._note_candidate(entry.job)
             self.pending_.append(entry)
 
     def _consolidated(self, entry: _Pending, proposal: Proposal) -> bool:
@@ -152,6 +227,10 @@ class ASRPT:
     def dispatch(self, ctx: DispatchContext) -> None:
         self._enqueue(self.virtual_.advance_to(ctx.now))
         self.delay_deadlines_ = []
+        self._dispatch(ctx)
+
+    def _dispatch_pending(self, ctx: DispatchContext) -> None:
+        """Strict (the paper's) or greedy dispatch from the pending queue, in place."""
         pending = self.pending_
         while pending:
             head = pending[0]
@@ -165,7 +244,58 @@ class ASRPT:
         if self.backfill and len(pending) > 1 and ctx.idle_gpus > 0:
             head = pending.popleft()
             self.pending_ = deque(entry for entry in pending if not self._try_start(entry, ctx))
+            self.backfill_.backfilled += len(pending) - len(self.pending_)
             self.pending_.appendleft(head)
+
+    def queue(self, now: float) -> list[_Pending]:
+        """The dispatch order now: the pending queue (virtual completion order), then, under eligibility
+        "release", the virtually unfinished jobs by (remaining virtual work now, tiebreak)."""
+        ordered = list(self.pending_)
+        if self.eligibility == "release" and self.waiting_:
+            remaining = self.virtual_.remaining(now)
+            waiting = self.waiting_
+            ordered.extend(sorted(waiting.values(),
+                                  key=lambda entry: (remaining[entry.job.job_id], self._tiebreak(entry.job))))
+        return ordered
+
+    def _dispatch_ordered(self, ctx: DispatchContext) -> None:
+        """Any dispatch rule over `queue(now)`; started jobs leave the pending queue or the waiting set."""
+        queue = self.queue(ctx.now)
+        if not queue:
+            return
+        now, head = ctx.now, [0]
+
+        def try_start(entry: _Pending) -> bool:
+            at_head = entry is queue[head[0]]
+            if at_head and entry.deadline is None:
+                entry.deadline = now + self.tau * entry.virtual_size  # delay_origin="head", as in strict
+            if not self._try_start(entry, ctx):
+                return False
+            if at_head:
+                head[0] += 1
+            return True
+
+        def hold_until(entry: _Pending) -> float:
+            """A comm-heavy job within its delay budget takes only a consolidated placement before its
+            deadline, so its reservation starts no earlier than that."""
+            return entry.deadline if entry.heavy and entry.deadline is not None and entry.deadline > now else now
+
+        passes = {"strict": self.backfill_.strict, "greedy": self.backfill_.greedy, "easy": self.backfill_.easy,
+                  "conservative": self.backfill_.conservative}[self.dispatch_rule]
+        started = passes(queue, ctx, _pending_job, try_start, hold_until)
+        if not started:
+            return
+        pending, waiting = self.pending_, self.waiting_
+        in_pending = len(pending)  # the queue is the pending queue, then (eligibility "release") the waiting jobs
+        candidates = self.backfill_.candidates
+        for position in sorted(started, reverse=True):
+            if candidates is not None:
+                job = queue[position].job
+                candidates.remove(job.gpus, self.backfill_.queued_duration(job))
+            if position < in_pending:
+                del pending[position]
+            else:
+                del waiting[queue[position].job.job_id]
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         virtual = self.virtual_.next_completion()
@@ -177,12 +307,17 @@ class ASRPT:
         return timer
 
 
+_pending_job: Callable[[_Pending], JobView] = operator.attrgetter("job")
+
+
 @register_scheduler("asrpt_oracle", ASRPTParams)
 def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.comm_heavy,
                  consolidation_test: ConsolidationTest = ASRPTParams.consolidation_test,
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
-                 srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak,
-                 backfill: bool = ASRPTParams.backfill) -> ASRPT:
+                 srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
+                 dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
+                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
     """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
-                 srpt_tiebreak=srpt_tiebreak, backfill=backfill, oracle=True)
+                 srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
+                 overrun=overrun, min_estimate_s=min_estimate_s, oracle=True)

@@ -9,16 +9,20 @@ for placements through a `DispatchContext`.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
 import math
+import operator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Callable, Hashable, Literal, Protocol, runtime_checkable
+from typing import Callable, ClassVar, Hashable, Iterator, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
-from ..core import Cluster, Placement, TrainingPlan
+from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..params import NoParams, Params, param
+from ..registry import Entry as RegistryEntry
 from ..registry import Registry
-from ..rules import one_of
+from ..rules import number, one_of
+from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 
 
 class EventKind(IntEnum):
@@ -73,14 +77,6 @@ DURATION_SOURCES = ("predicted", "oracle")
 
 
 @dataclass(frozen=True)
-class DurationParams(Params):
-    """The parameters of a queue scheduler whose order reads job durations."""
-
-    duration_source: str = param("predicted", one_of(*DURATION_SOURCES),
-                                 "order by predicted iterations, or by the true ones (oracle variant)")
-
-
-@dataclass(frozen=True)
 class Proposal:
     """A validated placement the simulator would apply now, with its per-iteration time."""
 
@@ -89,10 +85,24 @@ class Proposal:
     alpha: float
 
 
+class RunningJob(NamedTuple):
+    """A job holding GPUs now, as its scheduler may see it: its view, start time and per-iteration time
+    alpha of its placement (so an estimated end is start + iterations the scheduler knows x alpha)."""
+
+    job: JobView
+    start: float
+    alpha: float
+
+
 class DispatchContext(Protocol):
     """The simulator's side of a dispatch decision at one instant."""
 
     now: float
+
+    @property
+    def running(self) -> Sequence[RunningJob]:
+        """The jobs holding GPUs now, in start order (a snapshot)."""
+        ...
 
     @property
     def free(self) -> tuple[int, ...]:
@@ -133,7 +143,46 @@ class Scheduler(Protocol):
         ...
 
 
-SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
+VARIANT_SEPARATOR = "+"
+
+
+class SchedulerRegistry(Registry):
+    """The scheduler registry; it also resolves `<name>+<dispatch>` (e.g. `asrpt+easy`): scheduler <name>
+    with that dispatch rule and that name, so one compare run can hold several dispatch rules of one
+    order side by side (`task.schedulers=[asrpt,asrpt+easy,spjf+easy]`). Variants are not listed
+    (iteration yields the registered names only); their other parameters are their base's."""
+
+    def __getitem__(self, name: str) -> RegistryEntry[Scheduler]:
+        try:
+            return super().__getitem__(name)
+        except KeyError:
+            variant = self._variant(name)
+            if variant is None:
+                raise
+            return variant
+
+    def unknown_hint(self) -> str:
+        return f", or <name>{VARIANT_SEPARATOR}<dispatch> with dispatch one of {list(DISPATCH_RULES)}"
+
+    def _variant(self, name: object) -> RegistryEntry[Scheduler] | None:
+        if not isinstance(name, str) or VARIANT_SEPARATOR not in name:
+            return None
+        base_name, _, rule = name.partition(VARIANT_SEPARATOR)
+        if base_name not in self.names() or rule not in DISPATCH_RULES:
+            return None
+        base = super().__getitem__(base_name)
+        if "dispatch" not in base.params.names():
+            return None
+
+        def variant(**values: object) -> Scheduler:
+            scheduler = base.factory(**{**values, "dispatch": rule})
+            scheduler.name = f"{scheduler.name}{VARIANT_SEPARATOR}{rule}"
+            return scheduler
+
+        return dataclasses.replace(base, name=name, factory=variant)
+
+
+SCHEDULERS: Registry[Scheduler] = SchedulerRegistry("scheduler")
 
 
 def register_scheduler(name: str, params: type[Params] = NoParams, *, replace: bool = False) -> Callable:
@@ -159,42 +208,174 @@ Entry = tuple[float, float, int, JobView]
 without ever comparing two jobs."""
 
 
+@dataclass(frozen=True)
+class QueueParams(Params):
+    """Parameters of a one-queue scheduler (fifo, spjf, spwf; the wcs_* subclass changes the default dispatch)."""
+
+    dispatch: str = param("strict", one_of(*DISPATCH_RULES),
+                          "which queued jobs may start: strict (the head only), easy, conservative, greedy (all fitting)")
+    duration_source: str = param("predicted", one_of(*DURATION_SOURCES),
+                                 "iterations the order and estimates use: predicted, or true (oracle)")
+    overrun: str = param("none", one_of(*OVERRUN_POLICIES),
+                         "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
+    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+                                  "floor of every backfilling estimate (jobs predicted at 0 iterations)")
+
+    ORDER_READS_DURATIONS: ClassVar[bool] = True
+    """False for an order by submission time: then durations matter only to backfilling estimates."""
+
+    def check_together(self, prefix: str) -> None:
+        refuse_inert_estimates(self, prefix, durations_order=self.ORDER_READS_DURATIONS)
+
+
+def refuse_inert_estimates(params: Params, prefix: str, durations_order: bool) -> None:
+    """overrun and min_estimate_s (and duration_source, for an order that reads no durations) act only on
+    the estimates of easy and conservative backfilling: with strict or greedy dispatch they are refused."""
+    if getattr(params, "dispatch") in ("easy", "conservative"):
+        return
+    defaults = type(params)()
+    keys = ["overrun", "min_estimate_s"] + ([] if durations_order else ["duration_source"])
+    for key in keys:
+        if hasattr(params, key) and getattr(params, key) != getattr(defaults, key):
+            raise ConfigError(f"{prefix}.{key} acts only on backfilling estimates ({prefix}.dispatch=easy or "
+                              f"conservative); with {prefix}.dispatch={getattr(params, 'dispatch')!r} it would change "
+                              "nothing")
+
+
 class QueueScheduler:
     """Non-preemptive dispatch from one queue ordered by (key, release, input order).
 
-    `strict=True`: only the head may start; if it does not fit, everything behind it waits.
-    `strict=False` (work-conserving): scan the whole queue in key order and start every job that
-    fits. Jobs are eligible at release.
+    `dispatch` (dispatch.py): "strict", only the head may start; "greedy" (work-conserving), scan the
+    whole queue in key order and start every job that fits; "easy" and "conservative", backfilling
+    that does not delay the head's shadow time / any earlier reservation. Jobs are eligible at release.
+    `strict` is the order's own dispatch when `dispatch` is None (True: "strict", False: "greedy"),
+    so a config's `dispatch: null` keeps each scheduler's meaning.
 
-    The queue is kept as one sorted list per GPU count, so a work-conserving scan visits, in key
-    order, only the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a
-    GPU count that no longer fits is dropped for the rest of it. The order of proposals and starts is
-    exactly that of a scan over the whole queue.
+    The queue is kept as one sorted list per GPU count, so a greedy scan visits, in key order, only
+    the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a GPU count
+    that no longer fits is dropped for the rest of it. The order of proposals and starts is exactly
+    that of a scan over the whole queue.
     """
 
     oracle = False
 
-    def __init__(self, name: str, key: JobKey, strict: bool, duration_source: DurationSource = "predicted") -> None:
-        DurationParams(duration_source).check("scheduler")
+    def __init__(self, name: str, key: JobKey, strict: bool | None = None,
+                 duration_source: DurationSource = QueueParams.duration_source, dispatch: str | None = None,
+                 overrun: str = QueueParams.overrun, min_estimate_s: float = QueueParams.min_estimate_s,
+                 params_type: type[QueueParams] = QueueParams) -> None:
+        if dispatch is None and strict is not None:  # the plain API: a strict or work-conserving queue
+            dispatch = "strict" if strict else "greedy"
+        params_type(dispatch=dispatch, duration_source=duration_source, overrun=overrun,
+                    min_estimate_s=min_estimate_s).check("scheduler")
         self.name = name
         self.key = key
-        self.strict = strict
+        self.dispatch_rule = dispatch
+        self.strict = dispatch == "strict"
         self.duration_source = duration_source
         self.oracle = duration_source == "oracle"
+        self.overrun = overrun
+        self.min_estimate_s = float(min_estimate_s)
         self.queues_: dict[int, list[Entry]] = {}
+        self._clear()
+
+    def _clear(self) -> None:
+        self.queues_ = {}
+        self.backfill_ = Backfill(Estimates(lambda job: job.iterations_for(self.duration_source), self.overrun,
+                                            self.min_estimate_s))
+        if self.dispatch_rule == "easy":
+            self.backfill_.candidates = Candidates()
 
     def reset(self, cluster: Cluster) -> None:
-        self.queues_ = {}
+        self._clear()
+
+    def dispatch_counts(self) -> dict[str, float]:
+        """Backfilled starts and reservation violations of the last run (dispatch.Backfill.counts)."""
+        return self.backfill_.counts(self.dispatch_rule)
 
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
         bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
+        candidates = self.backfill_.candidates
+        if candidates is not None:
+            candidates.add(job.gpus, self.backfill_.queued_duration(job))
 
     def dispatch(self, ctx: DispatchContext) -> None:
-        if self.strict:
+        rule = self.dispatch_rule
+        if rule == "strict":
             self._dispatch_head(ctx)
-        else:
+        elif rule == "greedy":
             self._dispatch_work_conserving(ctx)
+        else:
+            self._dispatch_backfilling(ctx, rule)
+
+    def _try_start(self, entry: Entry, ctx: DispatchContext) -> bool:
+        job = entry[3]
+        proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
+        if proposal is None:
+            return False
+        ctx.start(proposal, eligible=job.release)
+        return True
+
+    def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
+        """EASY or conservative over the whole queue in order (dispatch.Backfill)."""
+        if rule == "easy":
+            self._dispatch_easy(ctx)
+            return
+        queues = self.queues_
+        ordered = list(heapq.merge(*(queue for queue in queues.values() if queue)))
+        if not ordered:
+            return
+        now = ctx.now
+        started = self.backfill_.conservative(ordered, ctx, _entry_job, lambda entry: self._try_start(entry, ctx),
+                                              lambda entry: now)
+        for position in started:
+            entry = ordered[position]
+            queue = queues[entry[3].gpus]
+            del queue[bisect.bisect_left(queue, entry)]
+
+    def _dispatch_easy(self, ctx: DispatchContext) -> None:
+        """EASY (dispatch.Backfill.easy) without building the merged queue: the head is the least of the
+        per-GPU-count heads, and the scan behind it visits, in key order, only the GPU counts that fit
+        the idle GPUs (which only decrease during a scan), as the greedy scan does."""
+        queues, backfill = self.queues_, self.backfill_
+        candidates = backfill.candidates
+        assert candidates is not None
+        while True:
+            heads = [queue[0] for queue in queues.values() if queue]
+            if not heads:
+                return
+            head = min(heads)
+            if not self._try_start(head, ctx):
+                break
+            backfill.note_start(head[3], ctx.now)
+            del queues[head[3].gpus][0]
+            candidates.remove(head[3].gpus, backfill.queued_duration(head[3]))
+        more = sum(len(queue) for queue in queues.values()) > 1
+        window = backfill.easy_window(head, ctx, _entry_job, lambda entry: ctx.now, more)
+        if window is None:
+            return
+        started = backfill.easy_scan(self._behind(head, ctx), ctx, _entry_job,
+                                     lambda entry: self._try_start(entry, ctx), *window)
+        for gpus, position in sorted(started, reverse=True):
+            candidates.remove(gpus, backfill.queued_duration(queues[gpus][position][3]))
+            del queues[gpus][position]
+
+    def _behind(self, head: Entry, ctx: DispatchContext) -> Iterator[tuple[tuple[int, int], Entry]]:
+        """((GPU count, position), entry) of every queued job but `head`, in key order, over the GPU
+        counts that fit the idle GPUs at the moment each is reached."""
+        queues = self.queues_
+        idle = ctx.idle_gpus
+        heads = [(queue[0], gpus, 0) for gpus, queue in queues.items() if queue and gpus <= idle]
+        heapq.heapify(heads)
+        while heads:
+            entry, gpus, position = heapq.heappop(heads)
+            if gpus > ctx.idle_gpus:
+                continue
+            queue = queues[gpus]
+            if position + 1 < len(queue):
+                heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
+            if entry is not head:
+                yield (gpus, position), entry
 
     def _dispatch_head(self, ctx: DispatchContext) -> None:
         queues = self.queues_
@@ -210,30 +391,52 @@ class QueueScheduler:
             del queues[job.gpus][0]
 
     def _dispatch_work_conserving(self, ctx: DispatchContext) -> None:
+        """Start every job that fits, in key order. A start counts as backfilled once a job ahead of it
+        stays queued: one the scan passed without starting, or the head of a GPU count too large
+        to be scanned (`passed`, the least such head)."""
         idle = ctx.idle_gpus
-        heads = [(queue[0], gpus, 0) for gpus, queue in self.queues_.items() if queue and gpus <= idle]
+        queues = self.queues_
+        heads = []
+        passed = None
+        for gpus, queue in queues.items():
+            if queue:
+                if gpus <= idle:
+                    heads.append((queue[0], gpus, 0))
+                elif passed is None or queue[0] < passed:
+                    passed = queue[0]
         heapq.heapify(heads)
         started: dict[int, list[int]] = {}
+        blocked = False
+        backfilled = 0
         while heads and idle > 0:
-            _, gpus, position = heapq.heappop(heads)
+            entry, gpus, position = heapq.heappop(heads)
             if gpus > idle:
+                blocked = True
                 continue
-            queue = self.queues_[gpus]
-            job = queue[position][3]
+            queue = queues[gpus]
+            job = entry[3]
             proposal = ctx.propose(job)
             if proposal is not None:
                 ctx.start(proposal, eligible=job.release)
                 started.setdefault(gpus, []).append(position)
                 idle = ctx.idle_gpus
+                if blocked or (passed is not None and entry > passed):
+                    backfilled += 1
+            else:
+                blocked = True
             if position + 1 < len(queue):
                 heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
+        self.backfill_.backfilled += backfilled
         for gpus, positions in started.items():
-            queue = self.queues_[gpus]
+            queue = queues[gpus]
             for position in reversed(positions):
                 del queue[position]
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         return None
+
+
+_entry_job: Callable[[Entry], JobView] = operator.itemgetter(3)
 
 
 def duration_key(job: JobView, source: DurationSource) -> float:

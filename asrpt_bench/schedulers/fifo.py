@@ -1,13 +1,28 @@
-"""FIFO: strict first-come first-served by release time; the head blocks while it does not fit."""
+"""FIFO: first-come first-served by release time; by default strict (the head blocks while it does not fit)."""
 
 from __future__ import annotations
 
-from .base import QueueScheduler, register_scheduler, submission_key
+from dataclasses import dataclass
+
+from .base import QueueParams, QueueScheduler, register_scheduler, submission_key
 
 
-@register_scheduler("fifo")
+@dataclass(frozen=True)
+class FIFOParams(QueueParams):
+    """QueueParams of an order by submission time: duration_source acts only on backfilling estimates."""
+
+    ORDER_READS_DURATIONS = False
+
+
+@register_scheduler("fifo", FIFOParams)
 class FIFO(QueueScheduler):
-    """Strict release order, no backfilling; it reads no durations, so it has no duration_source."""
+    """Release order, strict by default (no backfilling); dispatch "easy" is classic EASY backfilling.
 
-    def __init__(self) -> None:
-        super().__init__("fifo", submission_key, strict=True)
+    `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
+    """
+
+    def __init__(self, dispatch: str = FIFOParams.dispatch, duration_source: str = FIFOParams.duration_source,
+                 overrun: str = FIFOParams.overrun, min_estimate_s: float = FIFOParams.min_estimate_s) -> None:
+        super().__init__("fifo", submission_key, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
+                         params_type=FIFOParams)

@@ -62,6 +62,17 @@ class VirtualSRPT:
         """When the running job completes if nothing else arrives."""
         return self._anchor + self._heap[0][0] if self._heap else None
 
+    def remaining(self, t: float) -> dict[Hashable, float]:
+        """Remaining virtual work at `t` (no earlier than the last `advance_to`) of every unfinished job;
+        read-only, so looking does not perturb the schedule."""
+        heap = self._heap
+        if not heap:
+            return {}
+        left = {job_id: work for work, _, job_id in heap}
+        top = heap[0]
+        left[top[2]] = max(top[0] - (t - self._anchor), 0.0)
+        return left
+
     def advance_to(self, t: float) -> list[tuple[Hashable, float]]:
         """Run SRPT up to `t`; returns (job_id, completion time) in completion order.
 

@@ -1,35 +1,72 @@
 """Work-conserving baselines (paper-notes 8; Zheng et al. [46]): WCS-Duration, WCS-Workload, WCS-SubTime.
 
-At every decision instant the queue is scanned in key order and every job that fits starts,
-so GPUs never idle while a queued job fits.
+By default (dispatch "greedy") the queue is scanned in key order at every decision instant and
+every job that fits starts, so GPUs never idle while a queued job fits. With dispatch "greedy",
+SPJF is WCS-Duration, SPWF is WCS-Workload and FIFO is WCS-SubTime, schedule for schedule.
 """
 
 from __future__ import annotations
 
-from .base import (DurationParams, DurationSource, QueueScheduler, duration_key, register_scheduler,
-                   submission_key, workload_key)
+from dataclasses import dataclass
+
+from ..params import param
+from ..rules import one_of
+from .base import QueueParams, QueueScheduler, duration_key, register_scheduler, submission_key, workload_key
+from .dispatch import DISPATCH_RULES
 
 
-@register_scheduler("wcs_duration", DurationParams)
+@dataclass(frozen=True)
+class WorkConservingParams(QueueParams):
+    """QueueParams with the work-conserving dispatch as the default."""
+
+    dispatch: str = param("greedy", one_of(*DISPATCH_RULES),
+                          "which queued jobs may start: greedy (every job that fits), strict, easy, conservative")
+
+
+@register_scheduler("wcs_duration", WorkConservingParams)
 class WCSDuration(QueueScheduler):
     """Work-conserving, ordered by predicted duration n~ * alpha~min."""
 
-    def __init__(self, duration_source: DurationSource = DurationParams.duration_source) -> None:
-        super().__init__("wcs_duration", duration_key, strict=False, duration_source=duration_source)
+    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+                 duration_source: str = WorkConservingParams.duration_source,
+                 overrun: str = WorkConservingParams.overrun,
+                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
+        super().__init__("wcs_duration", duration_key, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
+                         params_type=WorkConservingParams)
 
 
-@register_scheduler("wcs_workload", DurationParams)
+@register_scheduler("wcs_workload", WorkConservingParams)
 class WCSWorkload(QueueScheduler):
     """Work-conserving, ordered by predicted GPU-time g * n~ * alpha~min."""
 
-    def __init__(self, duration_source: DurationSource = DurationParams.duration_source) -> None:
-        super().__init__("wcs_workload", workload_key, strict=False, duration_source=duration_source)
+    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+                 duration_source: str = WorkConservingParams.duration_source,
+                 overrun: str = WorkConservingParams.overrun,
+                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
+        super().__init__("wcs_workload", workload_key, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
+                         params_type=WorkConservingParams)
 
 
-@register_scheduler("wcs_subtime")
+@dataclass(frozen=True)
+class SubmissionWorkConservingParams(WorkConservingParams):
+    """WorkConservingParams of an order by submission time: duration_source acts only on backfilling."""
+
+    ORDER_READS_DURATIONS = False
+
+
+@register_scheduler("wcs_subtime", SubmissionWorkConservingParams)
 class WCSSubTime(QueueScheduler):
-    """Work-conserving, ordered by submission time (FIFO with backfilling); it reads no durations, so it
-    has no duration_source."""
+    """Work-conserving, ordered by submission time (FIFO with backfilling).
 
-    def __init__(self) -> None:
-        super().__init__("wcs_subtime", submission_key, strict=False)
+    `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
+    """
+
+    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
+                 duration_source: str = WorkConservingParams.duration_source,
+                 overrun: str = WorkConservingParams.overrun,
+                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
+        super().__init__("wcs_subtime", submission_key, dispatch=dispatch,
+                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
+                         params_type=SubmissionWorkConservingParams)

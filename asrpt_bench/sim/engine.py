@@ -25,12 +25,15 @@ from ..adjustments import adjust
 from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen, require_type
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
-from ..schedulers.base import EventKind, JobView, Proposal, Scheduler
+from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .audit import audit_schedule
-from .metrics import schedule_metrics
+from .metrics import dispatch_counts, schedule_metrics
 from .records import JobRecord, records_frame
 from .state import ClusterState
+
+
+_new_tuple = tuple.__new__
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,10 @@ class _Context:
     def idle_gpus(self) -> int:
         return self._state.idle
 
+    @property
+    def running(self) -> tuple[RunningJob, ...]:
+        return tuple(self._simulation.running.values())
+
     def propose(self, job: JobView) -> Proposal | None:
         return self._simulation.propose(job)
 
@@ -192,6 +199,7 @@ class _Simulation:
         self.sequence = itertools.count()
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
+        self.running: dict[int, RunningJob] = {}  # job index -> what its scheduler may know of it, in start order
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
     def push(self, time: float, kind: EventKind, job_index: int) -> None:
@@ -235,6 +243,8 @@ class _Simulation:
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
             "placement": placement.servers, "gpu_ids": gpu_ids})
+        # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
+        self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
 
     def run(self) -> list[JobRecord]:
@@ -245,7 +255,7 @@ class _Simulation:
         self.heap[:] = [(release, arrival, next(self.sequence), i)
                         for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs))]
         last_timer: tuple[float, EventKind] | None = None
-        heap, jobs, views, release = self.heap, self.jobs, self.views, self.state.release
+        heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
         completion = EventKind.COMPLETION.value
         progress = None if self.bar.disable else self.bar.update
@@ -256,6 +266,7 @@ class _Simulation:
                 _, kind, _, i = heapq.heappop(heap)
                 if kind == completion:
                     release(jobs[i].job_id)
+                    del running[i]
                     if progress is not None:
                         progress(1)
                 elif kind == arrival:
@@ -324,4 +335,5 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
         records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
         audit_schedule(records, cluster, kept, timing)
     metrics = schedule_metrics(records, cluster, dropped=len(dropped))
+    metrics.update(dispatch_counts(scheduler))
     return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name)

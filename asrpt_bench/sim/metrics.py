@@ -2,37 +2,76 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..core import Cluster
 from .records import JobRecord
 
+GPU_CLASSES = (("1", 1, 1), ("2_4", 2, 4), ("5_8", 5, 8), ("9plus", 9, None))
+"""GPU-count classes of the mean-wait metrics: (key suffix, lowest count, highest count or None)."""
+DISPATCH_COUNTS = ("backfilled_starts", "reservation_violations")
+
+
+def _empty() -> dict[str, float | int]:
+    nan = float("nan")
+    metrics: dict[str, float | int] = {
+        "num_jobs": 0, "total_jct": 0.0, "sum_completion": 0.0, "mean_jct": 0.0, "p95_jct": 0.0, "makespan": 0.0,
+        "utilization": 0.0, "mean_queueing_delay": 0.0, "p50_jct": 0.0, "p99_jct": 0.0, "mean_slowdown": nan,
+        "p99_slowdown": nan, "max_wait": 0.0}
+    metrics.update({f"mean_wait_gpus_{name}": nan for name, _, _ in GPU_CLASSES})
+    return metrics
+
 
 def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: int = 0) -> dict[str, float | int]:
-    """total_jct = sum(C_i - r_i), sum_completion = sum C_i, mean/p95 JCT, makespan (the last
+    """total_jct = sum(C_i - r_i), sum_completion = sum C_i, mean and p50/p95/p99 JCT, makespan (the last
     completion), utilization = busy GPU-seconds / (G * (makespan - first release)), mean queueing
-    delay (start - release), num_jobs and the dropped count."""
+    delay (start - release) and its maximum (`max_wait`), mean wait per GPU-count class
+    (`mean_wait_gpus_1`, `_2_4`, `_5_8`, `_9plus`; NaN for an empty class), mean and p99 slowdown
+    JCT / (n_i * alpha~min_i) over the jobs with a positive ideal duration (NaN if none), num_jobs and
+    the dropped count."""
     if not records:
-        return {"num_jobs": 0, "dropped": dropped, "total_jct": 0.0, "sum_completion": 0.0, "mean_jct": 0.0,
-                "p95_jct": 0.0, "makespan": 0.0, "utilization": 0.0, "mean_queueing_delay": 0.0}
+        return {**_empty(), "dropped": dropped}
     release = np.array([r.release for r in records])
     start = np.array([r.start for r in records])
     end = np.array([r.end for r in records])
     gpus = np.array([r.gpus for r in records], dtype=float)
+    ideal = np.array([r.iterations * r.alpha_min for r in records])
     jct = end - release
+    wait = start - release
     makespan = float(end.max())
     span = makespan - float(release.min())
     busy = float(np.sum(gpus * (end - start)))
-    return {
+    p50, p95, p99 = np.percentile(jct, [50, 95, 99])
+    positive = ideal > 0
+    slowdown = jct[positive] / ideal[positive]
+    metrics: dict[str, float | int] = {
         "num_jobs": len(records),
         "dropped": dropped,
         "total_jct": float(jct.sum()),
         "sum_completion": float(end.sum()),
         "mean_jct": float(jct.mean()),
-        "p95_jct": float(np.percentile(jct, 95)),
+        "p50_jct": float(p50),
+        "p95_jct": float(p95),
+        "p99_jct": float(p99),
         "makespan": makespan,
         "utilization": busy / (cluster.total_gpus * span) if span > 0 else 0.0,
-        "mean_queueing_delay": float(np.mean(start - release)),
+        "mean_queueing_delay": float(np.mean(wait)),
+        "max_wait": float(wait.max()),
+        "mean_slowdown": float(slowdown.mean()) if len(slowdown) else float("nan"),
+        "p99_slowdown": float(np.percentile(slowdown, 99)) if len(slowdown) else float("nan"),
     }
+    for name, low, high in GPU_CLASSES:
+        members = (gpus >= low) & (gpus <= (high if high is not None else np.inf))
+        metrics[f"mean_wait_gpus_{name}"] = float(wait[members].mean()) if members.any() else float("nan")
+    return metrics
+
+
+def dispatch_counts(scheduler: Any) -> dict[str, float]:
+    """The scheduler's `backfilled_starts` (jobs started while a job ahead of them in its queue stayed
+    queued) and `reservation_violations` (jobs started after the first shadow time or reservation they
+    were given; NaN where the rule makes none); NaN for a scheduler that does not count them."""
+    counts = getattr(scheduler, "dispatch_counts", None)
+    found = counts() if callable(counts) else {}
+    return {key: float(found.get(key, float("nan"))) for key in DISPATCH_COUNTS}

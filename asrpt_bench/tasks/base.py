@@ -59,9 +59,10 @@ def needs_workload(name: str) -> bool:
 
 def placer_name(config: RunConfig, scheduler: str) -> str:
     """The placer `scheduler` uses: task.baseline_placement for a baseline of `compare` when set, else
-    the placement group's (A-SRPT and its oracle variant always use the placement group's)."""
+    the placement group's (A-SRPT and its oracle variant, with any dispatch rule `asrpt+easy`, always use
+    the placement group's)."""
     baseline = getattr(config.task.params, "baseline_placement", None)
-    if baseline and scheduler not in A_SRPT_SCHEDULERS:
+    if baseline and scheduler.partition("+")[0] not in A_SRPT_SCHEDULERS:
         return baseline
     return config.placement.name
 

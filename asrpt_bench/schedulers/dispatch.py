@@ -1,0 +1,350 @@
+"""Dispatch rules over one ordered queue, orthogonal to the order.
+
+A queue scheduler decides the *order* of its queue; the dispatch rule decides which queued jobs may
+start at a decision instant:
+
+- `strict`: only the head may start; a head that does not fit blocks the queue.
+- `greedy`: scan the queue in order and start every job that fits (work-conserving backfilling).
+- `easy`: start the head while it fits; a blocked head gets a shadow time S (the earliest estimated
+  end of a running job at which the idle GPUs plus the GPUs of the running jobs estimated to end by
+  then reach its GPU count) and `extra` = that total minus its count; a later job that fits now
+  starts if it is estimated to end by S, or else if it needs no more than `extra` GPUs (which it
+  then uses up). EASY backfilling as in Slurm and Maui (Lifka 1995; Mu'alem and Feitelson 2001).
+- `conservative`: every queued job, in queue order, reserves the earliest interval of the
+  cluster's GPU-count profile where it fits beside the running jobs and every earlier reservation;
+  a job whose interval starts now starts now. So a job starts early only if it delays no earlier
+  reservation.
+
+Estimates are what the scheduler knows: a queued job runs for iterations x alpha~min, a running job
+ends at start + iterations x alpha of its placement; `overrun` says what a running job past that
+end is estimated at, and `min_estimate_s` floors every estimated duration (jobs predicted at 0
+iterations). GPU counts are cluster-wide: the placer alone decides whether a job fits now, and
+reservations are counts (docs/simulator.md, "Dispatch rules").
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Literal, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from .base import DispatchContext, JobView, RunningJob
+
+DispatchRule = Literal["strict", "easy", "conservative", "greedy"]
+DISPATCH_RULES = ("strict", "easy", "conservative", "greedy")
+Overrun = Literal["none", "double"]
+OVERRUN_POLICIES = ("none", "double")
+TIME_TOLERANCE = 1e-9
+"""A head counts as started after its first shadow time only beyond this relative tolerance."""
+
+T = TypeVar("T")
+H = TypeVar("H")
+
+
+class Estimates:
+    """Duration estimates of queued and running jobs under an overrun policy and a floor.
+
+    overrun "none": a running job past its estimated end is estimated to end now (EASY's usual
+    reading: the estimate was the job's limit). "double": its estimated duration doubles until the
+    end lies after now (as in SRPT-bounce and EASY++); a zero estimate with no floor cannot double
+    and ends now.
+    """
+
+    def __init__(self, iterations: Callable[[JobView], float], overrun: Overrun, min_estimate_s: float) -> None:
+        self.iterations = iterations
+        self.overrun = overrun
+        self.min_estimate_s = float(min_estimate_s)
+
+    def duration(self, job: JobView) -> float:
+        """Estimated duration of a queued job: iterations x alpha~min, at least min_estimate_s."""
+        return max(self.iterations(job) * job.alpha_min, self.min_estimate_s)
+
+    def end(self, run: RunningJob, now: float) -> float:
+        """Estimated end of a running job: start + iterations x alpha of its placement (floored)."""
+        return self.overrun_end(run.start, max(self.iterations(run.job) * run.alpha, self.min_estimate_s), now)
+
+    def overrun_end(self, start: float, duration: float, now: float) -> float:
+        """start + duration, or, once that has passed, what the overrun policy estimates instead."""
+        end = start + duration
+        if end >= now:
+            return end
+        if self.overrun == "double" and duration > 0:
+            while end < now:
+                duration *= 2
+                end = start + duration
+            return end
+        return now
+
+
+class Profile:
+    """Free GPU count over time as a step function from `now`: free[k] holds on [times[k], times[k+1]).
+
+    Starts from the idle GPUs now plus the GPUs of running jobs at their estimated ends; reservations
+    subtract their GPUs over their interval. As reservations only take GPUs away, no step before the
+    first one found with `gpus` free (searching from now) can have them later: `_fewer` keeps that
+    time per GPU count, so later searches skip the packed near future.
+    """
+
+    def __init__(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
+        self.times = [now]
+        self.free = [idle]
+        self._fewer: dict[int, float] = {}
+        for end, gpus in sorted(ends):
+            if end <= self.times[-1]:
+                self.free[-1] += gpus
+            else:
+                self.times.append(end)
+                self.free.append(self.free[-1] + gpus)
+
+    def earliest(self, gpus: int, duration: float, not_before: float) -> float:
+        """The earliest t >= not_before with at least `gpus` free over [t, t + duration)."""
+        times, free = self.times, self.free
+        last = len(times)
+        from_now = not_before <= times[0]
+        skip = self._fewer.get(gpus)
+        k = max(bisect.bisect_right(times, skip if skip is not None and skip > not_before else not_before) - 1, 0)
+        first = True
+        while True:
+            while free[k] < gpus:
+                k += 1  # the last step holds every GPU, so a job of at most G GPUs always finds one
+            if first and (from_now or skip is not None and skip >= not_before):
+                self._fewer[gpus] = times[k]
+            first = False
+            start = times[k] if times[k] > not_before else not_before
+            end = start + duration
+            j = k + 1
+            while j < last and times[j] < end and free[j] >= gpus:
+                j += 1
+            if j == last or times[j] >= end:
+                return start
+            k = j
+
+    def reserve(self, start: float, duration: float, gpus: int) -> None:
+        """Take `gpus` off the profile over [start, start + duration)."""
+        if duration <= 0 or gpus == 0:
+            return
+        first = self._breakpoint(start)
+        last = self._breakpoint(start + duration)
+        for k in range(first, last):
+            self.free[k] -= gpus
+
+    def _breakpoint(self, t: float) -> int:
+        """The index of a step starting exactly at t (split the step holding t if needed)."""
+        k = bisect.bisect_right(self.times, t) - 1
+        if self.times[k] == t:
+            return k
+        self.times.insert(k + 1, t)
+        self.free.insert(k + 1, self.free[k])
+        return k + 1
+
+
+class Candidates:
+    """The estimated durations of the queued jobs, sorted, per GPU count, so that EASY can tell in
+    O(GPU counts) that no job behind a blocked head could pass (then it skips the scan: in an
+    overloaded cluster the queue is long and the idle GPUs few). A false "maybe" only costs a scan."""
+
+    def __init__(self) -> None:
+        self.by_gpus: dict[int, list[float]] = {}
+
+    def add(self, gpus: int, length: float) -> None:
+        bisect.insort(self.by_gpus.setdefault(gpus, []), length)
+
+    def remove(self, gpus: int, length: float) -> None:
+        lengths = self.by_gpus[gpus]
+        del lengths[bisect.bisect_left(lengths, length)]
+
+    def may_pass(self, idle: int, extra: int, now: float, shadow: float) -> bool:
+        """Whether some queued job fits the idle GPUs and either needs at most `extra` of them or is
+        estimated to end by `shadow` (the same test as the scan, on the shortest job of each count)."""
+        for gpus, lengths in self.by_gpus.items():
+            if lengths and gpus <= idle and (gpus <= extra or now + lengths[0] <= shadow):
+                return True
+        return False
+
+
+class Backfill:
+    """EASY and conservative passes over an ordered queue, and the counters every rule reports.
+
+    `first_reservation` maps a job id to the first shadow time (EASY head) or reservation start
+    (conservative) it was given; a job that starts later than that counts as a reservation violation.
+    `backfilled` counts jobs started while a job ahead of them in the queue stayed queued.
+    """
+
+    def __init__(self, estimates: Estimates) -> None:
+        self.estimates = estimates
+        self._durations: dict[Hashable, float] = {}  # a running job's estimated duration, computed once
+        self._queued: dict[Hashable, float] = {}  # a queued job's estimated duration, computed once
+        self.candidates: Candidates | None = None  # set by a scheduler that keeps it up to date (EASY only)
+        self.first_reservation: dict[Hashable, float] = {}
+        self.backfilled = 0
+        self.violations = 0
+
+    def counts(self, rule: DispatchRule) -> dict[str, float]:
+        """backfilled_starts and reservation_violations; violations are undefined (NaN) for the rules
+        that make no reservations (strict, greedy)."""
+        violations = float(self.violations) if rule in ("easy", "conservative") else float("nan")
+        return {"backfilled_starts": float(self.backfilled), "reservation_violations": violations}
+
+    def note_start(self, job: JobView, now: float) -> None:
+        """Count a violation if `job` starts after the first shadow time or reservation it was given."""
+        promised = self.first_reservation.pop(job.job_id, None)
+        if promised is not None and now > promised + TIME_TOLERANCE * max(1.0, abs(promised)):
+            self.violations += 1
+
+    def _running_ends(self, ctx: DispatchContext) -> list[tuple[float, int]]:
+        """(estimated end, GPUs) of every running job."""
+        now, durations, estimates = ctx.now, self._durations, self.estimates
+        ends = []
+        for run in ctx.running:
+            job = run.job
+            duration = durations.get(job.job_id)
+            if duration is None:
+                duration = durations[job.job_id] = max(estimates.iterations(job) * run.alpha, estimates.min_estimate_s)
+            end = run.start + duration
+            ends.append((end if end >= now else estimates.overrun_end(run.start, duration, now), job.gpus))
+        return ends
+
+    def shadow(self, gpus: int, ctx: DispatchContext, not_before: float) -> tuple[float, int]:
+        """EASY's shadow time S of a head of `gpus` GPUs and the extra GPUs then: the earliest t >=
+        not_before at which the idle GPUs plus those of running jobs estimated to end by t reach
+        `gpus` (so t is not_before or an estimated end), and that total minus `gpus`."""
+        ends = sorted(self._running_ends(ctx))
+        available, k = ctx.idle_gpus, 0
+        shadow = not_before
+        while k < len(ends) and (ends[k][0] <= shadow or available < gpus):
+            shadow = max(shadow, ends[k][0])
+            available += ends[k][1]
+            k += 1
+        return shadow, available - gpus
+
+    def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                     try_start: Callable[[T], bool]) -> list[int]:
+        """Start the head while it may; the positions started (a prefix of the queue)."""
+        k = 0
+        while k < len(queue) and try_start(queue[k]):
+            self.note_start(job_of(queue[k]), ctx.now)
+            k += 1
+        return list(range(k))
+
+    def strict(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+               try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Head-of-line: start the head while it may; the positions started."""
+        return self._start_heads(queue, ctx, job_of, try_start)
+
+    def greedy(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+               try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Work-conserving: try every job in order once; the positions started."""
+        started = self._start_heads(queue, ctx, job_of, try_start)
+        for position in range(len(started) + 1, len(queue)):
+            if ctx.idle_gpus == 0:
+                break
+            if job_of(queue[position]).gpus <= ctx.idle_gpus and try_start(queue[position]):
+                self.backfilled += 1
+                started.append(position)
+        return started
+
+    def easy(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+             try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """EASY over `queue` (in order); returns the positions started. `try_start` starts an item if it
+        may start now (the placer places it, and any scheduler-side test passes); `hold_until` is the
+        earliest time the blocked head would start even with enough GPUs (now, or a delay deadline)."""
+        started = self._start_heads(queue, ctx, job_of, try_start)
+        k = len(started)
+        if k == len(queue):
+            return started
+        window = self.easy_window(queue[k], ctx, job_of, hold_until, more=k < len(queue) - 1)
+        if window is not None:
+            rest = enumerate(queue[k + 1:], k + 1)
+            started.extend(self.easy_scan(rest, ctx, job_of, try_start, *window))
+        return started
+
+    def queued_duration(self, job: JobView) -> float:
+        """A queued job's estimated duration (Estimates.duration), computed once per job."""
+        length = self._queued.get(job.job_id)
+        if length is None:
+            length = self._queued[job.job_id] = self.estimates.duration(job)
+        return length
+
+    def easy_window(self, head: T, ctx: DispatchContext, job_of: Callable[[T], JobView],
+                    hold_until: Callable[[T], float], more: bool) -> tuple[float, int] | None:
+        """The blocked head's shadow time and extra GPUs, or None when no later job could use them
+        (`more` False, no idle GPU, or `candidates` rules every job out); the head's first shadow
+        time is recorded either way."""
+        if more and ctx.idle_gpus > 0:
+            window = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+            if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, window[1], ctx.now, window[0]):
+                return window
+            return None
+        if job_of(head).job_id not in self.first_reservation:
+            self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+        return None
+
+    def easy_scan(self, rest: Iterable[tuple[H, T]], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                  try_start: Callable[[T], bool], shadow: float, extra: int) -> list[H]:
+        """EASY's backfilling scan over the jobs behind the blocked head, in queue order, as (tag, item)
+        pairs; returns the tags of the jobs started. A job that fits now starts if it is estimated to
+        end by `shadow`, or else if it needs at most `extra` GPUs (which it then uses up)."""
+        started: list[H] = []
+        idle = ctx.idle_gpus
+        now, queued = ctx.now, self._queued
+        for tag, item in rest:
+            job = job_of(item)
+            gpus = job.gpus
+            if gpus > idle:
+                continue
+            length = queued.get(job.job_id)
+            if length is None:
+                length = self.queued_duration(job)
+            by_shadow = now + length <= shadow
+            if not by_shadow and gpus > extra:
+                continue
+            if try_start(item):
+                self.note_start(job, now)
+                self.backfilled += 1
+                started.append(tag)
+                if not by_shadow:
+                    extra -= gpus
+                idle = ctx.idle_gpus
+                if idle == 0:
+                    break
+        return started
+
+    def _promise_shadow(self, head: T, job_of: Callable[[T], JobView], ctx: DispatchContext,
+                        hold_until: Callable[[T], float]) -> tuple[float, int]:
+        """The head's shadow time and extra GPUs; its first shadow time is recorded."""
+        job = job_of(head)
+        shadow, extra = self.shadow(job.gpus, ctx, hold_until(head))
+        self.first_reservation.setdefault(job.job_id, shadow)
+        return shadow, extra
+
+    def conservative(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                     try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Conservative backfilling over `queue` (in order); returns the positions started.
+
+        The head starts while it may. Then every job, in queue order, reserves the earliest interval
+        of the GPU-count profile where it fits beside the running jobs and the earlier reservations
+        (no earlier than `hold_until`); one whose interval starts now starts if `try_start` lets it,
+        else it keeps its reservation (in counts). The pass stops once no GPU is idle: no later job
+        could start now, and every reservation is recomputed at the next decision instant.
+        """
+        now, duration = ctx.now, self.estimates.duration
+        started = self._start_heads(queue, ctx, job_of, try_start)
+        k = len(started)
+        if k == len(queue):
+            return started
+        profile = Profile(now, ctx.idle_gpus, self._running_ends(ctx))
+        for position in range(k, len(queue)):
+            item = queue[position]
+            job = job_of(item)
+            length = duration(job)
+            begin = profile.earliest(job.gpus, length, hold_until(item))
+            if position > k and begin <= now and job.gpus <= ctx.idle_gpus and try_start(item):
+                self.note_start(job, now)
+                self.backfilled += 1
+                started.append(position)
+            else:
+                self.first_reservation.setdefault(job.job_id, begin)
+            if ctx.idle_gpus == 0:
+                break
+            profile.reserve(begin, length, job.gpus)
+        return started

@@ -1,0 +1,46 @@
+"""The dispatch map's figure on a small made-up results table: ratios to the best WCS, one panel per
+trace x sigma plus the oracle row."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd
+import pytest
+
+from asrpt_bench.report.dispatch_plots import dispatch_ratios, plot_dispatch_map, variant_name
+
+SCHEDULERS = {"asrpt": 4.0, "asrpt+easy": 2.0, "asrpt+conservative": 2.5, "asrpt+greedy": 1.5, "asrpt_oracle": 3.0,
+              "asrpt_oracle+easy": 1.0, "spjf+easy": 1.2, "wcs_duration": 2.0, "wcs_workload": 3.0, "wcs_subtime": 2.2}
+
+
+def table() -> pd.DataFrame:
+    rows = []
+    for trace in ("philly", "gavel"):
+        for sigma in (0.0, None):
+            for eligibility in ("virtual", "release"):
+                for load in (0.5, 1.0):
+                    for seed in range(2):
+                        for name, jct in SCHEDULERS.items():
+                            rows.append({"workload.name": trace, "workload.recurrence.sigma": sigma,
+                                         "scheduler.eligibility": eligibility, "workload.target_load": load,
+                                         "seed": seed, "scheduler": name, "total_jct": jct * (1 + 0.1 * seed),
+                                         "status": "complete"})
+    return pd.DataFrame(rows)
+
+
+def test_ratios_are_over_the_best_wcs_of_each_point():
+    summary = dispatch_ratios(table())
+    assert set(summary["best_wcs"]) == {"wcs_duration"}
+    easy = summary[summary["scheduler"] == "asrpt+easy"]
+    assert easy["mean"].to_numpy() == pytest.approx(1.0)
+    assert summary[summary["scheduler"] == "asrpt"]["mean"].to_numpy() == pytest.approx(2.0)
+    assert variant_name("asrpt", "strict") == "asrpt" and variant_name("spjf", "easy") == "spjf+easy"
+
+
+def test_figure_has_a_panel_per_trace_and_sigma_and_an_oracle_row():
+    figure = plot_dispatch_map(table())
+    assert len(figure.axes) == 2 * (2 + 1)
+    assert "A-SRPT (oracle)" in figure.axes[-1].get_title()
