@@ -123,6 +123,9 @@ def prepare(overrides: list[str], config_dir: Path = CONFIG_DIR) -> None:
     store_schemas(config_dir)
 
 
+store_schemas()  # the built-ins' schemas, so Hydra's own compose API finds them too
+
+
 # --------------------------------------------------------------------------------------------------
 # Errors in one line
 
