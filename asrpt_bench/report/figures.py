@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import dispatch_plots, plots, regime_plots, theory_plots
+from . import plots, regime_plots, theory_plots
 from .style import save_figure
 from .published import check_sweep
 from .table_check import read_table, recorded_experiments
@@ -94,10 +94,6 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("ablation_backfill", "ablation_backfill.csv", theory_plots.plot_ablation_backfill,
                "Ablation: strict head-of-line dispatch vs backfill",
                ("scheduler.backfill", "total_jct")),
-    FigureSpec("dispatch_map", "dispatch_map.csv", dispatch_plots.plot_dispatch_map,
-               "Dispatch map: A-SRPT under each dispatch rule and eligibility / best WCS, Philly and Gavel",
-               ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
-                "seed", "scheduler", "total_jct")),
     FigureSpec("regime_map", "regime_map.csv", regime_plots.plot_regime_map,
                "Regime map: A-SRPT / best WCS vs offered load per key informativeness sigma, Philly and Gavel",
                ("workload.name", "workload.target_load", "workload.recurrence.sigma", "seed", "scheduler",

@@ -1,4 +1,5 @@
-"""The Scheduler protocol, the read-only views a scheduler sees, and the registry of schedulers.
+"""The registry of schedulers and the one-queue scheduler every order builds on (the views a scheduler
+sees and the Scheduler protocol are in views.py, re-exported here).
 
 Schedulers decide *when and in which order* jobs start; placers decide *where*; the simulator
 applies both and is the only code that mutates cluster state. A scheduler sees `JobView`s, which
@@ -11,136 +12,18 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import heapq
-import math
 import operator
 from dataclasses import dataclass
-from enum import IntEnum
-from typing import Callable, ClassVar, Hashable, Iterator, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import Callable, ClassVar, Iterator
 
-from ..core import Cluster, ConfigError, Placement, TrainingPlan
+from ..core import Cluster, ConfigError
 from ..params import NoParams, Params, param
 from ..registry import Entry as RegistryEntry
 from ..registry import Registry
 from ..rules import number, one_of
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
-
-
-class EventKind(IntEnum):
-    """Event kinds in the order they are handled at one instant (lower first)."""
-
-    COMPLETION = 0
-    ARRIVAL = 1
-    VIRTUAL_COMPLETION = 2
-    DELAY_EXPIRY = 3
-
-
-@dataclass(frozen=True)
-class JobView:
-    """What a scheduler may know about a job.
-
-    `order` is the job's position in the input (row order of a job table); it breaks ties where
-    the paper says "by id". `iterations` is None unless the scheduler is an oracle.
-    `alpha_min` is the empty-cluster estimate alpha~min and `min_servers` the servers its
-    placement used; `comm_ratio` = alpha_max / alpha_min.
-    """
-
-    job_id: Hashable
-    order: int
-    release: float
-    gpus: int
-    plan: TrainingPlan
-    user: str | None
-    group: str | None
-    predicted_iterations: float
-    alpha_min: float
-    alpha_max: float
-    min_servers: int
-    iterations: int | None = None
-
-    @property
-    def comm_ratio(self) -> float:
-        if self.alpha_min == 0:
-            return math.inf if self.alpha_max > 0 else 1.0
-        return self.alpha_max / self.alpha_min
-
-    def iterations_for(self, source: "DurationSource") -> float:
-        """Predicted or (oracle only) true iterations."""
-        if source == "predicted":
-            return self.predicted_iterations
-        if self.iterations is None:
-            raise RuntimeError(f"job {self.job_id!r}: true iterations are hidden from non-oracle schedulers")
-        return self.iterations
-
-
-DurationSource = Literal["predicted", "oracle"]
-DURATION_SOURCES = ("predicted", "oracle")
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """A validated placement the simulator would apply now, with its per-iteration time."""
-
-    job_id: Hashable
-    placement: Placement
-    alpha: float
-
-
-class RunningJob(NamedTuple):
-    """A job holding GPUs now, as its scheduler may see it: its view, start time and per-iteration time
-    alpha of its placement (so an estimated end is start + iterations the scheduler knows x alpha)."""
-
-    job: JobView
-    start: float
-    alpha: float
-
-
-class DispatchContext(Protocol):
-    """The simulator's side of a dispatch decision at one instant."""
-
-    now: float
-
-    @property
-    def running(self) -> Sequence[RunningJob]:
-        """The jobs holding GPUs now, in start order (a snapshot)."""
-        ...
-
-    @property
-    def free(self) -> tuple[int, ...]:
-        """Free GPUs per server (a snapshot)."""
-        ...
-
-    @property
-    def idle_gpus(self) -> int:
-        ...
-
-    def propose(self, job: JobView) -> Proposal | None:
-        """The placer's placement for `job` on the free GPUs now, or None if it does not fit."""
-        ...
-
-    def start(self, proposal: Proposal, eligible: float) -> None:
-        """Start the proposed job now; `eligible` is when it became dispatchable."""
-        ...
-
-
-@runtime_checkable
-class Scheduler(Protocol):
-    name: str
-    oracle: bool
-
-    def reset(self, cluster: Cluster) -> None:
-        """Forget all state before a run."""
-        ...
-
-    def on_arrival(self, job: JobView, now: float) -> None:
-        ...
-
-    def dispatch(self, ctx: DispatchContext) -> None:
-        """Start zero or more jobs at ctx.now through ctx.start."""
-        ...
-
-    def next_timer(self) -> tuple[float, EventKind] | None:
-        """The next instant this scheduler needs a decision without any other event, if any."""
-        ...
+from .views import (DURATION_SOURCES, DispatchContext, DurationSource, EventKind, JobView, Proposal,  # noqa: F401
+                    RunningJob, Scheduler)
 
 
 VARIANT_SEPARATOR = "+"

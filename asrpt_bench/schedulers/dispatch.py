@@ -28,7 +28,7 @@ import bisect
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Literal, Sequence, TypeVar
 
 if TYPE_CHECKING:
-    from .base import DispatchContext, JobView, RunningJob
+    from .views import DispatchContext, JobView, RunningJob
 
 DispatchRule = Literal["strict", "easy", "conservative", "greedy"]
 DISPATCH_RULES = ("strict", "easy", "conservative", "greedy")
