@@ -5,9 +5,10 @@ from .base import (SCHEDULERS, DispatchContext, EventKind, JobView, Proposal, Qu
                    make_scheduler, register_scheduler)
 from .fifo import FIFO
 from .priority import SPJF, SPWF
+from .srtf import SRTF, SRTFOracle
 from .virtual_srpt import VirtualSRPT
 from .wcs import WCSDuration, WCSSubTime, WCSWorkload
 
 __all__ = ["ASRPT", "asrpt_oracle", "SCHEDULERS", "DispatchContext", "EventKind", "JobView", "Proposal",
            "QueueScheduler", "Scheduler", "make_scheduler", "register_scheduler", "FIFO", "SPJF", "SPWF",
-           "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]
+           "SRTF", "SRTFOracle", "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]

@@ -29,7 +29,7 @@ from ..schedulers.base import EventKind, JobView, Proposal, Scheduler
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .audit import audit_schedule
 from .metrics import schedule_metrics
-from .records import JobRecord, records_frame
+from .records import JobRecord, Segment, records_frame, segments_frame
 from .state import ClusterState
 
 
@@ -49,9 +49,14 @@ class SimulationResult:
     dropped: tuple[Hashable, ...]
     scheduler: str
     placer: str
+    segments: tuple[Segment, ...] = ()
+    """Every run segment of a preemptive run (sim/preemptive.py); empty without preemption."""
 
     def frame(self) -> pd.DataFrame:
         return records_frame(self.records)
+
+    def segments_frame(self) -> pd.DataFrame:
+        return segments_frame(self.segments)
 
 
 def empty_cluster_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
@@ -210,7 +215,7 @@ class _Simulation:
             "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_heavy": self.comm_heavy[i],
-            "placement": placement.servers, "gpu_ids": gpu_ids})
+            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restart_s": 0.0})
         self.push(end, EventKind.COMPLETION, i)
 
     def run(self) -> list[JobRecord]:
@@ -295,6 +300,10 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
                  "alpha_min": estimates[k].alpha_min, "alpha_max": estimates[k].alpha_max,
                  "min_servers": estimates[k].min_servers, "iterations": job.iterations if oracle else None})
              for k, job in enumerate(kept)]
+    if getattr(scheduler, "preemptive", False):
+        from .preemptive import simulate_preemptive  # it builds on _Simulation, so it imports this module
+
+        return simulate_preemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
     with _cyclic_gc_paused():
         records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
         audit_schedule(records, cluster, kept, timing)
