@@ -13,7 +13,7 @@ from asrpt_bench.workloads import WORKLOAD_LOADERS
 def test_registries_hold_the_design_option_names():
     assert set(PLACERS) == {"heavy_edge", "ilp", "first_fit", "random"}
     assert {"asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime",
-            "fifo", "srtf", "srtf_oracle"} == set(SCHEDULERS)
+            "fifo", "srtf", "srtf_oracle", "las2d"} == set(SCHEDULERS)
     assert {"forest", "oracle", "noisy"} == set(PREDICTORS)
     assert {"philly", "pai2020", "csv", "synthetic"} == set(WORKLOAD_LOADERS)
 

@@ -51,8 +51,8 @@ class PreemptiveContext(Protocol):
         """Iterations done so far (fluid: fractions count)."""
         ...
 
-    def held_seconds(self, job: JobView) -> float:
-        """Seconds the job has held GPUs so far, restarts included."""
+    def run_seconds(self, job: JobView) -> float:
+        """Seconds the job has run making progress so far (restarts excluded)."""
         ...
 
     def suspend(self, job: JobView) -> None:
@@ -102,7 +102,7 @@ class AdmissionScheduler:
     jobs keep their GPUs; admitted waiting jobs are then placed in walk order (one the placer cannot
     place waits for the next decision).
 
-    Subclasses give `priority(job, progress, held_seconds)`. Waiting jobs sit in one sorted list per
+    Subclasses give `priority(job, progress, run_seconds)`. Waiting jobs sit in one sorted list per
     GPU count with the priority they had when they stopped, so a walk visits only waiting jobs that
     fit; running jobs are re-ranked at every decision.
     """
@@ -124,7 +124,7 @@ class AdmissionScheduler:
     def reset(self, cluster: Cluster) -> None:
         self._clear(cluster.total_gpus)
 
-    def priority(self, job: JobView, progress: float, held_seconds: float) -> float:
+    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         raise NotImplementedError
 
     def on_arrival(self, job: JobView, now: float) -> None:
@@ -150,7 +150,7 @@ class AdmissionScheduler:
         candidates: list[Entry] = []
         for job in self.running_.values():
             if ctx.suspendable(job):
-                candidates.append((self.priority(job, ctx.progress(job), ctx.held_seconds(job)), job.release,
+                candidates.append((self.priority(job, ctx.progress(job), ctx.run_seconds(job)), job.release,
                                    job.order, job))
             else:
                 budget -= job.gpus
@@ -194,7 +194,7 @@ class AdmissionScheduler:
 
     def on_suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         """Back to the waiting lists with the priority it stopped at (subclasses may also book it)."""
-        self._enqueue(job, self.priority(job, ctx.progress(job), ctx.held_seconds(job)))
+        self._enqueue(job, self.priority(job, ctx.progress(job), ctx.run_seconds(job)))
 
     def on_start(self, job: JobView, ctx: PreemptiveContext) -> None:
         """Hook for subclasses that book when a job runs again."""

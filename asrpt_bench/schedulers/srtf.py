@@ -31,7 +31,7 @@ class SRTF(AdmissionScheduler):
         params.check("scheduler")
         super().__init__(self.label, params)
 
-    def priority(self, job: JobView, progress: float, held_seconds: float) -> float:
+    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         iterations = job.iterations if self.oracle else job.predicted_iterations
         return max(0.0, iterations - progress) * job.alpha_min  # type: ignore[operator]
 

@@ -66,9 +66,10 @@ class _PreemptiveContext:
     def progress(self, job: JobView) -> float:
         return self._simulation.progress(job.order)
 
-    def held_seconds(self, job: JobView) -> float:
+    def run_seconds(self, job: JobView) -> float:
         simulation, i = self._simulation, job.order
-        return simulation.held[i] + (simulation.now - simulation.segment_start[i] if simulation.running[i] else 0.0)
+        current = simulation.now - simulation.run_start[i] if simulation.running[i] else 0.0
+        return simulation.ran[i] + max(0.0, current)
 
     def suspend(self, job: JobView) -> None:
         self._simulation.suspend(job.order)
@@ -99,7 +100,7 @@ class _PreemptiveSimulation(_Simulation):
         self.placement: list[tuple[int, ...]] = [()] * n
         self.gpu_ids: list[tuple[int, ...]] = [()] * n
         self.epoch = [0] * n              # bumps on suspension and completion: older events are stale
-        self.held = [0.0] * n             # seconds held by finished segments
+        self.ran = [0.0] * n              # seconds of progress (restarts excluded) in finished segments
         self.first_start = [math.nan] * n
         self.preemptions = [0] * n
         self.restarted = [0.0] * n
@@ -153,7 +154,7 @@ class _PreemptiveSimulation(_Simulation):
             "restart_s": min(self.run_start[i], now) - start, "alpha": self.alpha[i],
             "placement": self.placement[i], "gpu_ids": self.gpu_ids[i]}))
         self.restarted[i] += min(self.run_start[i], now) - start
-        self.held[i] += now - start
+        self.ran[i] += max(0.0, now - self.run_start[i])
         self.running[i] = False
         self.epoch[i] += 1
         self.state.release(self.jobs[i].job_id)
