@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from .core import ConfigError
+from .schedulers.las2d import QUEUE_THRESHOLDS
+from .schedulers.preemptive import RESTART_S
 from .rules import RULES, check, shown
 from .solvers import DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
@@ -203,7 +205,9 @@ class PredictorConfig:
 
 @dataclass
 class SchedulerConfig:
-    """Scheduler choice and parameters; each scheduler receives the keys its constructor accepts."""
+    """Scheduler choice and parameters; each scheduler receives the keys its constructor accepts.
+    restart_s / min_run_s price preemption (srtf, srtf_oracle, las2d); queue_thresholds / promote_knob
+    are las2d's (each checked by its scheduler's Params when built)."""
 
     name: str = "asrpt"
     comm_heavy: float = 1.5
@@ -213,6 +217,10 @@ class SchedulerConfig:
     delay_origin: str = "enqueue"
     srpt_tiebreak: str = "release_id"
     duration_source: str = "predicted"
+    restart_s: float = RESTART_S
+    min_run_s: float = 0.0
+    queue_thresholds: list[float] = field(default_factory=lambda: list(QUEUE_THRESHOLDS))
+    promote_knob: Optional[float] = None
 
     def validate(self, prefix: str = "scheduler") -> None:
         _check(isinstance(self.name, str) and bool(self.name), f"{prefix}.name", "a scheduler name", self.name)

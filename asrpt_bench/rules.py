@@ -135,6 +135,8 @@ RULES: dict[str, Rule] = {
     "scheduler.delay_origin": one_of_component("asrpt_bench.schedulers.asrpt", "DELAY_ORIGINS"),
     "scheduler.srpt_tiebreak": one_of_component("asrpt_bench.schedulers.asrpt", "SRPT_TIEBREAKS"),
     "scheduler.duration_source": one_of_component("asrpt_bench.schedulers.base", "DURATION_SOURCES"),
+    "scheduler.restart_s": number(0, what="a number of seconds"),
+    "scheduler.min_run_s": number(0, what="a number of seconds"),
     "predictor.epsilon": number(0),
     "predictor.n_estimators": integer(1),
     "predictor.n_jobs": Rule("a positive integer or -1 (all cores)", lambda v: _is_int(v) and (v >= 1 or v == -1)),

@@ -23,7 +23,7 @@ from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_heavy", "eligible", "queueing_delay", "jct",
-               "placement"]
+               "placement", "preemptions", "restart_s"]
 
 
 def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
@@ -69,6 +69,8 @@ def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Serie
 class SchedulerRun:
     scalars: dict[str, Any]
     jobs: pd.DataFrame
+    segments: pd.DataFrame | None = None
+    """The run segments of a preemptive scheduler (None for a non-preemptive one)."""
 
 
 def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
@@ -113,4 +115,5 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     }
     jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
     jobs["job_id"] = jobs["job_id"].astype(str)
-    return SchedulerRun(scalars, jobs)
+    segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
+    return SchedulerRun(scalars, jobs, segments)
