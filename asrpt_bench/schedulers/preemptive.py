@@ -55,6 +55,10 @@ class PreemptiveContext(Protocol):
         """Seconds the job has run making progress so far (restarts excluded)."""
         ...
 
+    def running_states(self, jobs: list[JobView]) -> list[tuple[bool, float, float]]:
+        """(suspendable, progress, run_seconds) of each of these running jobs, in one pass."""
+        ...
+
     def suspend(self, job: JobView) -> None:
         ...
 
@@ -148,16 +152,18 @@ class AdmissionScheduler:
     def decide(self, ctx: PreemptiveContext) -> None:
         budget = ctx.total_gpus
         candidates: list[Entry] = []
-        for job in self.running_.values():
-            if ctx.suspendable(job):
-                candidates.append((self.priority(job, ctx.progress(job), ctx.run_seconds(job)), job.release,
-                                   job.order, job))
+        running, priority = list(self.running_.values()), self.priority
+        for job, (suspendable, progress, run_seconds) in zip(running, ctx.running_states(running)):
+            if suspendable:
+                candidates.append((priority(job, progress, run_seconds), job.release, job.order, job))
             else:
                 budget -= job.gpus
+        heads = [(queue[0], gpus, 0) for gpus, queue in self.waiting_.items() if queue and gpus <= budget]
+        if not heads:
+            return  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
         candidates.sort()
         kept: set[int] = set()
         admitted: list[JobView] = []
-        heads = [(queue[0], gpus, 0) for gpus, queue in self.waiting_.items() if queue and gpus <= budget]
         heapq.heapify(heads)
         r = 0
         while budget > 0:

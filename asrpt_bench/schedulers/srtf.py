@@ -32,8 +32,8 @@ class SRTF(AdmissionScheduler):
         super().__init__(self.label, params)
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
-        iterations = job.iterations if self.oracle else job.predicted_iterations
-        return max(0.0, iterations - progress) * job.alpha_min  # type: ignore[operator]
+        remaining = (job.iterations if self.oracle else job.predicted_iterations) - progress  # type: ignore[operator]
+        return remaining * job.alpha_min if remaining > 0 else 0.0
 
 
 @register_scheduler("srtf_oracle")

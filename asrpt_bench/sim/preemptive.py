@@ -71,6 +71,21 @@ class _PreemptiveContext:
         current = simulation.now - simulation.run_start[i] if simulation.running[i] else 0.0
         return simulation.ran[i] + max(0.0, current)
 
+    def running_states(self, jobs: list[JobView]) -> list[tuple[bool, float, float]]:
+        """(suspendable, progress, run_seconds) of each running job, in one pass."""
+        simulation, now = self._simulation, self._simulation.now
+        done, ran, run_start, alpha = simulation.done, simulation.ran, simulation.run_start, simulation.alpha
+        protected, iterations = simulation.protected_until, simulation.iterations
+        states = []
+        for job in jobs:
+            i = job.order
+            running = now - run_start[i]
+            if running > 0:
+                states.append((now >= protected[i], min(iterations[i], done[i] + running / alpha[i]), ran[i] + running))
+            else:
+                states.append((now >= protected[i], done[i], ran[i]))
+        return states
+
     def suspend(self, job: JobView) -> None:
         self._simulation.suspend(job.order)
 
@@ -92,6 +107,7 @@ class _PreemptiveSimulation(_Simulation):
         self.restart_s, self.min_run_s = float(preemption.restart_s), float(preemption.min_run_s)
         n = len(jobs)
         self.done = [0.0] * n             # iterations banked by earlier segments
+        self.iterations = [float(job.iterations) for job in jobs]
         self.running = [False] * n
         self.segment_start = [0.0] * n
         self.run_start = [0.0] * n        # progress accrues from here (segment start + restart)
