@@ -130,7 +130,9 @@ class LAS2D(AdmissionScheduler):
             self._enqueue(job, self.priority(job, 0.0, self.offset_[order]))
 
     def _next_instant(self, ctx: PreemptiveContext) -> float | None:
-        """The earliest threshold crossing of a running job or due promotion, after now."""
+        """The earliest threshold crossing of a running job or due promotion, after now. A crossing
+        computed during a restart comes early (run seconds do not grow then); the decision at that
+        instant changes nothing and sets the next timer."""
         now, thresholds = ctx.now, self.thresholds
         instants = []
         for job in self.running_.values():

@@ -40,13 +40,6 @@ class PreemptiveContext(Protocol):
     now: float
     total_gpus: int
 
-    def is_running(self, job: JobView) -> bool:
-        ...
-
-    def suspendable(self, job: JobView) -> bool:
-        """Running and past its protected window (restart, then min_run_s of progress)."""
-        ...
-
     def progress(self, job: JobView) -> float:
         """Iterations done so far (fluid: fractions count)."""
         ...
@@ -56,7 +49,8 @@ class PreemptiveContext(Protocol):
         ...
 
     def running_states(self, jobs: list[JobView]) -> list[tuple[bool, float, float]]:
-        """(suspendable, progress, run_seconds) of each of these running jobs, in one pass."""
+        """(suspendable, progress, run_seconds) of each of these running jobs, in one pass; suspendable
+        means past its protected window (restart, then min_run_s of progress)."""
         ...
 
     def suspend(self, job: JobView) -> None:

@@ -52,17 +52,6 @@ class _PreemptiveContext:
     def now(self) -> float:
         return self._simulation.now
 
-    @property
-    def free(self) -> tuple[int, ...]:
-        return self._simulation.state.free_view()
-
-    def is_running(self, job: JobView) -> bool:
-        return self._simulation.running[job.order]
-
-    def suspendable(self, job: JobView) -> bool:
-        simulation = self._simulation
-        return simulation.running[job.order] and simulation.now >= simulation.protected_until[job.order]
-
     def progress(self, job: JobView) -> float:
         return self._simulation.progress(job.order)
 
