@@ -401,15 +401,16 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
     # ---- configuration
     case("unknown-group-option", CONFIG,
-         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, spjf, spwf, wcs_duration, "
-         "wcs_subtime, wcs_workload")(
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, spjf, spwf, srtf, "
+         "srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
          "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
     case("unknown-key-added", CONFIG,
          "scheduler.comm_heavyy: unknown key; scheduler has keys ['backfill', 'comm_heavy', 'consolidation_test', "
-         "'delay_origin', 'duration_source', 'name', 'srpt_tiebreak', 'tau']")(
+         "'delay_origin', 'duration_source', 'min_run_s', 'name', 'promote_knob', 'queue_thresholds', 'restart_s', "
+         "'srpt_tiebreak', 'tau']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),
