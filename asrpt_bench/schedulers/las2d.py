@@ -79,6 +79,8 @@ class LAS2D(AdmissionScheduler):
         self.waiting_since_: dict[int, float] = {}
         self.promotions_: list[tuple[float, int, int]] = []  # (instant, input order, token)
         self.token_: dict[int, int] = {}
+        self.crossings_: list[tuple[float, int, int]] = []   # running jobs' next threshold crossing
+        self.segment_: dict[int, int] = {}         # a running job's segment count: tokens of its crossings
         self.timer_: float | None = None
 
     def attained(self, job: JobView, run_seconds: float) -> float:
@@ -91,13 +93,19 @@ class LAS2D(AdmissionScheduler):
     def decide(self, ctx: PreemptiveContext) -> None:
         self._promote(ctx)
         super().decide(ctx)
-        self.timer_ = self._next_instant(ctx)
+        self._book_crossings(ctx)
+        self.timer_ = self._next_instant(ctx.now)
 
     def next_timer(self) -> float | None:
         return self.timer_
 
+    def on_completion(self, job: JobView, now: float) -> None:
+        super().on_completion(job, now)
+        self.segment_.pop(job.order, None)
+
     def on_suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         super().on_suspend(job, ctx)
+        self.segment_[job.order] += 1
         if self.promote_knob is None:
             return
         order, now = job.order, ctx.now
@@ -110,6 +118,10 @@ class LAS2D(AdmissionScheduler):
             heapq.heappush(self.promotions_, (max(due, now), order, token))
 
     def on_start(self, job: JobView, ctx: PreemptiveContext) -> None:
+        resumed = job.order in self.segment_
+        segment = self.segment_[job.order] = self.segment_.get(job.order, 0) + 1
+        runs_from = ctx.now + (self.preemption.restart_s if resumed else 0.0)
+        self._push_crossing(job, runs_from, self.attained(job, ctx.run_seconds(job)), segment)
         since = self.waiting_since_.pop(job.order, None)
         if since is not None:
             self.pending_[job.order] = self.pending_.get(job.order, 0.0) + ctx.now - since
@@ -129,21 +141,35 @@ class LAS2D(AdmissionScheduler):
             self.waiting_since_[order] = now
             self._enqueue(job, self.priority(job, 0.0, self.offset_[order]))
 
-    def _next_instant(self, ctx: PreemptiveContext) -> float | None:
-        """The earliest threshold crossing of a running job or due promotion, after now. A crossing
-        computed during a restart comes early (run seconds do not grow then); the decision at that
-        instant changes nothing and sets the next timer."""
-        now, thresholds = ctx.now, self.thresholds
-        instants = []
-        for job in self.running_.values():
-            attained = self.attained(job, ctx.run_seconds(job))
-            queue = bisect.bisect_right(thresholds, attained + ATTAINED_TOLERANCE)
-            if queue < len(thresholds):
-                instants.append(now + (thresholds[queue] - attained) / job.gpus)
+    def _push_crossing(self, job: JobView, runs_from: float, attained: float, segment: int) -> None:
+        """Book the instant a job running from `runs_from` with `attained` GPU-seconds crosses its next
+        threshold (none in the last queue)."""
+        queue = bisect.bisect_right(self.thresholds, attained + ATTAINED_TOLERANCE)
+        if queue < len(self.thresholds):
+            heapq.heappush(self.crossings_, (runs_from + (self.thresholds[queue] - attained) / job.gpus, job.order,
+                                             segment))
+
+    def _book_crossings(self, ctx: PreemptiveContext) -> None:
+        """Jobs that crossed a threshold now and still run: book their next crossing."""
+        crossings, now, due = self.crossings_, ctx.now, []
+        while crossings and crossings[0][0] <= now:
+            _, order, segment = heapq.heappop(crossings)
+            if self.segment_.get(order) == segment and order in self.running_:
+                due.append((self.running_[order], segment))
+        states = ctx.running_states([job for job, _ in due])
+        for (job, segment), (_, _, run_seconds) in zip(due, states):
+            self._push_crossing(job, now, self.attained(job, run_seconds), segment)
+
+    def _next_instant(self, now: float) -> float | None:
+        """The earliest booked threshold crossing of a running job or promotion after now (a promotion
+        already due when its job was suspended waits for the next decision)."""
+        crossings = self.crossings_
+        while crossings and not (self.segment_.get(crossings[0][1]) == crossings[0][2]
+                                 and crossings[0][1] in self.running_):
+            heapq.heappop(crossings)
         promotions = self.promotions_
         while promotions and self.token_.get(promotions[0][1]) != promotions[0][2]:
             heapq.heappop(promotions)
-        if promotions:
-            instants.append(promotions[0][0])
-        later = [instant for instant in instants if instant > now]
-        return min(later) if later else None
+        instants = [crossings[0][0]] if crossings else []
+        instants += [due for due, order, token in promotions if due > now and self.token_.get(order) == token]
+        return min(instants) if instants else None
