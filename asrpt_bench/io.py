@@ -25,6 +25,7 @@ FAILED = "FAILED"
 INCOMPLETE = "INCOMPLETE"
 SUMMARY = "summary.json"
 JOBS = "jobs.parquet"
+SEGMENTS = "segments.parquet"
 COMPARISON = "comparison.csv"
 CONFIG = "config.json"
 OVERRIDES = "overrides.json"
@@ -33,12 +34,14 @@ STATUSES = ("complete", "failed", "incomplete")
 
 @dataclass
 class RunResult:
-    """What a run produced: scalar summary, per-job table and any named extra tables (written as CSV)."""
+    """What a run produced: scalar summary, per-job table, the run segments of a preemptive run and any
+    named extra tables (written as CSV)."""
 
     task: str
     summary: dict[str, Any]
     jobs: pd.DataFrame | None = None
     comparison: pd.DataFrame | None = None
+    segments: pd.DataFrame | None = None
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
@@ -105,7 +108,7 @@ def atomic_write_frame(path: Path, frame: pd.DataFrame) -> None:
 
 def _earlier_outputs(run_dir: Path) -> set[str]:
     """Output files an earlier run may have left: the fixed names and those its COMPLETE marker lists."""
-    names = {SUMMARY, JOBS, COMPARISON}
+    names = {SUMMARY, JOBS, COMPARISON, SEGMENTS}
     marker = run_dir / COMPLETE
     if marker.exists():
         listed = marker.read_text(encoding="utf-8").splitlines()[1:]
@@ -134,7 +137,7 @@ def mark_failed(run_dir: Path, traceback_text: str) -> None:
 def write_outputs(run_dir: Path, result: RunResult) -> None:
     """Write every output of `result`, then the COMPLETE marker last ("ok", then one output name a line)."""
     run_dir = Path(run_dir)
-    frames = {JOBS: result.jobs, COMPARISON: result.comparison,
+    frames = {JOBS: result.jobs, COMPARISON: result.comparison, SEGMENTS: result.segments,
               **{f"{name}.csv": table for name, table in result.tables.items()}}
     written = [name for name, frame in frames.items() if frame is not None]
     for name in written:

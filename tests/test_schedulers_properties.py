@@ -18,7 +18,9 @@ import asrpt_bench.placement as placement_package
 from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import PLACERS, make_placer
 from asrpt_bench.schedulers import SCHEDULERS, make_scheduler
+from asrpt_bench.schedulers.preemptive import RESTART_S
 from asrpt_bench.sim import audit_schedule, simulate
+from asrpt_bench.sim.audit import audit_preemptive
 
 for module in pkgutil.iter_modules(placement_package.__path__):
     importlib.import_module(f"{placement_package.__name__}.{module.name}")
@@ -68,7 +70,10 @@ def run_all(jobs, cluster, predictions, placer_name):
     for name, params in scheduler_variants():
         result = simulate(jobs, cluster, make_scheduler(name, **params), make_placer(placer_name),
                           predictions=predictions)
-        audit_schedule(result.records, cluster, jobs)
+        if result.segments:
+            audit_preemptive(result.records, result.segments, cluster, jobs, restart_s=RESTART_S)
+        else:
+            audit_schedule(result.records, cluster, jobs)
         results.append((name, params, result))
     return results
 

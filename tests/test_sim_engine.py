@@ -329,7 +329,7 @@ def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
 
     values = dict(job_id="a", release=0.0, eligible=0.5, start=1.0, end=2.0, gpus=2, model="m", config="c",
                   servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.5, iterations=1, predicted_iterations=1.0,
-                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1))
+                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1), preemptions=0, restart_s=0.0)
     record = build_frozen(JobRecord, values)
     assert record == JobRecord(**values) and hash(record) == hash(JobRecord(**values))
     assert [f.name for f in fields(JobRecord)] == list(vars(record))

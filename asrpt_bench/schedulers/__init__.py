@@ -4,10 +4,12 @@ from .asrpt import ASRPT, asrpt_oracle
 from .base import (SCHEDULERS, DispatchContext, EventKind, JobView, Proposal, QueueScheduler, Scheduler,
                    make_scheduler, register_scheduler)
 from .fifo import FIFO
+from .las2d import LAS2D
 from .priority import SPJF, SPWF
+from .srtf import SRTF, SRTFOracle
 from .virtual_srpt import VirtualSRPT
 from .wcs import WCSDuration, WCSSubTime, WCSWorkload
 
 __all__ = ["ASRPT", "asrpt_oracle", "SCHEDULERS", "DispatchContext", "EventKind", "JobView", "Proposal",
-           "QueueScheduler", "Scheduler", "make_scheduler", "register_scheduler", "FIFO", "SPJF", "SPWF",
-           "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]
+           "QueueScheduler", "Scheduler", "make_scheduler", "register_scheduler", "FIFO", "LAS2D", "SPJF", "SPWF",
+           "SRTF", "SRTFOracle", "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]

@@ -7,10 +7,16 @@ two jobs at once (so, as every GPU belongs to its recorded server, no server run
 
 The checks run as one vectorised (numpy) pass over all records, cheap enough to stay on for every
 run; the first record it flags is checked again one rule at a time, which names the job and the rule.
+
+Preemptive runs (sim/preemptive.py) are audited per run segment instead (`audit_preemptive`): no
+segment starts before its job's release, each holds distinct GPUs matching its placement at the alpha
+of that placement, a job's segments follow each other and restart exactly when resumed, its progress
+adds up to its iterations, and no GPU holds two segments at once.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from itertools import chain
 from operator import attrgetter
@@ -20,7 +26,7 @@ import numpy as np
 
 from ..core import Cluster, Job, Placement
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
-from .records import JobRecord
+from .records import JobRecord, Segment
 
 RELATIVE_TOLERANCE = 1e-9
 
@@ -148,8 +154,8 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
     return None
 
 
-def _check_occupancy(records: Sequence[JobRecord], rows: np.ndarray, gpu: np.ndarray, start: np.ndarray,
-                     end: np.ndarray) -> None:
+def _check_occupancy(records: Sequence[JobRecord] | Sequence[Segment], rows: np.ndarray, gpu: np.ndarray,
+                     start: np.ndarray, end: np.ndarray) -> None:
     """No GPU held by two jobs at once: per GPU, intervals sorted by start must not overlap (an
     interval may start when the previous one ends). Zero-length intervals hold nothing.
     `rows`/`gpu`: record index and GPU of every held GPU; `start`/`end` per record."""
@@ -179,3 +185,74 @@ def audit_schedule(records: Sequence[JobRecord], cluster: Cluster, jobs: Sequenc
     if failing is not None:
         _check_job(records[failing], job_of[failing], cluster, timing)
         raise ScheduleAuditError(f"job {records[failing].job_id!r} breaks a rule of the schedule audit")
+
+
+def _check_segment(segment: Segment, job: Job, cluster: Cluster, alphas: AlphaByShape) -> None:
+    name = f"job {job.job_id!r}, segment [{segment.start}, {segment.end})"
+    if segment.start < job.release:
+        raise ScheduleAuditError(f"{name} starts before the job's release {job.release}")
+    if not (segment.start <= segment.end and 0 <= segment.restart_s <= segment.end - segment.start):
+        raise ScheduleAuditError(f"{name}: restart part {segment.restart_s} does not fit in the segment")
+    per = cluster.gpus_per_server
+    if len(segment.gpu_ids) != job.gpus or len(set(segment.gpu_ids)) != job.gpus or len(segment.placement) != job.gpus \
+            or any(not 0 <= gpu < cluster.total_gpus or gpu // per != h
+                   for gpu, h in zip(segment.gpu_ids, segment.placement)):
+        raise ScheduleAuditError(f"{name}: needs {job.gpus} distinct GPUs on placement {segment.placement}, "
+                                 f"holds {segment.gpu_ids}")
+    alpha = alphas.alpha(job.plan, Placement(segment.placement))
+    if not _close(alpha, segment.alpha):
+        raise ScheduleAuditError(f"{name}: alpha {segment.alpha} but its placement gives {alpha}")
+
+
+def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart_s: float) -> None:
+    """One job's segments in time order: they follow each other, the first pays no restart and every
+    later one `restart_s` (or all of it, if shorter), progress sums to the iterations, and the record
+    agrees with them."""
+    name = f"job {job.job_id!r}"
+    if not own:
+        raise ScheduleAuditError(f"{name} completed without running")
+    for k, segment in enumerate(own):
+        if k and segment.start < own[k - 1].end:
+            raise ScheduleAuditError(f"{name}: segment at {segment.start} starts before the previous one ends")
+        expected = 0.0 if k == 0 else min(restart_s, segment.end - segment.start)
+        if not _close(segment.restart_s, expected):
+            raise ScheduleAuditError(f"{name}: segment at {segment.start} restarts for {segment.restart_s} s, "
+                                     f"expected {expected}")
+    done = sum(segment.iterations for segment in own)
+    # a segment's iterations come from timestamps of months of trace in seconds, each exact only to a few
+    # units in the last place: allow 64 of them per segment, over its alpha
+    slack = 64 * sys.float_info.epsilon * sum(max(1.0, abs(segment.end)) / segment.alpha
+                                              for segment in own if segment.alpha > 0)
+    if abs(done - job.iterations) > RELATIVE_TOLERANCE * max(1.0, job.iterations) + slack:
+        raise ScheduleAuditError(f"{name}: its segments do {done} iterations, expected {job.iterations}")
+    last = own[-1]
+    if (record.release != job.release or record.iterations != job.iterations or record.gpus != job.gpus
+            or record.start != own[0].start or record.end != last.end or record.placement != last.placement
+            or record.gpu_ids != last.gpu_ids or record.alpha != last.alpha
+            or record.preemptions != len(own) - 1
+            or not _close(record.restart_s, sum(segment.restart_s for segment in own))):
+        raise ScheduleAuditError(f"{name}: its record does not match its {len(own)} segment(s)")
+
+
+def audit_preemptive(records: Sequence[JobRecord], segments: Sequence[Segment], cluster: Cluster,
+                     jobs: Sequence[Job], timing: TimingModel = DEFAULT_TIMING, restart_s: float = 0.0) -> None:
+    """Raise ScheduleAuditError naming the first violated rule of a preemptive schedule; None if valid.
+
+    `restart_s`: the price every resumed segment must pay."""
+    by_id = _check_jobs_once(records, jobs)
+    alphas = AlphaByShape(timing, cluster)
+    per_job: dict[Hashable, list[Segment]] = defaultdict(list)
+    for segment in segments:
+        job = by_id.get(segment.job_id)
+        if job is None:
+            raise ScheduleAuditError(f"job {segment.job_id!r} has a segment but is not in the workload")
+        _check_segment(segment, job, cluster, alphas)
+        per_job[segment.job_id].append(segment)
+    for record in records:
+        own = sorted(per_job.get(record.job_id, []), key=attrgetter("start", "end"))
+        _check_job_segments(record, by_id[record.job_id], own, restart_s)
+    if segments:
+        widths = np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), dtype=np.int64, count=len(segments))
+        rows = np.repeat(np.arange(len(segments)), widths)
+        _check_occupancy(segments, rows, _flat(segments, "gpu_ids"), _field(segments, "start", float),
+                         _field(segments, "end", float))

@@ -29,7 +29,7 @@ from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Schedule
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .audit import audit_schedule
 from .metrics import dispatch_counts, schedule_metrics
-from .records import JobRecord, records_frame
+from .records import JobRecord, Segment, records_frame, segments_frame
 from .state import ClusterState
 
 
@@ -52,9 +52,14 @@ class SimulationResult:
     dropped: tuple[Hashable, ...]
     scheduler: str
     placer: str
+    segments: tuple[Segment, ...] = ()
+    """Every run segment of a preemptive run (sim/preemptive.py); empty without preemption."""
 
     def frame(self) -> pd.DataFrame:
         return records_frame(self.records)
+
+    def segments_frame(self) -> pd.DataFrame:
+        return segments_frame(self.segments)
 
 
 def empty_cluster_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
@@ -111,7 +116,8 @@ def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predi
     for job in jobs:
         require_type("jobs", job, Job, "a list of Job (one element is not)")
     require_type("cluster", cluster, Cluster, "a Cluster")
-    for name, value, method in (("scheduler", scheduler, "dispatch"), ("placer", placer, "place")):
+    decision = "decide" if getattr(scheduler, "preemptive", False) else "dispatch"
+    for name, value, method in (("scheduler", scheduler, decision), ("placer", placer, "place")):
         _require_component(name, value, method)
     if predictions is not None:
         require_type("predictions", predictions, abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) "
@@ -242,7 +248,7 @@ class _Simulation:
             "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
-            "placement": placement.servers, "gpu_ids": gpu_ids})
+            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restart_s": 0.0})
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
@@ -331,6 +337,10 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
                  "alpha_min": estimates[k].alpha_min, "alpha_max": estimates[k].alpha_max,
                  "min_servers": estimates[k].min_servers, "iterations": job.iterations if oracle else None})
              for k, job in enumerate(kept)]
+    if getattr(scheduler, "preemptive", False):
+        from .preemptive import simulate_preemptive  # it builds on _Simulation, so it imports this module
+
+        return simulate_preemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
     with _cyclic_gc_paused():
         records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
         audit_schedule(records, cluster, kept, timing)

@@ -18,6 +18,10 @@ class JobRecord:
     COMM_HEAVY threshold (`comm_heavy_labels`), so a job's label never depends on the scheduler that ran
     it. placement is the server of every job-graph vertex and gpu_ids the concrete GPUs (same order),
     so the audit can check occupancy.
+
+    Preemptive runs (sim/preemptive.py): start is the first segment's start, end the completion,
+    alpha, placement, gpu_ids and servers_used are those of the last segment, `preemptions` counts
+    suspensions and `restart_s` the seconds spent restarting; both stay 0 without preemption.
     """
 
     job_id: Hashable
@@ -37,6 +41,8 @@ class JobRecord:
     comm_ratio: float
     placement: tuple[int, ...]
     gpu_ids: tuple[int, ...]
+    preemptions: int = 0
+    restart_s: float = 0.0
 
     @property
     def jct(self) -> float:
@@ -70,3 +76,34 @@ def records_frame(records: Sequence[JobRecord]) -> pd.DataFrame:
 def comm_heavy_labels(frame: pd.DataFrame, threshold: float) -> pd.Series:
     """Per row, whether the job is communication-heavy at `threshold` (alpha_max / alpha_min >= it)."""
     return frame["comm_ratio"] >= threshold
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One uninterrupted stretch of a job on fixed GPUs (preemptive runs): it holds `gpu_ids` over
+    [start, end), spends the first `restart_s` seconds restoring its checkpoint without progress, then
+    runs at `alpha` seconds per iteration."""
+
+    job_id: Hashable
+    start: float
+    end: float
+    restart_s: float
+    alpha: float
+    placement: tuple[int, ...]
+    gpu_ids: tuple[int, ...]
+
+    @property
+    def iterations(self) -> float:
+        """Iterations done in the segment (fluid: fractions count)."""
+        running = self.end - self.start - self.restart_s
+        return running / self.alpha if running > 0 else 0.0
+
+
+SEGMENT_COLUMNS = ("job_id", "start", "end", "restart_s", "iterations", "alpha", "gpus", "placement", "gpu_ids")
+
+
+def segments_frame(segments: Sequence[Segment]) -> pd.DataFrame:
+    """One row per segment; `placement` and `gpu_ids` as space-separated strings (as in records_frame)."""
+    rows = [(s.job_id, s.start, s.end, s.restart_s, s.iterations, s.alpha, len(s.gpu_ids),
+             " ".join(map(str, s.placement)), " ".join(map(str, s.gpu_ids))) for s in segments]
+    return pd.DataFrame(rows, columns=list(SEGMENT_COLUMNS))

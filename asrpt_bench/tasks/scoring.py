@@ -24,8 +24,8 @@ from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
 from .base import asrpt_parameter, comm_heavy_threshold
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
-               "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible", "queueing_delay", "jct",
-               "placement"]
+               "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
+               "queueing_delay", "jct", "placement", "preemptions", "restart_s"]
 
 VOLATILE = ("sim_wall_time_s",)
 """Scalars of a scheduler run that differ between identical runs (kept out of comparison.csv)."""
@@ -74,6 +74,8 @@ def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Serie
 class SchedulerRun:
     scalars: dict[str, Any]
     jobs: pd.DataFrame
+    segments: pd.DataFrame | None = None
+    """The run segments of a preemptive scheduler (None for a non-preemptive one)."""
 
 
 def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
@@ -119,4 +121,5 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     }
     jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
     jobs["job_id"] = jobs["job_id"].astype(str)
-    return SchedulerRun(scalars, jobs)
+    segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
+    return SchedulerRun(scalars, jobs, segments)

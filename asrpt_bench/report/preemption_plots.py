@@ -1,0 +1,60 @@
+"""The price of non-preemption: each preemptive reference's total JCT over the best
+non-preemptive scheduler, per trace, offered load and restart price.
+
+The best non-preemptive scheduler at a point (trace x load x restart_s) is the one with the lowest
+mean total JCT over the point's seeds; each preemptive scheduler's ratio to it is formed per seed and
+shown as the geometric mean with a 95% Student-t CI on the log ratio (regime_plots.best_wcs_ratios).
+Below 1, preempting pays even at that restart price.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib import pyplot as plt
+from matplotlib.figure import Figure
+
+from .plots import SEED, complete_runs, plot_band, require
+from .regime_plots import LOAD, TRACE, best_wcs_ratios, ratio_axis
+from .style import figure_style, label, series_style
+
+RESTART = "scheduler.restart_s"
+PREEMPTIVE = ("srtf", "srtf_oracle", "las2d")
+NON_PREEMPTIVE = ("asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
+LINESTYLES = ("-", "--", ":", "-.")
+
+
+def preemption_price(table: pd.DataFrame) -> pd.DataFrame:
+    """Per trace, load, restart price and preemptive scheduler: total JCT / best non-preemptive (column
+    `best_wcs` names it), geometric mean, low, high, n and whether the CI excludes 1."""
+    table = complete_runs(table)
+    require(table, [TRACE, LOAD, RESTART, SEED, "scheduler", "total_jct"], "preemption price")
+    present = tuple(name for name in PREEMPTIVE if name in set(table["scheduler"]))
+    candidates = tuple(name for name in NON_PREEMPTIVE if name in set(table["scheduler"]))
+    return best_wcs_ratios(table, [TRACE, RESTART, LOAD], schedulers=present, candidates=candidates)
+
+
+def plot_preemption_price(table: pd.DataFrame) -> Figure:
+    """One panel per trace: preemptive / best non-preemptive total JCT vs offered load, one colour per
+    preemptive scheduler and one line style per restart price; filled markers where the CI excludes 1."""
+    summary = preemption_price(table)
+    traces = sorted(summary[TRACE].unique())
+    restarts = sorted(summary[RESTART].astype(float).unique())
+    with figure_style():
+        figure, panels = plt.subplots(1, len(traces), figsize=(5.0 * len(traces), 3.8), squeeze=False)
+        for axes, trace in zip(panels[0], traces):
+            for (name, restart), part in summary[summary[TRACE] == trace].groupby(["scheduler", RESTART], sort=True):
+                style = series_style(str(name))
+                dash = LINESTYLES[restarts.index(float(restart)) % len(LINESTYLES)]
+                part = part.assign(**{LOAD: part[LOAD].astype(float)})
+                plot_band(axes, part, LOAD, color=style["color"], linestyle=dash,
+                          label=f"{label(str(name))}, restart {float(restart):g} s")
+                filled = part[part["excludes_one"]]
+                axes.scatter(filled[LOAD], filled["mean"], s=24, color=style["color"], zorder=3)
+            ratio_axis(axes)
+            axes.set_title(str(trace))
+            axes.set_xlabel("offered load")
+            axes.set_ylabel("total JCT / best non-preemptive")
+        panels[0][0].legend(fontsize=6, title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds",
+                            title_fontsize=6)
+        figure.suptitle("The price of non-preemption: preemptive references over the best non-preemptive scheduler")
+    return figure

@@ -1,0 +1,176 @@
+"""Tiresias' discretized two-dimensional least-attained-service scheduler (`las2d`; Gu et al., NSDI'19).
+
+A job's attained service is GPUs x seconds it has run (restarts excluded: a job must not be demoted
+while it restores its checkpoint, or short thresholds could pass jobs around forever without progress). K queues split attained service at `queue_thresholds` (K - 1 of them): queue k holds the
+jobs with thresholds[k-1] <= attained < thresholds[k]. Jobs are walked by (queue, release, input
+order) -- FIFO within a queue -- and admitted by AdmissionScheduler's walk. A running job that crosses
+a threshold is demoted at that instant (a timer). No predictions are used.
+
+Defaults follow the Tiresias simulator (SymbioticLab/Tiresias, simulator/jobs.py: `num_queue = 3`,
+`queue_limit = [3250, 7200, 18000]`, of which the first K - 1 apply; `dlas-gpu` counts GPU time).
+Optional starvation guard (`promote_knob`, Tiresias' PROMOTEKNOB, off by default as in its `dlas-gpu`):
+a waiting job outside queue 0 whose time waiting since its last promotion reaches promote_knob x the
+seconds it ran since then goes back to queue 0 with its attained service reset (simulator/run_sim.py,
+`dlas_sim_jobs(..., solve_starvation)`).
+
+One difference from the Tiresias simulator: it keeps running jobs ahead of waiting ones within a queue;
+here a queue is FIFO by release (the plain rule of a 2D-LAS reference).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from dataclasses import dataclass
+from typing import Any
+
+from ..params import param
+from ..rules import Rule, number, plain
+from .base import register_scheduler
+from .views import JobView
+from .preemptive import AdmissionScheduler, PreemptionParams, PreemptiveContext
+
+QUEUE_THRESHOLDS = (3250.0, 7200.0)
+ATTAINED_TOLERANCE = 1e-3
+"""GPU-seconds of slack when placing attained service in a queue, so a job whose crossing instant was
+computed in floating point lands in its new queue exactly at that instant."""
+
+
+def _increasing_positive(value: Any) -> bool:
+    value = plain(value)
+    if not isinstance(value, (list, tuple)) or not value:
+        return False
+    positive = number(0, strict=True)
+    return all(positive.accepts(v) for v in value) and all(a < b for a, b in zip(value, value[1:]))
+
+
+THRESHOLDS_RULE = Rule("a non-empty increasing list of positive GPU-seconds", _increasing_positive)
+KNOB_RULE = Rule("null (no starvation guard) or a number > 0",
+                 lambda v: v is None or number(0, strict=True).accepts(v))
+
+
+@dataclass(frozen=True)
+class LAS2DParams(PreemptionParams):
+    """las2d's parameters: the price of preemption, its queues and its starvation guard."""
+
+    queue_thresholds: tuple[float, ...] = param(QUEUE_THRESHOLDS, THRESHOLDS_RULE,
+                                                "attained GPU-seconds where each queue ends (K - 1 values)")
+    promote_knob: float | None = param(None, KNOB_RULE,
+                                       "back to queue 0 after waiting promote_knob x the seconds run; null: off")
+
+
+@register_scheduler("las2d", LAS2DParams)
+class LAS2D(AdmissionScheduler):
+    """Discretized 2D-LAS with FIFO queues, gang admission and an optional starvation guard."""
+
+    def __init__(self, restart_s: float = LAS2DParams.restart_s, min_run_s: float = LAS2DParams.min_run_s,
+                 queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
+                 promote_knob: float | None = LAS2DParams.promote_knob) -> None:
+        params = LAS2DParams(restart_s=restart_s, min_run_s=min_run_s, queue_thresholds=plain(queue_thresholds),
+                             promote_knob=promote_knob)
+        params.check("scheduler")
+        self.thresholds = tuple(float(t) for t in params.queue_thresholds)
+        self.promote_knob = None if promote_knob is None else float(promote_knob)
+        super().__init__("las2d", params)
+
+    def _clear(self, total_gpus: int) -> None:
+        super()._clear(total_gpus)
+        self.offset_: dict[int, float] = {}        # seconds run at the last promotion
+        self.pending_: dict[int, float] = {}       # seconds waited since the last promotion, before this wait
+        self.waiting_since_: dict[int, float] = {}
+        self.promotions_: list[tuple[float, int, int]] = []  # (instant, input order, token)
+        self.token_: dict[int, int] = {}
+        self.crossings_: list[tuple[float, int, int]] = []   # running jobs' next threshold crossing
+        self.segment_: dict[int, int] = {}         # a running job's segment count: tokens of its crossings
+        self.timer_: float | None = None
+
+    def attained(self, job: JobView, run_seconds: float) -> float:
+        """GPU-seconds run since the job's last promotion (since arrival without one)."""
+        return job.gpus * (run_seconds - self.offset_.get(job.order, 0.0))
+
+    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
+        return float(bisect.bisect_right(self.thresholds, self.attained(job, run_seconds) + ATTAINED_TOLERANCE))
+
+    def decide(self, ctx: PreemptiveContext) -> None:
+        self._promote(ctx)
+        super().decide(ctx)
+        self._book_crossings(ctx)
+        self.timer_ = self._next_instant(ctx.now)
+
+    def next_timer(self) -> float | None:
+        return self.timer_
+
+    def on_completion(self, job: JobView, now: float) -> None:
+        super().on_completion(job, now)
+        self.segment_.pop(job.order, None)
+
+    def on_suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
+        super().on_suspend(job, ctx)
+        self.segment_[job.order] += 1
+        if self.promote_knob is None:
+            return
+        order, now = job.order, ctx.now
+        self.waiting_since_[order] = now
+        ran = ctx.run_seconds(job) - self.offset_.get(order, 0.0)
+        if self.entries_[order][0] > 0 and ran > 0:
+            token = self.token_.get(order, 0) + 1
+            self.token_[order] = token
+            due = now + self.promote_knob * ran - self.pending_.get(order, 0.0)
+            heapq.heappush(self.promotions_, (max(due, now), order, token))
+
+    def on_start(self, job: JobView, ctx: PreemptiveContext) -> None:
+        resumed = job.order in self.segment_
+        segment = self.segment_[job.order] = self.segment_.get(job.order, 0) + 1
+        runs_from = ctx.now + (self.preemption.restart_s if resumed else 0.0)
+        self._push_crossing(job, runs_from, self.attained(job, ctx.run_seconds(job)), segment)
+        since = self.waiting_since_.pop(job.order, None)
+        if since is not None:
+            self.pending_[job.order] = self.pending_.get(job.order, 0.0) + ctx.now - since
+            self.token_[job.order] = self.token_.get(job.order, 0) + 1
+
+    def _promote(self, ctx: PreemptiveContext) -> None:
+        """Back to queue 0: every waiting job whose promotion instant has come."""
+        promotions, now = self.promotions_, ctx.now
+        while promotions and promotions[0][0] <= now:
+            _, order, token = heapq.heappop(promotions)
+            if self.token_.get(order) != token:
+                continue
+            job = self.entries_[order][3]
+            self._dequeue(job)
+            self.offset_[order] = ctx.run_seconds(job)
+            self.pending_[order] = 0.0
+            self.waiting_since_[order] = now
+            self._enqueue(job, self.priority(job, 0.0, self.offset_[order]))
+
+    def _push_crossing(self, job: JobView, runs_from: float, attained: float, segment: int) -> None:
+        """Book the instant a job running from `runs_from` with `attained` GPU-seconds crosses its next
+        threshold (none in the last queue)."""
+        queue = bisect.bisect_right(self.thresholds, attained + ATTAINED_TOLERANCE)
+        if queue < len(self.thresholds):
+            heapq.heappush(self.crossings_, (runs_from + (self.thresholds[queue] - attained) / job.gpus, job.order,
+                                             segment))
+
+    def _book_crossings(self, ctx: PreemptiveContext) -> None:
+        """Jobs that crossed a threshold now and still run: book their next crossing."""
+        crossings, now, due = self.crossings_, ctx.now, []
+        while crossings and crossings[0][0] <= now:
+            _, order, segment = heapq.heappop(crossings)
+            if self.segment_.get(order) == segment and order in self.running_:
+                due.append((self.running_[order], segment))
+        states = ctx.running_states([job for job, _ in due])
+        for (job, segment), (_, _, run_seconds) in zip(due, states):
+            self._push_crossing(job, now, self.attained(job, run_seconds), segment)
+
+    def _next_instant(self, now: float) -> float | None:
+        """The earliest booked threshold crossing of a running job or promotion after now (a promotion
+        already due when its job was suspended waits for the next decision)."""
+        crossings = self.crossings_
+        while crossings and not (self.segment_.get(crossings[0][1]) == crossings[0][2]
+                                 and crossings[0][1] in self.running_):
+            heapq.heappop(crossings)
+        promotions = self.promotions_
+        while promotions and self.token_.get(promotions[0][1]) != promotions[0][2]:
+            heapq.heappop(promotions)
+        instants = [crossings[0][0]] if crossings else []
+        instants += [due for due, order, token in promotions if due > now and self.token_.get(order) == token]
+        return min(instants) if instants else None

@@ -1,0 +1,45 @@
+"""Gang SRTF: preemptive shortest remaining time first (`srtf` on predictions, `srtf_oracle` on true
+iterations), a preemptive reference for A-SRPT.
+
+At every decision instant the released unfinished jobs are ordered by remaining time = remaining
+iterations x alpha~min (predicted iterations minus progress, floored at 0, or true iterations minus
+progress), ties by release then input order, and admitted by the walk of AdmissionScheduler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import register_scheduler
+from .views import JobView
+from .preemptive import AdmissionScheduler, PreemptionParams
+
+
+@dataclass(frozen=True)
+class SRTFParams(PreemptionParams):
+    """srtf and srtf_oracle take only the price of preemption (restart_s, min_run_s)."""
+
+
+@register_scheduler("srtf", SRTFParams)
+class SRTF(AdmissionScheduler):
+    """Preemptive SRTF by predicted remaining time."""
+
+    label = "srtf"
+    oracle = False
+
+    def __init__(self, restart_s: float = SRTFParams.restart_s, min_run_s: float = SRTFParams.min_run_s) -> None:
+        params = SRTFParams(restart_s=restart_s, min_run_s=min_run_s)
+        params.check("scheduler")
+        super().__init__(self.label, params)
+
+    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
+        remaining = (job.iterations if self.oracle else job.predicted_iterations) - progress  # type: ignore[operator]
+        return remaining * job.alpha_min if remaining > 0 else 0.0
+
+
+@register_scheduler("srtf_oracle", SRTFParams)
+class SRTFOracle(SRTF):
+    """SRTF by true remaining time (perfect predictions)."""
+
+    label = "srtf_oracle"
+    oracle = True

@@ -1,0 +1,258 @@
+"""The event-driven preemptive simulator, for schedulers that declare `preemptive = True`.
+
+It extends the non-preemptive engine's `_Simulation` (same job views, estimates, cluster state,
+placer protocol and records) with suspension: a running job can be suspended at a decision instant
+and keeps its progress (fluid: fractional iterations count). When it runs again, possibly elsewhere
+with alpha from its new placement, it first holds its GPUs for `restart_s` seconds without progress;
+after each (re)start it cannot be suspended until it has made `min_run_s` seconds of progress.
+
+Decision instants: arrivals, completions, ends of restarts, ends of min-run windows and the
+scheduler's own timers. Events of one instant are handled in that order, then the scheduler decides
+once. Every run segment is recorded and the schedule is audited (audit.audit_preemptive).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from enum import IntEnum
+from typing import Hashable
+
+from ..core import Cluster, Job, build_frozen
+from ..placement.base import Placer
+from ..schedulers.base import JobView, Proposal
+from ..schedulers.preemptive import PreemptionParams, PreemptiveScheduler
+from ..timing import TimingModel
+from .audit import audit_preemptive
+from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
+from .metrics import schedule_metrics
+from .records import JobRecord, Segment
+
+
+class Event(IntEnum):
+    """Event kinds in the order they are handled at one instant."""
+
+    COMPLETION = 0
+    ARRIVAL = 1
+    RESTART_END = 2
+    MIN_RUN_END = 3
+    TIMER = 4
+
+
+class _PreemptiveContext:
+    """What a preemptive scheduler gets at one decision: never the true iterations or end times."""
+
+    __slots__ = ("_simulation", "total_gpus")
+
+    def __init__(self, simulation: "_PreemptiveSimulation") -> None:
+        self._simulation = simulation
+        self.total_gpus = simulation.cluster.total_gpus
+
+    @property
+    def now(self) -> float:
+        return self._simulation.now
+
+    def progress(self, job: JobView) -> float:
+        return self._simulation.progress(job.order)
+
+    def run_seconds(self, job: JobView) -> float:
+        simulation, i = self._simulation, job.order
+        current = simulation.now - simulation.run_start[i] if simulation.running[i] else 0.0
+        return simulation.ran[i] + max(0.0, current)
+
+    def running_states(self, jobs: list[JobView]) -> list[tuple[bool, float, float]]:
+        """(suspendable, progress, run_seconds) of each running job, in one pass."""
+        simulation, now = self._simulation, self._simulation.now
+        done, ran, run_start, alpha = simulation.done, simulation.ran, simulation.run_start, simulation.alpha
+        protected, iterations = simulation.protected_until, simulation.iterations
+        states = []
+        for job in jobs:
+            i = job.order
+            running = now - run_start[i]
+            if running > 0:
+                states.append((now >= protected[i], min(iterations[i], done[i] + running / alpha[i]), ran[i] + running))
+            else:
+                states.append((now >= protected[i], done[i], ran[i]))
+        return states
+
+    def suspend(self, job: JobView) -> None:
+        self._simulation.suspend(job.order)
+
+    def propose(self, job: JobView) -> Proposal | None:
+        return self._simulation.propose(job)
+
+    def start(self, proposal: Proposal) -> None:
+        self._simulation.resume(proposal)
+
+
+class _PreemptiveSimulation(_Simulation):
+    """One preemptive run: the engine's state plus each job's progress, segments and protection."""
+
+    def __init__(self, jobs: list[Job], views: list[JobView], cluster: Cluster, scheduler: PreemptiveScheduler,
+                 placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool) -> None:
+        super().__init__(jobs, views, cluster, scheduler, placer, timing, estimates, progress)  # type: ignore[arg-type]
+        preemption: PreemptionParams = scheduler.preemption
+        preemption.check("scheduler")
+        self.restart_s, self.min_run_s = float(preemption.restart_s), float(preemption.min_run_s)
+        n = len(jobs)
+        self.done = [0.0] * n             # iterations banked by earlier segments
+        self.iterations = [float(job.iterations) for job in jobs]
+        self.running = [False] * n
+        self.segment_start = [0.0] * n
+        self.run_start = [0.0] * n        # progress accrues from here (segment start + restart)
+        self.protected_until = [0.0] * n
+        self.alpha = [0.0] * n
+        self.placement: list[tuple[int, ...]] = [()] * n
+        self.gpu_ids: list[tuple[int, ...]] = [()] * n
+        self.epoch = [0] * n              # bumps on suspension and completion: older events are stale
+        self.ran = [0.0] * n              # seconds of progress (restarts excluded) in finished segments
+        self.first_start = [math.nan] * n
+        self.preemptions = [0] * n
+        self.restarted = [0.0] * n
+        self.segments: list[Segment] = []
+        self.timer: float | None = None
+
+    def schedule(self, time: float, kind: Event, i: int) -> None:
+        heapq.heappush(self.heap, (time, int(kind), next(self.sequence), i, self.epoch[i] if i >= 0 else 0))
+
+    def progress(self, i: int) -> float:
+        done = self.done[i]
+        if self.running[i] and self.now > self.run_start[i]:
+            done = min(float(self.jobs[i].iterations), done + (self.now - self.run_start[i]) / self.alpha[i])
+        return done
+
+    def resume(self, proposal: Proposal) -> None:
+        """Start or resume a job on the proposed placement now (a resumption pays the restart)."""
+        i = self.index[proposal.job_id]
+        job = self.jobs[i]
+        if self.running[i] or self.records[i] is not None:
+            raise RuntimeError(f"scheduler {self.scheduler.name!r} started job {job.job_id!r}, which is "
+                               f"{'running' if self.running[i] else 'finished'}")
+        placement = proposal.placement
+        if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
+            placement.validate(job.plan, self.state.free_view())
+            if proposal.alpha != self.alphas.alpha(job.plan, placement):
+                raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
+                                   "carries a wrong alpha")
+        now = self.now
+        self.gpu_ids[i] = self.state.allocate(job.job_id, placement)
+        self.placement[i] = placement.servers
+        self.alpha[i] = proposal.alpha
+        fresh = math.isnan(self.first_start[i])
+        if fresh:
+            self.first_start[i] = now
+        restart = 0.0 if fresh else self.restart_s
+        self.running[i] = True
+        self.segment_start[i] = now
+        self.run_start[i] = run_start = now + restart
+        self.protected_until[i] = run_start + self.min_run_s
+        self.schedule(run_start + (job.iterations - self.done[i]) * proposal.alpha, Event.COMPLETION, i)
+        if restart > 0:
+            self.schedule(run_start, Event.RESTART_END, i)
+        if self.min_run_s > 0:
+            self.schedule(run_start + self.min_run_s, Event.MIN_RUN_END, i)
+
+    def _end_segment(self, i: int) -> None:
+        now, start = self.now, self.segment_start[i]
+        self.segments.append(build_frozen(Segment, {
+            "job_id": self.jobs[i].job_id, "start": start, "end": now,
+            "restart_s": min(self.run_start[i], now) - start, "alpha": self.alpha[i],
+            "placement": self.placement[i], "gpu_ids": self.gpu_ids[i]}))
+        self.restarted[i] += min(self.run_start[i], now) - start
+        self.ran[i] += max(0.0, now - self.run_start[i])
+        self.running[i] = False
+        self.epoch[i] += 1
+        self.state.release(self.jobs[i].job_id)
+
+    def suspend(self, i: int) -> None:
+        job = self.jobs[i]
+        if not self.running[i] or self.now < self.protected_until[i]:
+            raise RuntimeError(f"scheduler {self.scheduler.name!r} suspended job {job.job_id!r}, which is "
+                               f"{'inside its protected window' if self.running[i] else 'not running'}")
+        self.done[i] = self.progress(i)
+        self.preemptions[i] += 1
+        self._end_segment(i)
+
+    def complete(self, i: int) -> None:
+        job, view, estimate = self.jobs[i], self.views[i], self.estimates[i]
+        self._end_segment(i)
+        self.done[i] = float(job.iterations)
+        placement = self.placement[i]
+        self.records[i] = build_frozen(JobRecord, {
+            "job_id": job.job_id, "release": job.release, "eligible": job.release, "start": self.first_start[i],
+            "end": self.now, "gpus": job.plan.gpus, "model": job.plan.model, "config": job.plan.config,
+            "servers_used": len(set(placement)), "alpha": self.alpha[i], "alpha_min": estimate.alpha_min,
+            "alpha_max": estimate.alpha_max, "iterations": job.iterations,
+            "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
+            "placement": placement, "gpu_ids": self.gpu_ids[i], "preemptions": self.preemptions[i],
+            "restart_s": self.restarted[i]})
+        self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
+
+    def run(self) -> list[JobRecord]:
+        scheduler: PreemptiveScheduler = self.scheduler  # type: ignore[assignment]
+        scheduler.reset(self.cluster)
+        for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs)):
+            self.schedule(release, Event.ARRIVAL, i)
+        heap, views, epoch = self.heap, self.views, self.epoch
+        completion, arrival, timer_kind = int(Event.COMPLETION), int(Event.ARRIVAL), int(Event.TIMER)
+        progress = None if self.bar.disable else self.bar.update
+        context = _PreemptiveContext(self)
+        while heap:
+            self.now = now = heap[0][0]
+            decide = False
+            while heap and heap[0][0] == now:
+                _, kind, _, i, stamp = heapq.heappop(heap)
+                if kind == arrival:
+                    scheduler.on_arrival(views[i], now)
+                elif kind == timer_kind:
+                    if now != self.timer:
+                        continue
+                    self.timer = None
+                elif stamp != epoch[i]:
+                    continue
+                elif kind == completion:
+                    self.complete(i)
+                    if progress is not None:
+                        progress(1)
+                decide = True
+            if not decide:
+                continue
+            scheduler.decide(context)
+            timer = scheduler.next_timer()
+            if timer is not None and timer != self.timer:
+                if not timer > now:
+                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {timer} <= now {now}")
+                self.timer = timer
+                self.schedule(timer, Event.TIMER, -1)
+        self.bar.close()
+        never = [job.job_id for job, record in zip(self.jobs, self.records) if record is None]
+        if never:
+            raise RuntimeError(f"scheduler {scheduler.name!r} with placer {self.placer.name!r} never finished "
+                               f"{len(never)} job(s), first {never[0]!r}")
+        return self.records  # type: ignore[return-value]
+
+
+def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], cluster: Cluster,
+                       dropped: int) -> dict[str, float | int]:
+    """schedule_metrics, with utilization from the segments (busy GPU-seconds, restarts included, over
+    G x (makespan - first release)) and the total number of suspensions as `preemptions`."""
+    metrics = schedule_metrics(records, cluster, dropped=dropped)
+    if records:
+        span = metrics["makespan"] - min(record.release for record in records)
+        busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
+        metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
+    metrics["preemptions"] = sum(record.preemptions for record in records)
+    return metrics
+
+
+def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
+                        scheduler: PreemptiveScheduler, placer: Placer, timing: TimingModel,
+                        estimates: list[EmptyClusterEstimate], progress: bool) -> SimulationResult:
+    """The preemptive run of engine.simulate (which checks the jobs and builds the views and estimates)."""
+    with _cyclic_gc_paused():
+        simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress)
+        records = tuple(simulation.run())
+        segments = tuple(simulation.segments)
+        audit_preemptive(records, segments, cluster, kept, timing, simulation.restart_s)
+    metrics = preemptive_metrics(records, list(segments), cluster, len(dropped))
+    return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name, segments)

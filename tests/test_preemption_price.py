@@ -1,0 +1,54 @@
+"""The preemption_price experiment's config composes, and its figure's ratios are the ones defined."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from matplotlib import pyplot as plt
+
+from asrpt_bench.report.preemption_plots import plot_preemption_price, preemption_price
+from test_cli import run_app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TOTALS = {"asrpt": 10.0, "wcs_duration": 8.0, "fifo": 20.0, "srtf": 4.0, "srtf_oracle": 2.0, "las2d": 16.0}
+
+
+def table() -> pd.DataFrame:
+    """Two traces x two loads x two restart prices x three seeds; srtf costs restart/30 more per 30 s."""
+    rows = []
+    for trace, load, restart, seed in itertools.product(["philly", "gavel"], [0.5, 1.0], [0, 30], [0, 1, 2]):
+        for name, total in TOTALS.items():
+            scale = (1 + restart / 30) if name in ("srtf", "srtf_oracle", "las2d") else 1.0
+            rows.append({"workload.name": trace, "workload.target_load": load, "scheduler.restart_s": restart,
+                         "seed": seed, "scheduler": name, "total_jct": total * scale * (1 + 0.01 * seed),
+                         "experiment": "preemption_price", "status": "complete"})
+    return pd.DataFrame(rows)
+
+
+def test_ratios_are_over_the_best_non_preemptive_scheduler():
+    summary = preemption_price(table()).set_index(["workload.name", "scheduler.restart_s", "workload.target_load",
+                                                   "scheduler"])
+    assert set(summary["best_wcs"]) == {"wcs_duration"}
+    assert summary.loc[("philly", 0, 0.5, "srtf"), "mean"] == pytest.approx(0.5)
+    assert summary.loc[("gavel", 30, 1.0, "las2d"), "mean"] == pytest.approx(4.0)
+    assert summary.loc[("gavel", 30, 1.0, "srtf_oracle"), "excludes_one"]
+
+
+def test_the_figure_has_one_panel_per_trace():
+    figure = plot_preemption_price(table())
+    assert [axes.get_title() for axes in figure.axes] == ["gavel", "philly"]
+    plt.close(figure)
+
+
+def test_the_pending_experiment_config_composes(tmp_path):
+    """experiments/pending/preemption_price.yaml composes with the app's config (as an experiment)."""
+    (tmp_path / "experiment").mkdir()
+    shutil.copy(ROOT / "experiments" / "pending" / "preemption_price.yaml", tmp_path / "experiment")
+    done = run_app("--config-dir", str(tmp_path), "experiment=preemption_price", "--cfg", "job", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "srtf_oracle" in done.stdout and "las2d" in done.stdout and "sigma: 1.0" in done.stdout

@@ -1,0 +1,55 @@
+"""Preemptive schedulers through the asrpt-bench app: the issue-19 command, its outputs, refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from asrpt_bench import io
+from test_cli import run_app
+
+ONE_GPU = ["workload=csv", "workload.path=jobs.csv", "workload.num_jobs=3", "predictor=oracle", "task=simulate",
+           "progress=false", "cluster.servers=1", "cluster.gpus_per_server=1"]
+
+
+def _table(tmp_path: Path) -> None:
+    (tmp_path / "jobs.csv").write_text("job_id,release,gpus,iterations,alpha\na,0,1,10,1.0\nb,2,1,3,1.0\nc,3,1,1,1.0\n")
+
+
+def test_srtf_oracle_without_restart_runs_preemptive_srpt(tmp_path: Path) -> None:
+    """a 0-2, b 2-3, c 3-4, b 4-6, a 6-14: the SRPT schedule, in jobs.parquet and segments.parquet."""
+    _table(tmp_path)
+    run_dir = tmp_path / "run"
+    done = run_app(*ONE_GPU, "scheduler=srtf_oracle", "scheduler.restart_s=0", "scheduler.min_run_s=0",
+                   f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert io.run_status(run_dir) == "complete"
+    jobs = pd.read_parquet(run_dir / "jobs.parquet").set_index("job_id")
+    assert jobs["end"].to_dict() == {"a": 14.0, "b": 6.0, "c": 4.0}
+    assert jobs["preemptions"].to_dict() == {"a": 1, "b": 1, "c": 0} and (jobs["restart_s"] == 0).all()
+    segments = pd.read_parquet(run_dir / "segments.parquet")
+    assert list(zip(segments["job_id"], segments["start"], segments["end"])) == [
+        ("a", 0, 2), ("b", 2, 3), ("c", 3, 4), ("b", 4, 6), ("a", 6, 14)]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["preemptions"] == 2 and summary["scheduler"] == "srtf_oracle"
+
+
+def test_las2d_and_its_restart_price_through_the_cli(tmp_path: Path) -> None:
+    """las2d with a 1 s restart and one queue threshold of 2 GPU-s: every resumption is priced."""
+    _table(tmp_path)
+    run_dir = tmp_path / "run"
+    done = run_app(*ONE_GPU, "scheduler=las2d", "scheduler.restart_s=1", "scheduler.queue_thresholds=[2.0]",
+                   f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    jobs = pd.read_parquet(run_dir / "jobs.parquet").set_index("job_id")
+    assert (jobs["restart_s"] == jobs["preemptions"] * 1.0).all() and jobs["preemptions"].sum() > 0
+
+
+def test_a_negative_restart_is_refused_naming_the_key(tmp_path: Path) -> None:
+    _table(tmp_path)
+    done = run_app(*ONE_GPU, "scheduler=srtf", "scheduler.restart_s=-1", f"hydra.run.dir={tmp_path / 'bad'}",
+                   cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == "asrpt-bench: error: scheduler.restart_s must be a number of seconds >= 0, got -1.0\n"

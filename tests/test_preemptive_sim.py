@@ -1,0 +1,279 @@
+"""The preemptive simulator with srtf / srtf_oracle: hand-checked schedules, the audit of preemptive
+runs, property tests with restarts > 0, and an independent small SRTF checked schedule for schedule."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asrpt_bench.core import ConfigError, Cluster, Job, TrainingPlan
+from asrpt_bench.placement import FirstFitPlacer, make_placer
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.sim import ScheduleAuditError, simulate
+from asrpt_bench.sim.audit import audit_preemptive
+
+FIRST_FIT = FirstFitPlacer()
+pytestmark = pytest.mark.filterwarnings("ignore:.*need all")
+
+
+def fixed(job_id: str, release: float, gpus: int, iterations: int, alpha: float = 1.0) -> Job:
+    return Job(job_id, float(release), TrainingPlan.fixed(gpus, alpha), iterations)
+
+
+def ends(jobs, cluster, name="srtf_oracle", predictions=None, **params):
+    result = simulate(jobs, cluster, make_scheduler(name, **params), FIRST_FIT, predictions=predictions)
+    return {r.job_id: r.end for r in result.records}, result
+
+
+@pytest.mark.parametrize("jobs, expected", [
+    # a runs 0-2; b (3) preempts a (8 left); c (1) preempts b (2 left) at 3; c 3-4, b 4-6, a 6-14
+    ([fixed("a", 0, 1, 10), fixed("b", 2, 1, 3), fixed("c", 3, 1, 1)], {"a": 14, "b": 6, "c": 4}),
+    # equal remaining times: the earlier release keeps the GPU (a has 4 left at 1, as b)
+    ([fixed("a", 0, 1, 5), fixed("b", 1, 1, 4)], {"a": 5, "b": 9}),
+    # equal remaining and release: table order
+    ([fixed("b", 0, 1, 4), fixed("a", 0, 1, 4)], {"b": 4, "a": 8}),
+    # a longer arrival never preempts; the shortest waiting job runs at each completion
+    ([fixed("a", 0, 1, 3), fixed("b", 1, 1, 5), fixed("c", 2, 1, 2), fixed("d", 2, 1, 1)],
+     {"a": 3, "d": 4, "c": 6, "b": 11}),
+    # alpha 2 s per iteration: remaining time is remaining iterations x alpha (a: 6 x 2 = 12 > b: 4)
+    ([fixed("a", 0, 1, 8, alpha=2.0), fixed("b", 4, 1, 4)], {"b": 8, "a": 20}),
+])
+def test_single_gpu_jobs_on_one_gpu_follow_preemptive_srpt(jobs, expected):
+    """Preemptive SRPT is optimal for 1 | r_j, pmtn | sum C_j; these are its schedules, by hand."""
+    got, _ = ends(jobs, Cluster(1, 1), restart_s=0.0)
+    assert got == expected
+
+
+def test_srpt_on_two_gpus_by_hand():
+    """d (1) and c (2) take both GPUs at 1; at 2 c (1 left) and a (5 left, before b by table order)
+    run; at 3 a and b: a 4 left -> 7, b 5 left -> 8."""
+    jobs = [fixed("a", 0, 1, 6), fixed("b", 0, 1, 6), fixed("c", 1, 1, 2), fixed("d", 1, 1, 1)]
+    got, result = ends(jobs, Cluster(1, 2), restart_s=0.0)
+    assert got == {"d": 2, "c": 3, "a": 7, "b": 8}
+    assert {r.job_id: r.preemptions for r in result.records} == {"a": 1, "b": 1, "c": 0, "d": 0}
+    assert result.metrics["preemptions"] == 2
+
+
+def test_restart_holds_the_gpus_without_progress():
+    """As the first instance, restart 2 s: b resumes at 4, restores until 6, ends 8; a resumes at 8, ends 18."""
+    jobs = [fixed("a", 0, 1, 10), fixed("b", 2, 1, 3), fixed("c", 3, 1, 1)]
+    got, result = ends(jobs, Cluster(1, 1), restart_s=2.0)
+    assert got == {"a": 18, "b": 8, "c": 4}
+    segments = [(s.job_id, s.start, s.end, s.restart_s) for s in result.segments]
+    assert segments == [("a", 0, 2, 0), ("b", 2, 3, 0), ("c", 3, 4, 0), ("b", 4, 8, 2), ("a", 8, 18, 2)]
+    assert {r.job_id: (r.preemptions, r.restart_s) for r in result.records} == {
+        "a": (1, 2.0), "b": (1, 2.0), "c": (0, 0.0)}
+    assert result.metrics["utilization"] == 1.0
+
+
+def test_min_run_protects_a_started_job():
+    """min_run 5: a cannot be suspended before 5; then b (3 left) preempts it (5 left)."""
+    got, _ = ends([fixed("a", 0, 1, 10), fixed("b", 2, 1, 3)], Cluster(1, 1), restart_s=0.0, min_run_s=5.0)
+    assert got == {"b": 8, "a": 13}
+
+
+def test_protected_jobs_consume_the_budget_first_and_the_walk_skips():
+    """2 GPUs, min_run 10: a (1 GPU) is protected until 10, so at 1 one GPU is left: b (2 GPUs, first
+    in the order) is skipped and c (1 GPU) starts; at 10 b is first and takes both GPUs, a is suspended."""
+    jobs = [fixed("a", 0, 1, 20), fixed("b", 1, 2, 1), fixed("c", 1, 1, 5)]
+    got, _ = ends(jobs, Cluster(1, 2), restart_s=0.0, min_run_s=10.0)
+    assert got == {"c": 6, "b": 11, "a": 21}
+
+
+def test_srtf_orders_by_predicted_remaining_time():
+    """a is predicted at 1 iteration: after 1 s its predicted remaining time is 0 and it keeps the GPU."""
+    jobs = [fixed("a", 0, 1, 10), fixed("b", 1, 1, 3)]
+    predictions = {"a": 1.0, "b": 3.0}
+    assert ends(jobs, Cluster(1, 1), "srtf", predictions, restart_s=0.0)[0] == {"a": 10, "b": 13}
+    assert ends(jobs, Cluster(1, 1), "srtf_oracle", predictions, restart_s=0.0)[0] == {"b": 4, "a": 13}
+
+
+def test_preemption_parameters_are_checked_naming_the_key():
+    with pytest.raises(ConfigError, match=r"scheduler.restart_s must be a number of seconds >= 0, got -1"):
+        make_scheduler("srtf", restart_s=-1)
+    with pytest.raises(ConfigError, match=r"scheduler.min_run_s must be a number of seconds >= 0, got 'x'"):
+        make_scheduler("srtf_oracle", min_run_s="x")
+    with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'srtf' has no parameter 'tau'"):
+        make_scheduler("srtf", tau=1.0)
+
+
+# --- the audit of preemptive runs catches corrupted schedules -----------------------------------------
+
+AUDIT_JOBS = [fixed("a", 0, 1, 10), fixed("b", 2, 1, 3), fixed("c", 3, 1, 1)]
+
+
+@pytest.fixture()
+def preempted():
+    _, result = ends(AUDIT_JOBS, Cluster(1, 1), restart_s=2.0)
+    return result
+
+
+def swap(segments, k, **changes):
+    return [replace(s, **changes) if i == k else s for i, s in enumerate(segments)]
+
+
+def test_audit_passes_the_simulated_schedule(preempted):
+    assert audit_preemptive(preempted.records, preempted.segments, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0) is None
+
+
+@pytest.mark.parametrize("k, changes, message", [
+    (1, {"start": 1.0}, r"job 'b', segment \[1.0, 3.0\) starts before the job's release 2.0"),
+    (4, {"end": 17.0}, r"job 'a': its record does not match|job 'a': its segments do 9.0 iterations, expected 10"),
+    (3, {"restart_s": 0.0, "end": 6.0}, r"job 'b': segment at 4.0 restarts for 0.0 s, expected 2.0"),
+    (0, {"alpha": 0.5}, r"job 'a', segment \[0.0, 2.0\): alpha 0.5 but its placement gives 1.0"),
+])
+def test_audit_catches_a_corrupted_segment(preempted, k, changes, message):
+    bad = swap(preempted.segments, k, **changes)
+    with pytest.raises(ScheduleAuditError, match=message):
+        audit_preemptive(preempted.records, bad, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
+
+
+def test_audit_catches_two_segments_on_one_gpu(preempted):
+    """b resumes at 3.5 instead of 4 (record moved with it): GPU 0 is still c's until 4."""
+    bad = swap(preempted.segments, 3, start=3.5, end=7.5)
+    records = [replace(r, end=7.5) if r.job_id == "b" else r for r in preempted.records]
+    with pytest.raises(ScheduleAuditError, match=r"GPU 0 is held by jobs 'c' and 'b' at time 3.5"):
+        audit_preemptive(records, bad, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
+
+
+def test_audit_catches_a_record_that_disagrees_with_its_segments(preempted):
+    records = [replace(r, preemptions=0) if r.job_id == "a" else r for r in preempted.records]
+    with pytest.raises(ScheduleAuditError, match=r"job 'a': its record does not match its 2 segment\(s\)"):
+        audit_preemptive(records, preempted.segments, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
+
+
+# --- property tests: the invariants hold with restarts > 0 on any instance ----------------------------
+
+@st.composite
+def instances(draw):
+    servers, per = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    cluster = Cluster(servers, per, b_intra=100.0, b_inter=10.0)
+    jobs = []
+    for k in range(draw(st.integers(1, 8))):
+        gpus = draw(st.integers(1, min(4, cluster.total_gpus)))
+        alpha = draw(st.sampled_from([0.5, 1.0, 3.0]))
+        plan = TrainingPlan.fixed(gpus, alpha, alpha * draw(st.sampled_from([1.0, 2.0])))
+        jobs.append(Job(f"j{k}", float(draw(st.integers(0, 20))), plan, draw(st.integers(0, 30))))
+    predictions = {job.job_id: float(draw(st.integers(0, 40))) for job in jobs}
+    restart = draw(st.sampled_from([0.5, 3.0, 30.0]))
+    min_run = draw(st.sampled_from([0.0, 1.0, 7.0]))
+    return jobs, cluster, predictions, restart, min_run
+
+
+def check_invariants(jobs, cluster, result, restart, min_run):
+    """Independent of the audit: per GPU no two segments overlap; per job the segments start after
+    release, follow each other, pay the restart when resumed, are only cut after the protected
+    window, and their progress adds up to the iterations."""
+    by_id = {job.job_id: job for job in jobs}
+    per_gpu, per_job = defaultdict(list), defaultdict(list)
+    for segment in result.segments:
+        per_job[segment.job_id].append(segment)
+        for gpu in segment.gpu_ids:
+            if segment.end > segment.start:
+                per_gpu[gpu].append((segment.start, segment.end))
+    for intervals in per_gpu.values():
+        intervals.sort()
+        assert all(a[1] <= b[0] for a, b in zip(intervals, intervals[1:]))
+    assert set(per_job) == set(by_id)
+    for job_id, own in per_job.items():
+        job = by_id[job_id]
+        assert own[0].start >= job.release and own[0].restart_s == 0
+        assert all(a.end <= b.start and b.restart_s == restart for a, b in zip(own, own[1:]))
+        assert all(s.end - s.start >= restart * (k > 0) + min_run for k, s in enumerate(own[:-1]))
+        assert sum(s.iterations for s in own) == pytest.approx(job.iterations, rel=1e-9, abs=1e-9)
+        record = next(r for r in result.records if r.job_id == job_id)
+        assert (record.start, record.end, record.preemptions) == (own[0].start, own[-1].end, len(own) - 1)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(instances(), st.sampled_from(["srtf", "srtf_oracle"]), st.sampled_from(["first_fit", "heavy_edge"]))
+def test_preemptive_invariants_hold_with_restarts(instance, name, placer):
+    jobs, cluster, predictions, restart, min_run = instance
+    run = lambda: simulate(jobs, cluster, make_scheduler(name, restart_s=restart, min_run_s=min_run),  # noqa: E731
+                           make_placer(placer), predictions=predictions)
+    result = run()
+    check_invariants(jobs, cluster, result, restart, min_run)
+    again = run()
+    assert again.records == result.records and again.segments == result.segments
+
+
+# --- an independent small SRTF: exact schedules on random single-server instances ---------------------
+
+def reference_srtf(jobs, gpus_total, restart, min_run, predicted=None):
+    """Gang SRTF on one server with placement-independent alpha, written from the definition: at each
+    instant (arrival, completion, end of a restart or of a min-run window) order the released
+    unfinished jobs by remaining iterations x alpha (ties: release, table order); jobs inside their
+    protected window keep their GPUs; the rest are admitted in order while their GPUs fit."""
+    n = len(jobs)
+    done = [0.0] * n
+    run = {}  # job -> (segment start, progress start)
+    ran_before = [False] * n
+    segments = defaultdict(list)
+    finished = {}
+    t = 0.0
+
+    def progress(i):
+        return done[i] + (max(0.0, t - run[i][1]) / jobs[i].plan.declared_alpha if i in run else 0.0)
+
+    def remaining_time(i):
+        iterations = jobs[i].iterations if predicted is None else predicted[jobs[i].job_id]
+        return max(0.0, iterations - progress(i)) * jobs[i].plan.declared_alpha
+
+    while len(finished) < n:
+        for i in [i for i in run if progress(i) >= jobs[i].iterations]:
+            segments[i].append((run[i][0], t))
+            finished[i] = t
+            del run[i]
+        active = [i for i in range(n) if jobs[i].release <= t and i not in finished]
+        protected = [i for i in run if t < run[i][1] + min_run]
+        budget = gpus_total - sum(jobs[i].gpus for i in protected)
+        admitted = set(protected)
+        for i in sorted((i for i in active if i not in protected), key=lambda i: (remaining_time(i), jobs[i].release, i)):
+            if jobs[i].gpus <= budget:
+                admitted.add(i)
+                budget -= jobs[i].gpus
+        for i in [i for i in run if i not in admitted]:
+            done[i] = progress(i)
+            segments[i].append((run[i][0], t))
+            del run[i]
+        for i in sorted(admitted - set(run), key=lambda i: (remaining_time(i), jobs[i].release, i)):
+            run[i] = (t, t + (restart if ran_before[i] else 0.0))
+            ran_before[i] = True
+        instants = [job.release for job in jobs if job.release > t]
+        for i, (_, begin) in run.items():
+            instants.append(begin + (jobs[i].iterations - done[i]) * jobs[i].plan.declared_alpha)
+            instants += [x for x in (begin, begin + min_run) if x > t]
+        if not instants:
+            break
+        t = min(instants)
+    return {jobs[i].job_id: end for i, end in finished.items()}, {jobs[i].job_id: s for i, s in segments.items()}
+
+
+@st.composite
+def single_server_instances(draw):
+    gpus_total = draw(st.integers(1, 4))
+    jobs = [Job(f"j{k}", float(draw(st.integers(0, 12))),
+                TrainingPlan.fixed(draw(st.integers(1, gpus_total)), draw(st.sampled_from([0.5, 1.0, 2.0]))),
+                draw(st.integers(1, 12)))
+            for k in range(draw(st.integers(1, 7)))]
+    predictions = {job.job_id: float(draw(st.integers(0, 15))) for job in jobs}
+    return jobs, gpus_total, predictions, draw(st.sampled_from([0.0, 1.0, 4.0])), draw(st.sampled_from([0.0, 2.0]))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(single_server_instances(), st.booleans())
+def test_srtf_matches_an_independent_reference(instance, oracle):
+    jobs, gpus_total, predictions, restart, min_run = instance
+    name = "srtf_oracle" if oracle else "srtf"
+    got, result = ends(jobs, Cluster(1, gpus_total), name, predictions, restart_s=restart, min_run_s=min_run)
+    expected_ends, expected_segments = reference_srtf(jobs, gpus_total, restart, min_run,
+                                                      None if oracle else predictions)
+    assert got == expected_ends
+    segments = defaultdict(list)
+    for segment in result.segments:
+        segments[segment.job_id].append((segment.start, segment.end))
+    assert dict(segments) == expected_segments
