@@ -61,8 +61,11 @@ class Params:
                 raise ConfigError(f"{prefix}.{key}: {owner} has no parameter {key!r}; its parameters: "
                                   f"{known or 'none'}")
         nested = cls.nested()
+        tuples = {item.name for item in dataclasses.fields(cls) if isinstance(item.default, tuple)}
         kwargs: dict[str, Any] = {}
         for key, value in values.items():
+            if key in tuples and isinstance(value, list):  # a config list for a tuple-valued parameter
+                value = tuple(value)
             if key in nested and isinstance(value, Mapping):
                 value = nested[key].parse(value, f"{prefix}.{key}", owner)
             elif key in nested and not isinstance(value, Params):

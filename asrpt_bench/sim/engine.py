@@ -1,4 +1,5 @@
-"""The event-driven, non-preemptive cluster simulator (design.md 3).
+"""The event-driven, non-preemptive cluster simulator (design.md 3); `prepare_run` checks a run's arguments
+and builds the views and estimates both event loops use (run.py picks the loop).
 
 One heap of events keyed by (time, kind, sequence): real completions, arrivals, virtual-SRPT
 completions and delay expiries, handled in that order at one instant, followed by one dispatch
@@ -26,7 +27,7 @@ from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen, requir
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
-from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
+from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
 from .metrics import dispatch_counts, schedule_metrics
 from .records import JobRecord, Segment, records_frame, segments_frame
@@ -307,16 +308,12 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer: Placer,
-             predictions: Mapping[Hashable, float] | None = None, timing: TimingModel = DEFAULT_TIMING,
-             drop_oversize: bool = False, progress: bool = False,
-             estimate_placer: Placer | None = None) -> SimulationResult:
-    """Simulate `jobs` on `cluster`; the schedule is audited before it is returned.
-
-    predictions: job_id -> predicted iterations, computed before the run (None = perfect).
-    estimate_placer: the placer whose empty-cluster placement gives alpha~min (default: Heavy-Edge
-    with `timing`, as in the paper); estimates are cached per plan.
-    """
+def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer: Placer,
+                predictions: Mapping[Hashable, float] | None, timing: TimingModel, drop_oversize: bool,
+                estimate_placer: Placer | None
+                ) -> tuple[list[Job], list[Hashable], list[JobView], list[EmptyClusterEstimate]]:
+    """The checked arguments of a run: kept and dropped jobs, the views the scheduler sees and each job's
+    empty-cluster estimate (cached per plan), for the non-preemptive and the preemptive loop alike."""
     _check_arguments(jobs, cluster, scheduler, placer, predictions)
     kept, dropped = _check_jobs(jobs, cluster, drop_oversize)
     predicted = _predicted(kept, predictions)
@@ -337,10 +334,13 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
                  "alpha_min": estimates[k].alpha_min, "alpha_max": estimates[k].alpha_max,
                  "min_servers": estimates[k].min_servers, "iterations": job.iterations if oracle else None})
              for k, job in enumerate(kept)]
-    if getattr(scheduler, "preemptive", False):
-        from .preemptive import simulate_preemptive  # it builds on _Simulation, so it imports this module
+    return kept, dropped, views, estimates
 
-        return simulate_preemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
+
+def simulate_nonpreemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
+                           scheduler: Scheduler, placer: Placer, timing: TimingModel,
+                           estimates: list[EmptyClusterEstimate], progress: bool) -> SimulationResult:
+    """The non-preemptive run of prepared jobs, audited."""
     with _cyclic_gc_paused():
         records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
         audit_schedule(records, cluster, kept, timing)

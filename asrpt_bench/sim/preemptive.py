@@ -248,7 +248,7 @@ def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], 
 def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
                         scheduler: PreemptiveScheduler, placer: Placer, timing: TimingModel,
                         estimates: list[EmptyClusterEstimate], progress: bool) -> SimulationResult:
-    """The preemptive run of engine.simulate (which checks the jobs and builds the views and estimates)."""
+    """The preemptive run of prepared jobs (engine.prepare_run checks them and builds views and estimates)."""
     with _cyclic_gc_paused():
         simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress)
         records = tuple(simulation.run())
