@@ -63,9 +63,17 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def integer(low: int) -> Rule:
+def integer(low: int, high: int | None = None) -> Rule:
+    if high is not None:
+        return Rule(f"an integer in [{low}, {high}]", lambda v: _is_int(v) and low <= plain(v) <= high)
     return Rule("a positive integer" if low == 1 else f"an integer >= {low}",
                 lambda v: _is_int(v) and plain(v) >= low)
+
+
+MAX_SERVERS = 100_000
+MAX_GPUS_PER_SERVER = 1_024
+"""Far beyond any cluster studied, and small enough that per-server state stays in memory (a billion
+servers made a run build its free-GPU list without end)."""
 
 
 def optional_integer(low: int) -> Rule:
@@ -100,8 +108,8 @@ def flag() -> Rule:
 
 RULES: dict[str, Rule] = {
     "seed": integer(0),
-    "cluster.servers": integer(1),
-    "cluster.gpus_per_server": integer(1),
+    "cluster.servers": integer(1, MAX_SERVERS),
+    "cluster.gpus_per_server": integer(1, MAX_GPUS_PER_SERVER),
     "cluster.b_intra": number(0, strict=True, what="a bandwidth in GB/s"),
     "cluster.b_inter": number(0, strict=True, what="a bandwidth in GB/s"),
     "timing.pipeline_mode": one_of("async", "sync"),

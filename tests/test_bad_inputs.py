@@ -657,6 +657,8 @@ CASES: list[Case] = [
          "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
         lambda tmp: refusal(lambda: plugin(tmp, "taken_name", "from asrpt_bench.schedulers import FIFO, "
                                            "register_scheduler\nregister_scheduler('fifo')(FIFO)\n"))),
+    case("cluster-beyond-memory", CONFIG, "cluster.servers must be an integer in [1, 100000], got 1000000000")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=1000000000"]))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),
     case("out-of-range", CONFIG, "scheduler.comm_heavy must be a number >= 1, got 0.5")(
@@ -705,7 +707,7 @@ CASES: list[Case] = [
         lambda tmp: first_line_of_app(tmp, "experiment=compare_default", "debug=tiny", "workload=synthetic",
                                       "task=simulate", f"hydra.run.dir={tmp}/run")),
     case("placement-study-bad-argument", CONFIG,
-         "exit 2: asrpt-bench-placement-study: error: cluster.servers must be a positive integer, got 0", "capsys")(
+         "exit 2: asrpt-bench-placement-study: error: cluster.servers must be an integer in [1, 100000], got 0", "capsys")(
         lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
     # ---- the Python API
     case("api-fractional-replicas", API, "Stage.replicas must be an integer >= 1, got 1.5")(
