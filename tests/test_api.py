@@ -52,4 +52,5 @@ def test_a_compare_without_asrpt_reduces_against_the_first_listed_scheduler() ->
     assert frame.loc["fifo", "asrpt_reduction"] == 1 - 44.0 / 72.0
     text = format_result(result)
     assert "wcs_duration reduction" in text and "A-SRPT" not in text
+    assert "earlier jobs held back as the predictor's history (not simulated): 0" in text
     assert "wcs_duration reduction = 1 - total JCT(wcs_duration) / total JCT(scheduler); below: wcs_duration's run" in text

@@ -12,6 +12,7 @@ from ..io import RunResult
 # (summary key, label with its unit) in the order printed; times in seconds, ratios dimensionless.
 SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
     ("num_jobs", "jobs simulated"),
+    ("history_jobs", "earlier jobs held back as the predictor's history (not simulated)"),
     ("offered_load", "offered load, sum g_i d_i / (G x release span)"),
     ("dropped", "jobs dropped (larger than the cluster)"),
     ("total_jct", "total JCT, sum(C_i - r_i) (s)"),

@@ -23,7 +23,7 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import Cluster, ConfigError, Job, TrainingPlan, build_frozen, require_type
+from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, require_type
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
@@ -226,6 +226,16 @@ class _Simulation:
         self.checked = (proposal, self.state.version)
         return proposal
 
+    def checked_placement(self, job: Job, proposal: Proposal) -> Placement:
+        """The proposal's placement, checked again unless it is the placer's own answer for this very state."""
+        placement = proposal.placement
+        if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
+            placement.validate(job.plan, self.state.free_view())
+            if proposal.alpha != self.alphas.alpha(job.plan, placement):
+                raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
+                                   "carries a wrong alpha")
+        return placement
+
     def start(self, proposal: Proposal, eligible: float) -> None:
         i = self.index[proposal.job_id]
         job, view = self.jobs[i], self.views[i]
@@ -234,12 +244,7 @@ class _Simulation:
         if not job.release <= eligible <= self.now:
             raise RuntimeError(f"scheduler {self.scheduler.name!r}: job {job.job_id!r} eligible at {eligible}, "
                                f"released {job.release}, started {self.now}")
-        placement = proposal.placement
-        if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
-            placement.validate(job.plan, self.state.free_view())
-            if proposal.alpha != self.alphas.alpha(job.plan, placement):
-                raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
-                                   "carries a wrong alpha")
+        placement = self.checked_placement(job, proposal)
         gpu_ids = self.state.allocate(job.job_id, placement)
         now, plan, estimate = self.now, job.plan, self.estimates[i]
         end = now + job.iterations * proposal.alpha

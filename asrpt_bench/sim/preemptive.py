@@ -128,12 +128,7 @@ class _PreemptiveSimulation(_Simulation):
         if self.running[i] or self.records[i] is not None:
             raise RuntimeError(f"scheduler {self.scheduler.name!r} started job {job.job_id!r}, which is "
                                f"{'running' if self.running[i] else 'finished'}")
-        placement = proposal.placement
-        if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
-            placement.validate(job.plan, self.state.free_view())
-            if proposal.alpha != self.alphas.alpha(job.plan, placement):
-                raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
-                                   "carries a wrong alpha")
+        placement = self.checked_placement(job, proposal)
         now = self.now
         self.gpu_ids[i] = self.state.allocate(job.job_id, placement)
         self.placement[i] = placement.servers
