@@ -50,8 +50,12 @@ def _solve_cbc(model: LinearModel, settings: SolverSettings) -> SolveResult:
                 problem += (expr <= con.ub, f"r{r}_hi")
         with tempfile.TemporaryDirectory(prefix="asrpt_cbc_") as tmp:
             log_path = os.path.join(tmp, "cbc.log")
+            # CBC's `threads` option switches on its threaded search even for 1 thread, which now and then
+            # waits out the whole time limit after proving optimality ("Stopped on time limit", gap 0,
+            # 0.00 CPU seconds); one thread is CBC's default, so the option is passed only for more.
             command = pulp.PULP_CBC_CMD(msg=False, timeLimit=settings.time_limit_s, gapRel=settings.mip_gap,
-                                        threads=settings.threads, logPath=log_path)
+                                        threads=settings.threads if settings.threads > 1 else None,
+                                        logPath=log_path)
             problem.solve(command)
             with open(log_path, encoding="utf-8", errors="replace") as handle:
                 log = handle.read()
