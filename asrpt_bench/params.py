@@ -98,16 +98,6 @@ class Params:
         """Plain nested dict, as recorded in config.json."""
         return dataclasses.asdict(self)
 
-    @classmethod
-    def describe(cls) -> list[tuple[str, Any, str, str]]:
-        """(name, default, requirement, doc) per field, for docs and `--help`-like listings."""
-        rows = []
-        for item in dataclasses.fields(cls):
-            default = item.default if item.default is not dataclasses.MISSING else item.default_factory()
-            rule: Rule | None = item.metadata.get("rule")
-            rows.append((item.name, default, rule.describe() if rule else "", item.metadata.get("doc", "")))
-        return rows
-
 
 @dataclass(frozen=True)
 class NoParams(Params):
