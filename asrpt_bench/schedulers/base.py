@@ -322,6 +322,23 @@ class QueueScheduler:
 _entry_job: Callable[[Entry], JobView] = operator.itemgetter(3)
 
 
+class OrderedQueue(QueueScheduler):
+    """A queue scheduler that is its name, its order and its parameters' dataclass: subclasses set NAME,
+    KEY (a staticmethod) and PARAMS, whose fields and defaults are the constructor's keywords."""
+
+    NAME: ClassVar[str] = ""
+    KEY: ClassVar[JobKey]
+    PARAMS: ClassVar[type[QueueParams]] = QueueParams
+
+    def __init__(self, **values: object) -> None:
+        names = self.PARAMS.names()
+        unknown = sorted(set(values) - set(names))
+        if unknown:
+            raise ConfigError(f"scheduler {self.NAME!r}: unknown parameter(s) {unknown}; its parameters: {names}")
+        params = self.PARAMS(**values)  # type: ignore[arg-type]
+        super().__init__(self.NAME, self.KEY, params_type=self.PARAMS, **params.values())
+
+
 def duration_key(job: JobView, source: DurationSource) -> float:
     """Predicted duration n~ * alpha~min (SPJF, WCS-Duration)."""
     return predicted_duration(job, source)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import QueueParams, QueueScheduler, register_scheduler, submission_key
+from .base import OrderedQueue, QueueParams, register_scheduler, submission_key
 
 
 @dataclass(frozen=True)
@@ -15,14 +15,10 @@ class FIFOParams(QueueParams):
 
 
 @register_scheduler("fifo", FIFOParams)
-class FIFO(QueueScheduler):
+class FIFO(OrderedQueue):
     """Release order, strict by default (no backfilling); dispatch "easy" is classic EASY backfilling.
 
     `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
     """
 
-    def __init__(self, dispatch: str = FIFOParams.dispatch, duration_source: str = FIFOParams.duration_source,
-                 overrun: str = FIFOParams.overrun, min_estimate_s: float = FIFOParams.min_estimate_s) -> None:
-        super().__init__("fifo", submission_key, dispatch=dispatch,
-                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
-                         params_type=FIFOParams)
+    NAME, KEY, PARAMS = "fifo", staticmethod(submission_key), FIFOParams

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..params import param
 from ..rules import one_of
-from .base import QueueParams, QueueScheduler, duration_key, register_scheduler, submission_key, workload_key
+from .base import OrderedQueue, QueueParams, duration_key, register_scheduler, submission_key, workload_key
 from .dispatch import DISPATCH_RULES
 
 
@@ -24,29 +24,17 @@ class WorkConservingParams(QueueParams):
 
 
 @register_scheduler("wcs_duration", WorkConservingParams)
-class WCSDuration(QueueScheduler):
+class WCSDuration(OrderedQueue):
     """Work-conserving, ordered by predicted duration n~ * alpha~min."""
 
-    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
-                 duration_source: str = WorkConservingParams.duration_source,
-                 overrun: str = WorkConservingParams.overrun,
-                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
-        super().__init__("wcs_duration", duration_key, dispatch=dispatch,
-                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
-                         params_type=WorkConservingParams)
+    NAME, KEY, PARAMS = "wcs_duration", staticmethod(duration_key), WorkConservingParams
 
 
 @register_scheduler("wcs_workload", WorkConservingParams)
-class WCSWorkload(QueueScheduler):
+class WCSWorkload(OrderedQueue):
     """Work-conserving, ordered by predicted GPU-time g * n~ * alpha~min."""
 
-    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
-                 duration_source: str = WorkConservingParams.duration_source,
-                 overrun: str = WorkConservingParams.overrun,
-                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
-        super().__init__("wcs_workload", workload_key, dispatch=dispatch,
-                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
-                         params_type=WorkConservingParams)
+    NAME, KEY, PARAMS = "wcs_workload", staticmethod(workload_key), WorkConservingParams
 
 
 @dataclass(frozen=True)
@@ -57,16 +45,10 @@ class SubmissionWorkConservingParams(WorkConservingParams):
 
 
 @register_scheduler("wcs_subtime", SubmissionWorkConservingParams)
-class WCSSubTime(QueueScheduler):
+class WCSSubTime(OrderedQueue):
     """Work-conserving, ordered by submission time (FIFO with backfilling).
 
     `duration_source` orders nothing here; it sets the iterations the backfilling estimates use.
     """
 
-    def __init__(self, dispatch: str = WorkConservingParams.dispatch,
-                 duration_source: str = WorkConservingParams.duration_source,
-                 overrun: str = WorkConservingParams.overrun,
-                 min_estimate_s: float = WorkConservingParams.min_estimate_s) -> None:
-        super().__init__("wcs_subtime", submission_key, dispatch=dispatch,
-                         duration_source=duration_source, overrun=overrun, min_estimate_s=min_estimate_s,
-                         params_type=SubmissionWorkConservingParams)
+    NAME, KEY, PARAMS = "wcs_subtime", staticmethod(submission_key), SubmissionWorkConservingParams
