@@ -33,11 +33,13 @@ def build_cluster(config: RunConfig) -> Cluster:
 
 def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
     """Scheduler `name` (default: the scheduler group's), with the group's parameters when it shares them
-    (`RunConfig.takes_scheduler_group`), else with its own defaults."""
+    (`RunConfig.takes_scheduler_group`), else with its own defaults; a preemptive one gets the run's
+    preemption price (the `preemption` group)."""
     name = name or config.scheduler.name
-    if config.takes_scheduler_group(name):
-        return SCHEDULERS.make(name, config.scheduler.params)
-    return SCHEDULERS.make(name)
+    params = config.scheduler.params if config.takes_scheduler_group(name) else None
+    available = {"preemption": config.preemption.params()}
+    return SCHEDULERS.make(name, params, **{key: available[key] for key in SCHEDULERS.entry(name).needs
+                                               if key in available})
 
 
 def placer_dependencies(config: RunConfig) -> dict[str, Any]:

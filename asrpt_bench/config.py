@@ -21,6 +21,7 @@ from .errors import ConfigError
 from .params import Params
 from .registry import REGISTRIES, Registry
 from .rules import RULES, check, shown
+from .schedulers.preemptive import PreemptionParams
 from .solvers import BACKENDS, DEFAULT_SOLVER
 from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
 from .theory.lower_bounds import ALPHA_MIN_SOURCES
@@ -190,6 +191,22 @@ class SolverConfig:
 
 
 @dataclass
+class PreemptionConfig:
+    """The price of preemption for every preemptive scheduler of the run (srtf, srtf_oracle, las2d; their
+    PreemptionParams): seconds a resumed job restores its checkpoint, and the least seconds of progress
+    before a suspension. Refused when changed in a run without a preemptive scheduler."""
+
+    restart_s: float = PreemptionParams.restart_s
+    min_run_s: float = PreemptionParams.min_run_s
+
+    def params(self) -> PreemptionParams:
+        return PreemptionParams(restart_s=self.restart_s, min_run_s=self.min_run_s)
+
+    def validate(self, prefix: str = "preemption") -> None:
+        self.params().check(prefix)
+
+
+@dataclass
 class TheoryConfig:
     """Which reconstruction of the Theorem 1 symbols and of alpha_min the reported bounds use."""
 
@@ -250,6 +267,7 @@ class RunConfig:
     placement: PlacementConfig = field(default_factory=PlacementConfig)
     solver: SolverConfig = field(default_factory=SolverConfig)
     task: TaskConfig = field(default_factory=TaskConfig)
+    preemption: PreemptionConfig = field(default_factory=PreemptionConfig)
     theory: TheoryConfig = field(default_factory=TheoryConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
 
@@ -295,6 +313,7 @@ class RunConfig:
         for name, group in self.groups():
             group.validate(name)
         self._check_scheduler_group_acts()
+        self._check_preemption_acts()
         return self
 
     def scheduler_names(self) -> list[str]:
@@ -318,6 +337,16 @@ class RunConfig:
             raise ConfigError(f"scheduler.{changed[0]} configures scheduler {self.scheduler.name!r}, which this task "
                               f"does not run (task.schedulers: {names}); it acts on the listed schedulers that share "
                               f"its parameters")
+
+    def _check_preemption_acts(self) -> None:
+        """Refuse a changed preemption price in a run whose schedulers never preempt."""
+        changed = [key for key, value in dataclasses.asdict(self.preemption).items()
+                   if getattr(PreemptionConfig, key) != value]
+        names = self.scheduler_names()
+        registry = component_registry("scheduler")
+        if changed and not any("preemption" in registry.entry(name).needs for name in names):
+            raise ConfigError(f"preemption.{changed[0]} prices the suspensions of preemptive schedulers (srtf, "
+                              f"srtf_oracle, las2d); this run's schedulers never preempt: {names}")
 
     def to_dict(self) -> dict[str, Any]:
         values: dict[str, Any] = {}

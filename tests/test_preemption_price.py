@@ -24,14 +24,14 @@ def table() -> pd.DataFrame:
     for trace, load, restart, seed in itertools.product(["philly", "gavel"], [0.5, 1.0], [0, 30], [0, 1, 2]):
         for name, total in TOTALS.items():
             scale = (1 + restart / 30) if name in ("srtf", "srtf_oracle", "las2d") else 1.0
-            rows.append({"workload.name": trace, "workload.target_load": load, "scheduler.restart_s": restart,
+            rows.append({"workload.name": trace, "workload.target_load": load, "preemption.restart_s": restart,
                          "seed": seed, "scheduler": name, "total_jct": total * scale * (1 + 0.01 * seed),
                          "experiment": "preemption_price", "status": "complete"})
     return pd.DataFrame(rows)
 
 
 def test_ratios_are_over_the_best_non_preemptive_scheduler():
-    summary = preemption_price(table()).set_index(["workload.name", "scheduler.restart_s", "workload.target_load",
+    summary = preemption_price(table()).set_index(["workload.name", "preemption.restart_s", "workload.target_load",
                                                    "scheduler"])
     assert set(summary["best_wcs"]) == {"wcs_duration"}
     assert summary.loc[("philly", 0, 0.5, "srtf"), "mean"] == pytest.approx(0.5)

@@ -22,7 +22,7 @@ def test_srtf_oracle_without_restart_runs_preemptive_srpt(tmp_path: Path) -> Non
     """a 0-2, b 2-3, c 3-4, b 4-6, a 6-14: the SRPT schedule, in jobs.parquet and segments.parquet."""
     _table(tmp_path)
     run_dir = tmp_path / "run"
-    done = run_app(*ONE_GPU, "scheduler=srtf_oracle", "scheduler.restart_s=0", "scheduler.min_run_s=0",
+    done = run_app(*ONE_GPU, "scheduler=srtf_oracle", "preemption.restart_s=0", "preemption.min_run_s=0",
                    f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert io.run_status(run_dir) == "complete"
@@ -40,7 +40,7 @@ def test_las2d_and_its_restart_price_through_the_cli(tmp_path: Path) -> None:
     """las2d with a 1 s restart and one queue threshold of 2 GPU-s: every resumption is priced."""
     _table(tmp_path)
     run_dir = tmp_path / "run"
-    done = run_app(*ONE_GPU, "scheduler=las2d", "scheduler.restart_s=1", "scheduler.queue_thresholds=[2.0]",
+    done = run_app(*ONE_GPU, "scheduler=las2d", "preemption.restart_s=1", "scheduler.queue_thresholds=[2.0]",
                    f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     jobs = pd.read_parquet(run_dir / "jobs.parquet").set_index("job_id")
@@ -49,7 +49,17 @@ def test_las2d_and_its_restart_price_through_the_cli(tmp_path: Path) -> None:
 
 def test_a_negative_restart_is_refused_naming_the_key(tmp_path: Path) -> None:
     _table(tmp_path)
-    done = run_app(*ONE_GPU, "scheduler=srtf", "scheduler.restart_s=-1", f"hydra.run.dir={tmp_path / 'bad'}",
+    done = run_app(*ONE_GPU, "scheduler=srtf", "preemption.restart_s=-1", f"hydra.run.dir={tmp_path / 'bad'}",
                    cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr == "asrpt-bench: error: scheduler.restart_s must be a number of seconds >= 0, got -1.0\n"
+    assert done.stderr == "asrpt-bench: error: preemption.restart_s must be a number of seconds >= 0, got -1.0\n"
+
+
+def test_a_preemption_price_without_a_preemptive_scheduler_is_refused(tmp_path: Path) -> None:
+    """The price acts only on srtf, srtf_oracle and las2d; beside asrpt alone it would change nothing."""
+    _table(tmp_path)
+    done = run_app(*ONE_GPU, "scheduler=asrpt", "preemption.restart_s=0", f"hydra.run.dir={tmp_path / 'bad'}",
+                   cwd=tmp_path)
+    assert done.returncode == 2 and not (tmp_path / "bad").exists()
+    assert done.stderr == ("asrpt-bench: error: preemption.restart_s prices the suspensions of preemptive schedulers "
+                           "(srtf, srtf_oracle, las2d); this run's schedulers never preempt: ['asrpt']\n")

@@ -24,8 +24,8 @@ def fixed(job_id: str, release: float, gpus: int, iterations: int, alpha: float 
     return Job(job_id, float(release), TrainingPlan.fixed(gpus, alpha), iterations)
 
 
-def ends(jobs, cluster, name="srtf_oracle", predictions=None, **params):
-    result = simulate(jobs, cluster, make_scheduler(name, **params), FIRST_FIT, predictions=predictions)
+def ends(jobs, cluster, name="srtf_oracle", predictions=None, **preemption):
+    result = simulate(jobs, cluster, make_scheduler(name, preemption=preemption), FIRST_FIT, predictions=predictions)
     return {r.job_id: r.end for r in result.records}, result
 
 
@@ -93,10 +93,12 @@ def test_srtf_orders_by_predicted_remaining_time():
 
 
 def test_preemption_parameters_are_checked_naming_the_key():
-    with pytest.raises(ConfigError, match=r"scheduler.restart_s must be a number of seconds >= 0, got -1"):
-        make_scheduler("srtf", restart_s=-1)
-    with pytest.raises(ConfigError, match=r"scheduler.min_run_s must be a number of seconds >= 0, got 'x'"):
-        make_scheduler("srtf_oracle", min_run_s="x")
+    with pytest.raises(ConfigError, match=r"preemption.restart_s must be a number of seconds >= 0, got -1"):
+        make_scheduler("srtf", preemption={"restart_s": -1})
+    with pytest.raises(ConfigError, match=r"preemption.min_run_s must be a number of seconds >= 0, got 'x'"):
+        make_scheduler("srtf_oracle", preemption={"min_run_s": "x"})
+    with pytest.raises(ConfigError, match=r"^preemption.speed: the preemption price has no parameter 'speed'"):
+        make_scheduler("srtf", preemption={"speed": 1})
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'srtf' has no parameter 'tau'"):
         make_scheduler("srtf", tau=1.0)
 
@@ -193,7 +195,7 @@ def check_invariants(jobs, cluster, result, restart, min_run):
 @given(instances(), st.sampled_from(["srtf", "srtf_oracle"]), st.sampled_from(["first_fit", "heavy_edge"]))
 def test_preemptive_invariants_hold_with_restarts(instance, name, placer):
     jobs, cluster, predictions, restart, min_run = instance
-    run = lambda: simulate(jobs, cluster, make_scheduler(name, restart_s=restart, min_run_s=min_run),  # noqa: E731
+    run = lambda: simulate(jobs, cluster, make_scheduler(name, preemption={"restart_s": restart, "min_run_s": min_run}),  # noqa: E731
                            make_placer(placer), predictions=predictions)
     result = run()
     check_invariants(jobs, cluster, result, restart, min_run)

@@ -17,7 +17,7 @@ from .plots import SEED, complete_runs, plot_band, require
 from .regime_plots import LOAD, TRACE, best_wcs_ratios, ratio_axis
 from .style import figure_style, label, series_style
 
-RESTART = "scheduler.restart_s"
+RESTART = "preemption.restart_s"
 PREEMPTIVE = ("srtf", "srtf_oracle", "las2d")
 NON_PREEMPTIVE = ("asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 LINESTYLES = ("-", "--", ":", "-.")

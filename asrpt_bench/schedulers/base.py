@@ -68,14 +68,17 @@ class SchedulerRegistry(Registry):
 SCHEDULERS: Registry[Scheduler] = SchedulerRegistry("scheduler")
 
 
-def register_scheduler(name: str, params: type[Params] = NoParams, *, replace: bool = False) -> Callable:
-    """Decorator: the scheduler is `scheduler=<name>`, with the keys of `params` (its constructor's keywords)."""
-    return SCHEDULERS.register(name, params, replace=replace)
+def register_scheduler(name: str, params: type[Params] = NoParams, *, needs: tuple[str, ...] = (),
+                       replace: bool = False) -> Callable:
+    """Decorator: the scheduler is `scheduler=<name>`, with the keys of `params` (its constructor's keywords);
+    `needs` names what the caller supplies (a preemptive scheduler's `preemption` price)."""
+    return SCHEDULERS.register(name, params, needs=needs, replace=replace)
 
 
 def make_scheduler(name: str, **params: object) -> Scheduler:
-    """Scheduler `name` with these parameters (checked like `scheduler.<key>=...` on the command line)."""
-    return SCHEDULERS.make(name, params)
+    """Scheduler `name` with these parameters (checked like `scheduler.<key>=...` on the command line) and
+    what it needs (`preemption={"restart_s": 0}` for a preemptive one)."""
+    return SCHEDULERS.make_from_keywords(name, **params)
 
 
 def predicted_duration(job: JobView, source: DurationSource) -> float:

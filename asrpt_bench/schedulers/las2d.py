@@ -22,13 +22,13 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
-from ..params import param
+from ..params import Params, param
 from ..rules import Rule, number, plain
 from .base import register_scheduler
 from .views import JobView
-from .preemptive import AdmissionScheduler, PreemptionParams, PreemptiveContext
+from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, PreemptiveContext, preemption_price
 
 QUEUE_THRESHOLDS = (3250.0, 7200.0)
 ATTAINED_TOLERANCE = 1e-3
@@ -50,8 +50,9 @@ KNOB_RULE = Rule("null (no starvation guard) or a number > 0",
 
 
 @dataclass(frozen=True)
-class LAS2DParams(PreemptionParams):
-    """las2d's parameters: the price of preemption, its queues and its starvation guard."""
+class LAS2DParams(Params):
+    """las2d's parameters: its queues and its starvation guard (the run's `preemption` group prices its
+    suspensions)."""
 
     queue_thresholds: tuple[float, ...] = param(QUEUE_THRESHOLDS, THRESHOLDS_RULE,
                                                 "attained GPU-seconds where each queue ends (K - 1 values)")
@@ -59,19 +60,18 @@ class LAS2DParams(PreemptionParams):
                                        "back to queue 0 after waiting promote_knob x the seconds run; null: off")
 
 
-@register_scheduler("las2d", LAS2DParams)
+@register_scheduler("las2d", LAS2DParams, needs=PREEMPTION_NEEDS)
 class LAS2D(AdmissionScheduler):
     """Discretized 2D-LAS with FIFO queues, gang admission and an optional starvation guard."""
 
-    def __init__(self, restart_s: float = LAS2DParams.restart_s, min_run_s: float = LAS2DParams.min_run_s,
-                 queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
-                 promote_knob: float | None = LAS2DParams.promote_knob) -> None:
-        params = LAS2DParams(restart_s=restart_s, min_run_s=min_run_s, queue_thresholds=plain(queue_thresholds),
-                             promote_knob=promote_knob)
+    def __init__(self, queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
+                 promote_knob: float | None = LAS2DParams.promote_knob,
+                 preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
+        params = LAS2DParams(queue_thresholds=plain(queue_thresholds), promote_knob=promote_knob)
         params.check("scheduler")
         self.thresholds = tuple(float(t) for t in params.queue_thresholds)
         self.promote_knob = None if promote_knob is None else float(promote_knob)
-        super().__init__("las2d", params)
+        super().__init__("las2d", preemption_price(preemption))
 
     def _clear(self, total_gpus: int) -> None:
         super()._clear(total_gpus)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Mapping, Protocol
 
 from ..core import Cluster
 from ..params import Params, param
@@ -26,7 +26,8 @@ a job holds its GPUs without progress (docs/simulator.md, "Preemption")."""
 
 @dataclass(frozen=True)
 class PreemptionParams(Params):
-    """The price of preemption, shared by every preemptive scheduler."""
+    """The price of preemption, shared by every preemptive scheduler of a run: the run's `preemption`
+    group (`preemption.restart_s`), handed to each preemptive scheduler as a dependency."""
 
     restart_s: float = param(RESTART_S, number(0, what="a number of seconds"),
                              "seconds a resumed job holds its GPUs restoring its checkpoint, without progress")
@@ -90,6 +91,22 @@ class PreemptiveScheduler(Protocol):
 
 Entry = tuple[float, float, int, JobView]
 """(priority, release, input order, job): lower first; input order is unique, so jobs never compare."""
+
+
+PREEMPTION_NEEDS = ("preemption",)
+"""What a preemptive scheduler declares it needs (`register_scheduler(..., needs=PREEMPTION_NEEDS)`): the
+run's preemption price, which the caller supplies."""
+
+
+def preemption_price(preemption: PreemptionParams | Mapping[str, Any] | None) -> PreemptionParams:
+    """The price a preemptive scheduler is made with: a PreemptionParams, a mapping of its keys (checked
+    like `preemption.<key>=...`), or None for the defaults."""
+    if preemption is None:
+        return PreemptionParams()
+    if not isinstance(preemption, PreemptionParams):
+        return PreemptionParams.parse(preemption, "preemption", "the preemption price")
+    preemption.check("preemption")
+    return preemption
 
 
 class AdmissionScheduler:

@@ -8,36 +8,30 @@ progress), ties by release then input order, and admitted by the walk of Admissi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any, Mapping
 
 from .base import register_scheduler
 from .views import JobView
-from .preemptive import AdmissionScheduler, PreemptionParams
+from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, preemption_price
 
 
-@dataclass(frozen=True)
-class SRTFParams(PreemptionParams):
-    """srtf and srtf_oracle take only the price of preemption (restart_s, min_run_s)."""
-
-
-@register_scheduler("srtf", SRTFParams)
+@register_scheduler("srtf", needs=PREEMPTION_NEEDS)
 class SRTF(AdmissionScheduler):
-    """Preemptive SRTF by predicted remaining time."""
+    """Preemptive SRTF by predicted remaining time. It has no parameters of its own; the run's
+    `preemption` group prices its suspensions."""
 
     label = "srtf"
     oracle = False
 
-    def __init__(self, restart_s: float = SRTFParams.restart_s, min_run_s: float = SRTFParams.min_run_s) -> None:
-        params = SRTFParams(restart_s=restart_s, min_run_s=min_run_s)
-        params.check("scheduler")
-        super().__init__(self.label, params)
+    def __init__(self, preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
+        super().__init__(self.label, preemption_price(preemption))
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         remaining = (job.iterations if self.oracle else job.predicted_iterations) - progress  # type: ignore[operator]
         return remaining * job.alpha_min if remaining > 0 else 0.0
 
 
-@register_scheduler("srtf_oracle", SRTFParams)
+@register_scheduler("srtf_oracle", needs=PREEMPTION_NEEDS)
 class SRTFOracle(SRTF):
     """SRTF by true remaining time (perfect predictions)."""
 

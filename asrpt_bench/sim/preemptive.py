@@ -92,7 +92,7 @@ class _PreemptiveSimulation(_Simulation):
                  placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool) -> None:
         super().__init__(jobs, views, cluster, scheduler, placer, timing, estimates, progress)  # type: ignore[arg-type]
         preemption: PreemptionParams = scheduler.preemption
-        preemption.check("scheduler")
+        preemption.check("preemption")
         self.restart_s, self.min_run_s = float(preemption.restart_s), float(preemption.min_run_s)
         n = len(jobs)
         self.done = [0.0] * n             # iterations banked by earlier segments
