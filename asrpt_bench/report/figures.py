@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import plots, regime_plots, theory_plots
+from . import dispatch_plots, plots, preemption_plots, regime_plots, theory_plots
 from .style import save_figure
 from .published import check_sweep
 from .table_check import read_table, recorded_experiments
@@ -105,6 +105,14 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("injection_study", "injection_study.csv", regime_plots.plot_injection_study,
                "Injection study: A-SRPT / best WCS vs the number of injected unseen long gang jobs",
                ("workload.inject_jobs", "seed", "scheduler", "total_jct")),
+    FigureSpec("dispatch_map", "dispatch_map.csv", dispatch_plots.plot_dispatch_map,
+               "Dispatch map: A-SRPT under strict, EASY, conservative and greedy dispatch x eligibility, "
+               "over the best WCS",
+               ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
+                "seed", "scheduler", "total_jct")),
+    FigureSpec("preemption_price", "preemption_price.csv", preemption_plots.plot_preemption_price,
+               "The price of non-preemption: preemptive references over the best non-preemptive scheduler",
+               ("workload.name", "workload.target_load", "preemption.restart_s", "seed", "scheduler", "total_jct")),
 )
 
 
