@@ -16,7 +16,7 @@ from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .plots import SEED, WCS, best_wcs_ratios, complete_runs, geometric_ci, plot_band, ratio_axis, require
+from .plots import SEED, best_wcs_ratios, complete_runs, plot_band, plot_log_lines, ratio_axis, require
 from .style import figure_style, label, series_style
 
 TRACE = "workload.name"
@@ -90,7 +90,7 @@ def plot_regime_map_novelty(table: pd.DataFrame) -> Figure:
 
 def plot_injection_study(table: pd.DataFrame) -> Figure:
     """Left: A-SRPT and its oracle variant over the best WCS vs injected unseen gang jobs; right: total
-    JCT per scheduler."""
+    JCT per scheduler (plots.plot_log_lines: coinciding schedulers say so in the legend)."""
     table = complete_runs(table)
     require(table, [INJECTED, SEED, "scheduler", "total_jct"], "injection study")
     summary = best_wcs_ratios(table, [INJECTED], schedulers=("asrpt", "asrpt_oracle"))
@@ -107,13 +107,9 @@ def plot_injection_study(table: pd.DataFrame) -> Figure:
         left.set_ylabel("total JCT / best WCS")
         left.legend(title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds; filled: CI excludes 1",
                     title_fontsize=7)
-        totals = geometric_ci(table, ["scheduler", INJECTED], "total_jct")
-        for name, part in totals.groupby("scheduler", sort=False):
-            plot_band(right, part, INJECTED, label=label(str(name)), **series_style(str(name)))
-        right.set_yscale("log")
+        plot_log_lines(right, table, INJECTED, "total_jct", "scheduler")
         right.set_xlabel("injected unseen gang jobs")
         right.set_ylabel("total JCT (s)")
-        right.legend(title=f"geometric mean, 95% CI over {int(totals['n'].max())} seeds", title_fontsize=7)
         figure.suptitle("Injection study: long gang jobs of never-seen groups")
     return figure
 

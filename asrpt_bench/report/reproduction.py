@@ -29,9 +29,9 @@ from ..tasks.compare import BASELINES
 from ..core import ConfigError
 from ..io import atomic_write_text
 from .figures import FIGURES
-from .plots import SEED, geometric_ci, mean_ci, worst_gap
+from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .published import load_result
-from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE, best_wcs_ratios
+from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE
 from .style import label
 
 PAPER = {
