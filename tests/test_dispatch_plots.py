@@ -9,8 +9,10 @@ matplotlib.use("Agg")
 
 import pandas as pd
 import pytest
+from matplotlib import pyplot as plt
 
-from asrpt_bench.report.dispatch_plots import dispatch_ratios, plot_dispatch_map, variant_name
+from asrpt_bench.report.dispatch_plots import dispatch_ratios, legend_labels, plot_dispatch_map, variant_name
+from test_paper_figures import log_axis_problems
 
 SCHEDULERS = {"asrpt": 4.0, "asrpt+easy": 2.0, "asrpt+conservative": 2.5, "asrpt+greedy": 1.5, "asrpt_oracle": 3.0,
               "asrpt_oracle+easy": 1.0, "spjf+easy": 1.2, "wcs_duration": 2.0, "wcs_workload": 3.0, "wcs_subtime": 2.2}
@@ -44,3 +46,12 @@ def test_figure_has_a_panel_per_trace_and_sigma_and_an_oracle_row():
     figure = plot_dispatch_map(table())
     assert len(figure.axes) == 2 * (2 + 1)
     assert "A-SRPT (oracle)" in figure.axes[-1].get_title()
+
+
+def test_log_axes_draw_geometric_intervals_and_hidden_lines_are_named():
+    figure = plot_dispatch_map(table())
+    labels = [text.get_text() for axes in figure.axes if axes.get_legend() for text in axes.get_legend().get_texts()]
+    plt.close(figure)
+    assert log_axis_problems(figure) == []
+    assert "easy, release (= easy, virtual)" in labels
+    assert legend_labels(dispatch_ratios(table()))["strict, virtual"] == "strict, virtual"

@@ -1,12 +1,23 @@
 """paper_figures/ holds every figure, drawn byte-stably from the committed results/ tables, each file
-at most 300 KB, with an index that names its paper figure, table and command."""
+at most 300 KB, with an index that names its paper figure, table and command; no log axis of any figure
+draws an arithmetic or non-positive interval, or a bar."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from asrpt_bench.report.figures import FIGURES, make_figures
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib import pyplot as plt
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from asrpt_bench.report.figures import FIGURES, FigureSpec, make_figures
+from asrpt_bench.report.plots import coincident_labels, geometric_ci, mean_ci, plot_band, worst_gap
 from asrpt_bench.report.style import MAX_FILE_BYTES
+from asrpt_bench.report.table_check import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,3 +39,62 @@ def test_paper_figures_holds_every_figure_within_the_size_limit(tmp_path: Path) 
     written, _, _ = make_figures(ROOT / "results", tmp_path)
     assert (committed / "README.md").read_text(encoding="utf-8") == (tmp_path / "README.md").read_text(encoding="utf-8")
     assert sorted(p.name for p in committed.glob("*.p[nd][gf]")) == sorted(p.name for p in written)
+
+
+def log_axis_problems(figure: Figure) -> list[str]:
+    """What misleads on the figure's log y axes: a band or error bar that is not the geometric interval
+    of plots.geometric_ci (artist gid "ci:geometric") or reaches zero or below, and any bar."""
+    problems = []
+    for k, axes in enumerate(figure.axes):
+        if axes.get_yscale() != "log":
+            continue
+        for artist in axes.collections:
+            if not isinstance(artist, (PolyCollection, LineCollection)):
+                continue
+            if artist.get_gid() != "ci:geometric":
+                problems.append(f"axes {k}: an interval drawn as {artist.get_gid() or 'untagged'}")
+            heights = np.concatenate([path.vertices[:, 1] for path in artist.get_paths()] or [np.ones(1)])
+            if not np.all(np.isfinite(heights) & (heights > 0)):
+                problems.append(f"axes {k}: an interval reaching {np.nanmin(heights):.3g}")
+        problems += [f"axes {k}: a bar" for patch in axes.patches if isinstance(patch, Rectangle)]
+    return problems
+
+
+@pytest.mark.parametrize("spec", FIGURES, ids=lambda spec: spec.name)
+def test_every_log_axis_draws_geometric_positive_intervals_and_no_bars(spec: FigureSpec) -> None:
+    figure = spec.plot(read_table(ROOT / "results" / spec.table))
+    try:
+        assert log_axis_problems(figure) == []
+    finally:
+        plt.close(figure)
+
+
+def test_the_log_axis_check_catches_arithmetic_bands_and_bars() -> None:
+    table = pd.DataFrame({"x": [1, 1, 1, 2, 2, 2], "v": [1.0, 1.0, 1e4, 1.0, 2.0, 3.0]})
+    figure, (arithmetic, bars, geometric) = plt.subplots(1, 3)
+    plot_band(arithmetic, mean_ci(table, ["x"], "v"), "x")
+    bars.bar([1, 2], [1.0, 2.0])
+    plot_band(geometric, geometric_ci(table, ["x"], "v"), "x")
+    for axes in figure.axes:
+        axes.set_yscale("log")
+    problems = log_axis_problems(figure)
+    plt.close(figure)
+    assert problems[0] == "axes 0: an interval drawn as ci:arithmetic"
+    assert problems[1].startswith("axes 0: an interval reaching -")
+    assert problems[2:] == ["axes 1: a bar", "axes 1: a bar"]
+
+
+def test_coinciding_series_say_so_in_the_legend() -> None:
+    summary = pd.DataFrame({"s": ["wcs_duration"] * 2 + ["wcs_workload"] * 2 + ["fifo"] * 2, "x": [1, 2] * 3,
+                            "mean": [1.0, 2.0, 1.0, 2.0, 1.0, 5.0]})
+    assert coincident_labels(summary, "s", "x") == {"wcs_duration": "WCS-Duration",
+                                                    "wcs_workload": "WCS-Workload (= WCS-Duration)",
+                                                    "fifo": "FIFO (= WCS-Duration at x 1)"}
+
+
+def test_the_worst_placement_gap_is_one_maximum_over_instances() -> None:
+    runs = read_table(ROOT / "results" / "placement_heavy_edge_vs_ilp.csv")
+    contract = runs[runs["placement.mode"] == "contract"]
+    assert worst_gap(contract) == contract["alpha_penalty_max"].max()
+    instances = pd.read_csv(ROOT / "results" / "placement_study_contract.csv")
+    assert worst_gap(instances) == instances["gap"].max()

@@ -12,6 +12,7 @@ from matplotlib import pyplot as plt
 
 from asrpt_bench.report.preemption_plots import plot_preemption_price, preemption_price
 from test_cli import run_app
+from test_paper_figures import log_axis_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,3 +53,13 @@ def test_the_pending_experiment_config_composes(tmp_path):
     done = run_app("--config-dir", str(tmp_path), "experiment=preemption_price", "--cfg", "job", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "srtf_oracle" in done.stdout and "las2d" in done.stdout and "sigma: 1.0" in done.stdout
+
+
+def test_log_axes_draw_geometric_intervals_and_hidden_lines_are_named():
+    equal = table()
+    equal.loc[equal["scheduler"] == "las2d", "total_jct"] = equal.loc[equal["scheduler"] == "srtf", "total_jct"].to_numpy()
+    figure = plot_preemption_price(equal)
+    labels = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert log_axis_problems(figure) == []
+    plt.close(figure)
+    assert "srtf, restart 0 s (= las2d, restart 0 s)" in labels

@@ -2,10 +2,11 @@
 
 Per point (trace x sigma x load x eligibility) the best WCS is the WCS variant with the lowest mean total
 JCT over the point's seeds, and each variant's total JCT / that variant is shown as the geometric mean
-over seeds with a 95% Student-t CI on the log ratio (regime_plots.best_wcs_ratios). One panel per trace
+over seeds with a 95% Student-t CI on the log ratio (plots.best_wcs_ratios). One panel per trace
 (columns) and sigma (rows), plus a last row for the oracle variants (perfect predictions: sigma does not
 reach them, so the first sigma's runs are drawn). Colour = dispatch rule, solid = virtual eligibility
-(the paper's), dashed = release; grey = SPJF with EASY.
+(the paper's), dashed = release; grey = SPJF with EASY. A line that hides under another says so in the
+legend.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
-from .plots import SEED, complete_runs, plot_band, require
-from .regime_plots import LOAD, SIGMA, TRACE, best_wcs_ratios, ratio_axis
+from .plots import SEED, best_wcs_ratios, coincident_labels, complete_runs, plot_band, ratio_axis, require
+from .regime_plots import LOAD, SIGMA, TRACE
 from .style import figure_style
 
 ELIGIBILITY = "scheduler.eligibility"
@@ -37,8 +38,25 @@ def dispatch_ratios(table: pd.DataFrame) -> pd.DataFrame:
     return best_wcs_ratios(table, [TRACE, SIGMA, ELIGIBILITY, LOAD], schedulers=present)
 
 
+def legend_labels(summary: pd.DataFrame) -> dict[str, str]:
+    """Label "rule, eligibility" per A-SRPT line of the legend; a line equal to another's in every panel
+    it is drawn in says so (plots.coincident_labels), as it hides under that one."""
+    rules = {variant_name("asrpt", rule): rule for rule in RULES}
+    mine = summary[summary["scheduler"].isin(list(rules))]
+    keyed = mine.assign(line=[f"{rules[s]}, {e}" for s, e in zip(mine["scheduler"], mine[ELIGIBILITY])])
+    keyed = keyed.assign(order=keyed["line"].map(_line_order)).sort_values("order", kind="stable")
+    return coincident_labels(keyed, "line", [TRACE, SIGMA, LOAD], names=str)
+
+
+def _line_order(line: str) -> int:
+    rule, eligibility = line.split(", ")
+    return 2 * RULES.index(rule) + (eligibility != "virtual")
+
+
 def plot_dispatch_map(table: pd.DataFrame) -> Figure:
+    """Every A-SRPT dispatch rule x eligibility (and SPJF-EASY) over the best WCS, panels as above."""
     summary = dispatch_ratios(table)
+    labels = legend_labels(summary)
     traces = list(dict.fromkeys(summary[TRACE]))
     sigmas = list(dict.fromkeys(summary[SIGMA]))
     colours = dict(zip(RULES, plt.get_cmap("viridis")(np.linspace(0, 0.9, len(RULES)))))
@@ -55,8 +73,9 @@ def plot_dispatch_map(table: pd.DataFrame) -> Figure:
                     for eligibility, style in (("virtual", "-"), ("release", "--")):
                         line = part[(part["scheduler"] == variant_name(order, rule)) & (part[ELIGIBILITY] == eligibility)]
                         if not line.empty:
+                            name = f"{rule}, {eligibility}"
                             plot_band(axes, line, LOAD, color=colours[rule], linestyle=style,
-                                      label=f"{rule}, {eligibility}")
+                                      label=labels.get(name, name))
                 spjf = part[(part["scheduler"] == "spjf+easy") & (part[ELIGIBILITY] == "virtual")]
                 if order == "asrpt" and not spjf.empty:
                     plot_band(axes, spjf, LOAD, color="grey", linewidth=0.9, label="SPJF, easy")
@@ -66,6 +85,6 @@ def plot_dispatch_map(table: pd.DataFrame) -> Figure:
             panels[r][0].set_ylabel("total JCT / best WCS")
         for axes in panels[-1]:
             axes.set_xlabel("offered load (workload.target_load)")
-        panels[0][-1].legend(fontsize=6, title="dispatch, eligibility; 95% CI over seeds", title_fontsize=6)
+        panels[0][-1].legend(fontsize=6, title="dispatch, eligibility; geometric mean, 95% CI over seeds", title_fontsize=6)
         figure.suptitle("Dispatch map: A-SRPT variants vs the best WCS baseline")
     return figure

@@ -1,22 +1,30 @@
 """plot_*(table) -> Figure: every paper figure from a collected results table (asrpt-bench-collect).
 
-Each function takes the tidy table (one row per run, or run x scheduler), keeps complete runs,
-averages over seeds and draws the mean with a 95% Student-t confidence interval over seeds.
+Each function takes the tidy table (one row per run, or run x scheduler), keeps complete runs and
+summarises over seeds: on a linear axis the mean with a 95% Student-t interval (`mean_ci`), on a log
+axis the geometric mean with the interval computed on the log (`geometric_ci`), which stays positive.
+Every band (`plot_band`) and error bar (`plot_points`) is tagged with the kind of interval it draws
+(artist gid "ci:geometric" or "ci:arithmetic"), so a test can check what each log axis shows.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 from scipy import stats
 
 from ..core import ConfigError
+from ..tasks.compare import BASELINES
 from .style import figure_style, label, series_style
 
 SEED = "seed"
+WCS = ("wcs_duration", "wcs_workload", "wcs_subtime")
 
 
 def complete_runs(table: pd.DataFrame) -> pd.DataFrame:
@@ -50,7 +58,9 @@ def mean_ci(table: pd.DataFrame, by: list[str], value: str, confidence: float = 
             half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
         key = key if isinstance(key, tuple) else (key,)
         rows.append({**dict(zip(by, key)), "mean": mean, "low": mean - half, "high": mean + half, "n": n})
-    return pd.DataFrame(rows)
+    summary = pd.DataFrame(rows)
+    summary.attrs["interval"] = "arithmetic"
+    return summary
 
 
 def geometric_ci(table: pd.DataFrame, by: list[str], value: str, confidence: float = 0.95) -> pd.DataFrame:
@@ -58,59 +68,173 @@ def geometric_ci(table: pd.DataFrame, by: list[str], value: str, confidence: flo
     ratios and for quantities drawn on a log axis."""
     summary = mean_ci(table.assign(**{value: np.log(table[value].astype(float))}), by, value, confidence)
     summary[["mean", "low", "high"]] = np.exp(summary[["mean", "low", "high"]])
+    summary.attrs["interval"] = "geometric"
     return summary
 
 
+def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str, ...] = ("asrpt",),
+                    candidates: tuple[str, ...] = WCS) -> pd.DataFrame:
+    """Per point and scheduler: the best of `candidates` (default: the WCS variants; column `best_wcs`)
+    and the geometric mean, low, high (a Student-t interval on the log ratio, so it stays positive
+    and a ratio and its inverse get mirrored intervals) and n of total JCT / that reference."""
+    require(table, point + [SEED, "scheduler", "total_jct"], "regime map")
+    keyed = table.assign(**{c: table[c].astype(object).where(table[c].notna(), "null") for c in point})
+    rows = []
+    for key, part in keyed.groupby(point, sort=True):
+        wcs = part[part["scheduler"].isin(candidates)]
+        if wcs.empty:
+            raise ConfigError(f"regime map: point {dict(zip(point, key))} has no run of {list(candidates)}")
+        best = wcs.groupby("scheduler")["total_jct"].mean().idxmin()
+        reference = wcs[wcs["scheduler"] == best].set_index(SEED)["total_jct"]
+        for name in schedulers:
+            runs = part[part["scheduler"] == name].set_index(SEED)["total_jct"]
+            ratio = (runs / reference).dropna().rename("ratio").reset_index().assign(scheduler=name, best_wcs=best)
+            rows.append(ratio.assign(**dict(zip(point, key))))
+    ratios = pd.concat(rows, ignore_index=True)
+    summary = geometric_ci(ratios, point + ["scheduler", "best_wcs"], "ratio")
+    summary["excludes_one"] = (summary["n"] >= 2) & ((summary["low"] > 1) | (summary["high"] < 1))
+    return summary
+
+
+def ratio_axis(axes: plt.Axes) -> None:
+    """A log axis for ratios: plain major labels, no minor labels, a line at 1."""
+    axes.axhline(1.0, color="black", linewidth=0.8)
+    axes.set_yscale("log")
+    axes.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axes.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    axes.yaxis.set_minor_formatter(NullFormatter())
+
+
+def interval_gid(summary: pd.DataFrame) -> str:
+    """The gid of the artists drawing `summary`'s interval: "ci:geometric", "ci:arithmetic" or "ci:unknown"."""
+    return f"ci:{summary.attrs.get('interval', 'unknown')}"
+
+
 def plot_band(axes: Axes, summary: pd.DataFrame, x: str, x_scale: float = 1.0, **style: object) -> None:
-    """A mean line with its confidence band (rows of `mean_ci`) against column `x`."""
+    """A mean line with its confidence band (rows of `mean_ci` or `geometric_ci`) against column `x`."""
     part = summary.sort_values(x)
     xs = part[x].to_numpy(dtype=float) * x_scale
     axes.plot(xs, part["mean"], **style)
-    axes.fill_between(xs, part["low"], part["high"], alpha=0.15, color=style.get("color"))
+    band = axes.fill_between(xs, part["low"], part["high"], alpha=0.15, color=style.get("color"))
+    band.set_gid(interval_gid(summary))
 
 
-def _log_lines(table: pd.DataFrame, x: str, value: str, series: str, x_scale: float = 1.0) -> Figure:
-    """One band per series on a log y axis: geometric mean and its interval, which stays positive."""
+def plot_points(axes: Axes, summary: pd.DataFrame, positions: np.ndarray, scale: float = 1.0,
+                **style: object) -> None:
+    """Each row of `summary` (`mean_ci` or `geometric_ci`) as a point at `positions` with its interval
+    as an error bar, every value times `scale`: the form for a log axis, where a bar's height means nothing."""
+    mean = scale * summary["mean"].to_numpy(dtype=float)
+    errors = [mean - scale * summary["low"].to_numpy(dtype=float), scale * summary["high"].to_numpy(dtype=float) - mean]
+    drawn = axes.errorbar(positions, mean, yerr=errors, linestyle="none", capsize=3, **style)
+    for collection in drawn.lines[2]:
+        collection.set_gid(interval_gid(summary))
+
+
+def coincident_labels(summary: pd.DataFrame, series: str, x: str | list[str], x_scale: float = 1.0,
+                      names: Callable[[str], str] = label) -> dict[str, str]:
+    """Legend label (`names`) per series of `summary`; a series whose mean equals an earlier one's says
+    so, since its line hides under that one: "B (= A)" at every `x`, "B (= A at x 500, 1000)" or
+    "B (= A at 12 of 18 points)" at some (the first such A; an exact match first)."""
+    curves = {str(name): part.set_index(x)["mean"] for name, part in summary.groupby(series, sort=False)}
+    labels: dict[str, str] = {}
+    for name, curve in curves.items():
+        notes = [_coincidence(names(other), curves[other], curve, x_scale) for other in labels]
+        exact = [note for note in notes if note and " at " not in note]
+        partial = [note for note in notes if note and " at " in note]
+        labels[name] = " ".join([names(name)] + (exact or partial)[:1])
+    return labels
+
+
+def _coincidence(other: str, first: pd.Series, second: pd.Series, x_scale: float) -> str:
+    """"(= other)" when `second` equals `first` wherever both are drawn, "(= other at ...)" when at some."""
+    common = first.index.intersection(second.index)
+    same = [value for value in common if np.isclose(first[value], second[value], rtol=1e-9, atol=0.0)]
+    if not same:
+        return ""
+    if len(same) == len(common):
+        return f"(= {other})"
+    if isinstance(first.index, pd.MultiIndex) or len(same) > 4:
+        return f"(= {other} at {len(same)} of {len(common)} points)"
+    return f"(= {other} at x {', '.join(f'{float(v) * x_scale:g}' for v in same)})"
+
+
+def plot_log_lines(axes: Axes, table: pd.DataFrame, x: str, value: str, series: str, x_scale: float = 1.0) -> None:
+    """One band per series on a log y axis (geometric mean and its interval, which stays positive);
+    coinciding series say so in the legend."""
     summary = geometric_ci(table, [series, x], value)
-    figure, axes = plt.subplots()
+    labels = coincident_labels(summary, series, x, x_scale)
     for name, part in summary.groupby(series, sort=False):
-        plot_band(axes, part, x, x_scale, label=label(str(name)), **series_style(str(name)))
+        plot_band(axes, part, x, x_scale, label=labels[str(name)], **series_style(str(name)))
     seeds = int(summary["n"].max()) if len(summary) else 0
-    axes.legend(title=f"geometric mean, 95% CI over {seeds} seed(s)", title_fontsize=8)
+    axes.legend(title=f"geometric mean, 95% CI over {seeds} seed(s)", title_fontsize=7, fontsize=7,
+                loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes.set_yscale("log")
+
+
+def _ratio_panel(axes: Axes, table: pd.DataFrame, x: str, x_scale: float) -> pd.DataFrame:
+    """A-SRPT / best baseline vs `x`: paired per seed, geometric mean and 95% CI on the log ratio
+    (`best_wcs_ratios` over every baseline); filled markers where the CI excludes 1, each point named
+    after its best baseline."""
+    candidates = tuple(name for name in BASELINES if name in set(table["scheduler"]))
+    summary = best_wcs_ratios(table, [x], candidates=candidates)
+    summary = summary.assign(**{x: summary[x].astype(float)}).sort_values(x)
+    style = series_style("asrpt")
+    plot_band(axes, summary, x, x_scale, color=style["color"], label=label("asrpt"))
+    for excludes, face in ((True, style["color"]), (False, "white")):
+        chosen = summary[summary["excludes_one"] == excludes]
+        axes.scatter(x_scale * chosen[x], chosen["mean"], s=26, facecolors=face, edgecolors=style["color"], zorder=3)
+    for _, row in summary.iterrows():
+        axes.annotate(f"{row['mean']:.3g} vs {label(row['best_wcs'])}", (x_scale * row[x], row["mean"]),
+                      textcoords="offset points", xytext=(0, 7), ha="center", fontsize=6)
+    ratio_axis(axes)
+    axes.set_ylabel("total JCT: A-SRPT / best baseline")
+    axes.legend(title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds; filled: CI excludes 1",
+                title_fontsize=7, fontsize=7)
+    return summary
+
+
+def _trend(table: pd.DataFrame, x: str, x_scale: float, x_label: str, title: str) -> Figure:
+    """Left: A-SRPT / best baseline vs `x`; right: every scheduler's total JCT (log)."""
+    with figure_style():
+        figure, (left, right) = plt.subplots(1, 2, figsize=(10.5, 3.9), width_ratios=(1.15, 1.0))
+        _ratio_panel(left, table, x, x_scale)
+        plot_log_lines(right, table, x, "total_jct", "scheduler", x_scale)
+        right.set_ylabel("total JCT (s)")
+        right.set_title("absolute totals", fontsize=9)
+        for axes in (left, right):
+            axes.set_xlabel(x_label)
+        figure.suptitle(title)
     return figure
 
 
+def _label_loads(axes: Axes, table: pd.DataFrame, x: str) -> None:
+    """Each x tick of Fig 6 also names its mean offered load (a job count hides the load)."""
+    loads = table.groupby(x)["offered_load"].mean()
+    axes.set_xticks(loads.index.to_numpy(dtype=float), [f"{n:g}\nload {v:.2g}" for n, v in loads.items()])
+    axes.minorticks_off()
+
+
 def plot_total_jct_vs_num_jobs(table: pd.DataFrame) -> Figure:
-    """Fig 6: total JCT vs the number of jobs, one line per scheduler; the top axis gives each job
-    count's mean offered load when the table has it (a job count hides the load)."""
+    """Fig 6: A-SRPT / best baseline vs the number of jobs (main panel) and every scheduler's total JCT
+    (right); each job count's mean offered load under its tick when the table has it."""
     table = complete_runs(table)
-    require(table, ["workload.num_jobs", "scheduler", "total_jct"], "Fig 6")
-    with figure_style():
-        figure = _log_lines(table, "workload.num_jobs", "total_jct", "scheduler")
-        axes = figure.axes[0]
-        axes.set_xlabel("number of jobs")
-        axes.set_ylabel("total JCT (s)")
-        axes.set_title("Total JCT vs number of jobs")
+    x = "workload.num_jobs"
+    require(table, [x, SEED, "scheduler", "total_jct"], "Fig 6")
+    figure = _trend(table, x, 1.0, "number of jobs", "Fig 6: A-SRPT vs the best baseline by number of jobs")
+    for axes in figure.axes:
+        axes.set_xscale("log")
         if "offered_load" in table.columns:
-            loads = table.groupby("workload.num_jobs")["offered_load"].mean()
-            top = axes.secondary_xaxis("top")
-            top.set_xticks(loads.index.to_numpy(dtype=float), [f"{v:.2g}" for v in loads])
-            top.set_xlabel("offered load (mean over seeds)")
+            _label_loads(axes, table, x)
     return figure
 
 
 def plot_total_jct_vs_single_gpu_share(table: pd.DataFrame) -> Figure:
-    """Fig 7: total JCT vs the percentage of single-GPU jobs, one line per scheduler."""
+    """Fig 7: A-SRPT / best baseline vs the percentage of single-GPU jobs (main panel) and every
+    scheduler's total JCT (right)."""
     table = complete_runs(table)
-    require(table, ["workload.single_gpu_share", "scheduler", "total_jct"], "Fig 7")
-    with figure_style():
-        figure = _log_lines(table, "workload.single_gpu_share", "total_jct", "scheduler", x_scale=100.0)
-        axes = figure.axes[0]
-        axes.set_xlabel("single-GPU jobs (%)")
-        axes.set_ylabel("total JCT (s)")
-        axes.set_title("Total JCT vs single-GPU job share")
-    return figure
+    x = "workload.single_gpu_share"
+    require(table, [x, SEED, "scheduler", "total_jct"], "Fig 7")
+    return _trend(table, x, 100.0, "single-GPU jobs (%)", "Fig 7: A-SRPT vs the best baseline by single-GPU job share")
 
 
 def _bucket_columns(table: pd.DataFrame, prefix: str) -> list[str]:
@@ -168,40 +292,69 @@ def plot_accuracy(table: pd.DataFrame, title: str | None = None) -> Figure:
     return figure
 
 
+def worst_gap(table: pd.DataFrame) -> float:
+    """Heavy-Edge's worst alpha gap: the maximum over instances of the per-instance gap
+    alpha_Heavy-Edge / alpha_ILP - 1, from per-instance rows (`gap`, placement_study*.csv) or per-run rows
+    (`alpha_penalty_max`, each run's maximum over its instances). The one definition the figure,
+    REPRODUCTION.md and the README quote."""
+    column = "gap" if "gap" in table.columns else "alpha_penalty_max"
+    return float(table[column].max())
+
+
+WORST_GAP_TITLE = "worst gap: max over instances\nof the per-instance gap"
+
+
+def _labelled_points(axes: Axes, positions: np.ndarray, values: np.ndarray, **style: object) -> None:
+    """Points with their value printed beside them, so a 0% is as visible as 200%."""
+    axes.scatter(positions, values, zorder=3, **style)
+    for x, value in zip(positions, values):
+        axes.annotate(f"{value:.3g}%", (x, value), textcoords="offset points", xytext=(6, 0), va="center", fontsize=7)
+
+
+def _placement_gaps(mean_axes: Axes, worst_axes: Axes, table: pd.DataFrame, modes: list[str]) -> None:
+    """Per Heavy-Edge mode: the mean gap per run (mean, 95% CI over seeds) and the worst gap (`worst_gap`)."""
+    positions = np.arange(len(modes))
+    means = pd.concat([mean_ci(table[table["placement.mode"] == m].assign(all=m), ["all"], "alpha_penalty_mean")
+                       for m in modes], ignore_index=True)
+    plot_points(mean_axes, means, positions, scale=100.0, color="black", marker="o")
+    _labelled_points(mean_axes, positions, 100 * means["mean"].to_numpy(), color="black", s=0)
+    worst = np.array([100 * worst_gap(table[table["placement.mode"] == m]) for m in modes])
+    _labelled_points(worst_axes, positions, worst, color="black", marker="D", s=24)
+    for axes, title in ((mean_axes, "mean gap per run\n(mean, 95% CI over seeds)"), (worst_axes, WORST_GAP_TITLE)):
+        axes.set_xticks(positions, modes)
+        axes.set_xlim(-0.5, len(modes) - 0.3)
+        axes.set_xlabel("Heavy-Edge mode")
+        axes.set_ylabel("alpha_HE / alpha_ILP - 1 (%)")
+        axes.set_title(title, fontsize=9)
+        axes.axhline(0.0, color="grey", linewidth=0.8)
+
+
+def _placement_times(axes: Axes, table: pd.DataFrame, modes: list[str]) -> None:
+    """Median time per placement per run: geometric mean and 95% CI over seeds, points on a log axis."""
+    times = [(f"Heavy-Edge {m}", table[table["placement.mode"] == m], "heavy_edge_time_median_s") for m in modes]
+    times.append((label("ilp"), table, "ilp_time_median_s"))
+    for k, (name, part, column) in enumerate(times):
+        plot_points(axes, geometric_ci(part.assign(all=name), ["all"], column), np.array([k]), scale=1e3,
+                    color="black", marker="o")
+    axes.set_xticks(range(len(times)), [name for name, _, _ in times], rotation=20, ha="right")
+    axes.set_ylabel("median time per placement (ms)")
+    axes.set_title("time (geometric mean, 95% CI)", fontsize=9)
+    axes.set_yscale("log")
+
+
 def plot_placement_quality(table: pd.DataFrame) -> Figure:
-    """Heavy-Edge vs ILP per Heavy-Edge mode: alpha penalty over the ILP optimum (mean and worst case
-    per run) and median time per placement, as mean and 95% CI over seeds."""
+    """Heavy-Edge vs ILP per Heavy-Edge mode: the mean alpha gap over the ILP optimum per run (mean and
+    95% CI over seeds), the worst gap (`worst_gap`) and the median time per placement (geometric mean,
+    95% CI, log axis); every gap is printed, so refined's 0% shows."""
     table = complete_runs(table)
-    mode = "placement.mode"
-    penalty = ["alpha_penalty_mean", "alpha_penalty_max"]
-    require(table, [mode] + penalty + ["heavy_edge_time_median_s", "ilp_time_median_s"], "Heavy-Edge vs ILP")
-    modes = list(dict.fromkeys(table[mode]))
-    width = 0.8 / len(modes)
+    require(table, ["placement.mode", "alpha_penalty_mean", "alpha_penalty_max", "heavy_edge_time_median_s",
+                    "ilp_time_median_s"], "Heavy-Edge vs ILP")
+    modes = list(dict.fromkeys(table["placement.mode"]))
     with figure_style():
-        figure, panels = plt.subplots(1, 2, figsize=(9.0, 3.6))
-        for k, name in enumerate(modes):
-            part = table[table[mode] == name]
-            long = part.melt(id_vars=[SEED] if SEED in part.columns else [], value_vars=penalty,
-                             var_name="column", value_name="value")
-            summary = mean_ci(long, ["column"], "value").set_index("column").loc[penalty]
-            positions = np.arange(len(penalty)) + (k - (len(modes) - 1) / 2) * width
-            panels[0].bar(positions, 100 * summary["mean"], width, label=name,
-                          yerr=[100 * (summary["mean"] - summary["low"]), 100 * (summary["high"] - summary["mean"])],
-                          capsize=3)
-        panels[0].set_xticks(np.arange(len(penalty)), ["mean", "worst"])
-        panels[0].set_ylabel("Heavy-Edge alpha / ILP alpha - 1 (%)")
-        panels[0].legend(title="Heavy-Edge mode")
-        times = [(f"Heavy-Edge {name}", table[table[mode] == name], "heavy_edge_time_median_s") for name in modes]
-        times.append((label("ilp"), table, "ilp_time_median_s"))
-        for k, (name, part, column) in enumerate(times):
-            summary = mean_ci(part.assign(all="all"), ["all"], column)
-            panels[1].bar(k, 1e3 * summary["mean"].iloc[0], capsize=3,
-                          yerr=[[1e3 * (summary["mean"] - summary["low"]).iloc[0]],
-                                [1e3 * (summary["high"] - summary["mean"]).iloc[0]]])
-        panels[1].set_xticks(range(len(times)), [name for name, _, _ in times], rotation=20, ha="right")
-        panels[1].set_ylabel("median time per placement (ms)")
-        panels[1].set_yscale("log")
-        figure.suptitle("Heavy-Edge vs the ILP optimum")
+        figure, panels = plt.subplots(1, 3, figsize=(11.0, 3.6))
+        _placement_gaps(panels[0], panels[1], table, modes)
+        _placement_times(panels[2], table, modes)
+        figure.suptitle(f"Heavy-Edge vs the ILP optimum ({int(table[SEED].nunique()) if SEED in table else 1} seeds)")
     return figure
 
 
@@ -238,21 +391,25 @@ def plot_sensitivity(table: pd.DataFrame) -> Figure:
 
 
 def plot_scheduler_comparison(table: pd.DataFrame) -> Figure:
-    """Total JCT per scheduler on the default workload, geometric mean and 95% CI over seeds (log axis)."""
+    """Total JCT per scheduler on the default workload: points with the geometric mean and its 95% CI
+    over seeds (log axis, where a bar's height would mean nothing), each seed's value as a dot."""
     table = complete_runs(table)
     require(table, ["scheduler", "total_jct"], "comparison")
     summary = geometric_ci(table, ["scheduler"], "total_jct")
     order = [name for name in table["scheduler"].drop_duplicates()]
-    summary = summary.set_index("scheduler").loc[order]
+    summary = summary.set_index("scheduler").loc[order].reset_index()
     with figure_style():
         figure, axes = plt.subplots()
-        positions = np.arange(len(order))
-        axes.bar(positions, summary["mean"], color=[series_style(n)["color"] for n in order],
-                 yerr=[summary["mean"] - summary["low"], summary["high"] - summary["mean"]], capsize=3)
-        axes.set_xticks(positions, [label(n) for n in order], rotation=25, ha="right")
+        for k, name in enumerate(order):
+            style = series_style(name)
+            plot_points(axes, summary.iloc[[k]], np.array([k]), color=style["color"], marker=style["marker"])
+            seeds = table.loc[table["scheduler"] == name, "total_jct"]
+            axes.scatter(np.full(len(seeds), k + 0.18), seeds, color=style["color"], s=6, alpha=0.6)
+        axes.set_xticks(np.arange(len(order)), [label(n) for n in order], rotation=25, ha="right")
         axes.set_ylabel("total JCT (s)")
         axes.set_yscale("log")
-        axes.set_title(f"Total JCT per scheduler{placers_note(table)}")
+        axes.set_title(f"Total JCT per scheduler{placers_note(table)}\n(geometric mean, 95% CI over "
+                       f"{int(summary['n'].max())} seeds; dots: seeds)", fontsize=9)
     return figure
 
 

@@ -3,7 +3,7 @@ non-preemptive scheduler, per trace, offered load and restart price.
 
 The best non-preemptive scheduler at a point (trace x load x restart_s) is the one with the lowest
 mean total JCT over the point's seeds; each preemptive scheduler's ratio to it is formed per seed and
-shown as the geometric mean with a 95% Student-t CI on the log ratio (regime_plots.best_wcs_ratios).
+shown as the geometric mean with a 95% Student-t CI on the log ratio (plots.best_wcs_ratios).
 Below 1, preempting pays even at that restart price.
 """
 
@@ -13,8 +13,8 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
-from .plots import SEED, complete_runs, plot_band, require
-from .regime_plots import LOAD, TRACE, best_wcs_ratios, ratio_axis
+from .plots import SEED, best_wcs_ratios, coincident_labels, complete_runs, plot_band, ratio_axis, require
+from .regime_plots import LOAD, TRACE
 from .style import figure_style, label, series_style
 
 RESTART = "preemption.restart_s"
@@ -33,12 +33,25 @@ def preemption_price(table: pd.DataFrame) -> pd.DataFrame:
     return best_wcs_ratios(table, [TRACE, RESTART, LOAD], schedulers=present, candidates=candidates)
 
 
+def _line_name(scheduler: str, restart: object) -> str:
+    return f"{label(scheduler)}, restart {float(restart):g} s"
+
+
+def _legend_labels(summary: pd.DataFrame) -> dict[str, str]:
+    """Legend label per scheduler x restart line, noting a line equal to another's at every trace and
+    load (plots.coincident_labels), as it hides under that one."""
+    keyed = summary.assign(line=[_line_name(s, r) for s, r in zip(summary["scheduler"], summary[RESTART])])
+    return coincident_labels(keyed.sort_values(["scheduler", RESTART]), "line", [TRACE, LOAD], names=str)
+
+
 def plot_preemption_price(table: pd.DataFrame) -> Figure:
     """One panel per trace: preemptive / best non-preemptive total JCT vs offered load, one colour per
-    preemptive scheduler and one line style per restart price; filled markers where the CI excludes 1."""
+    preemptive scheduler and one line style per restart price; filled markers where the CI excludes 1; a
+    line that hides under another says so in the legend."""
     summary = preemption_price(table)
     traces = sorted(summary[TRACE].unique())
     restarts = sorted(summary[RESTART].astype(float).unique())
+    labels = _legend_labels(summary)
     with figure_style():
         figure, panels = plt.subplots(1, len(traces), figsize=(5.0 * len(traces), 3.8), squeeze=False)
         for axes, trace in zip(panels[0], traces):
@@ -47,7 +60,7 @@ def plot_preemption_price(table: pd.DataFrame) -> Figure:
                 dash = LINESTYLES[restarts.index(float(restart)) % len(LINESTYLES)]
                 part = part.assign(**{LOAD: part[LOAD].astype(float)})
                 plot_band(axes, part, LOAD, color=style["color"], linestyle=dash,
-                          label=f"{label(str(name))}, restart {float(restart):g} s")
+                          label=labels[_line_name(str(name), restart)])
                 filled = part[part["excludes_one"]]
                 axes.scatter(filled[LOAD], filled["mean"], s=24, color=style["color"], zorder=3)
             ratio_axis(axes)

@@ -15,42 +15,15 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
-from ..core import ConfigError
-from .plots import SEED, complete_runs, geometric_ci, plot_band, require
+from .plots import SEED, best_wcs_ratios, complete_runs, plot_band, plot_log_lines, ratio_axis, require
 from .style import figure_style, label, series_style
 
-WCS = ("wcs_duration", "wcs_workload", "wcs_subtime")
 TRACE = "workload.name"
 LOAD = "workload.target_load"
 SIGMA = "workload.recurrence.sigma"
 NEW_SHARE = "workload.recurrence.new_group_share"
 INJECTED = "workload.inject_jobs"
-
-
-def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str, ...] = ("asrpt",),
-                    candidates: tuple[str, ...] = WCS) -> pd.DataFrame:
-    """Per point and scheduler: the best of `candidates` (default: the WCS variants; column `best_wcs`)
-    and the geometric mean, low, high (a Student-t interval on the log ratio, so it stays positive
-    and a ratio and its inverse get mirrored intervals) and n of total JCT / that reference."""
-    require(table, point + [SEED, "scheduler", "total_jct"], "regime map")
-    keyed = table.assign(**{c: table[c].astype(object).where(table[c].notna(), "null") for c in point})
-    rows = []
-    for key, part in keyed.groupby(point, sort=True):
-        wcs = part[part["scheduler"].isin(candidates)]
-        if wcs.empty:
-            raise ConfigError(f"regime map: point {dict(zip(point, key))} has no run of {list(candidates)}")
-        best = wcs.groupby("scheduler")["total_jct"].mean().idxmin()
-        reference = wcs[wcs["scheduler"] == best].set_index(SEED)["total_jct"]
-        for name in schedulers:
-            runs = part[part["scheduler"] == name].set_index(SEED)["total_jct"]
-            ratio = (runs / reference).dropna().rename("ratio").reset_index().assign(scheduler=name, best_wcs=best)
-            rows.append(ratio.assign(**dict(zip(point, key))))
-    ratios = pd.concat(rows, ignore_index=True)
-    summary = geometric_ci(ratios, point + ["scheduler", "best_wcs"], "ratio")
-    summary["excludes_one"] = (summary["n"] >= 2) & ((summary["low"] > 1) | (summary["high"] < 1))
-    return summary
 
 
 def _axis_label(value: object, axis: str) -> str:
@@ -59,12 +32,18 @@ def _axis_label(value: object, axis: str) -> str:
     return f"new groups = {100 * float(value):.0f}%"
 
 
+def series_colours(values: pd.Series) -> dict[object, object]:
+    """A sequential colour per value in increasing order (viridis), "null" (no information) last in grey."""
+    known = sorted({float(v) for v in values if v != "null"})
+    colours = dict(zip(known, plt.get_cmap("viridis")(np.linspace(0, 0.9, len(known)))))
+    ordered = {v: colours[float(v)] for v in sorted((v for v in set(values) if v != "null"), key=float)}
+    return {**ordered, **({"null": "grey"} if "null" in set(values) else {})}
+
+
 def _ratio_lines(axes: plt.Axes, summary: pd.DataFrame, x: str, series: str) -> None:
     """A-SRPT / best WCS per value of `series` (band, markers filled where the CI excludes 1), and its
     oracle variant dashed in the same colour."""
-    values = list(dict.fromkeys(summary[series]))
-    colours = plt.get_cmap("viridis")(np.linspace(0, 0.9, len(values)))
-    for colour, value in zip(colours, values):
+    for value, colour in series_colours(summary[series]).items():
         part = summary[summary[series] == value].assign(**{x: lambda t: t[x].astype(float)}).sort_values(x)
         mine = part[part["scheduler"] == "asrpt"]
         plot_band(axes, mine, x, color=colour, label=_axis_label(value, series))
@@ -74,15 +53,6 @@ def _ratio_lines(axes: plt.Axes, summary: pd.DataFrame, x: str, series: str) -> 
         oracle = part[part["scheduler"] == "asrpt_oracle"]
         axes.plot(oracle[x], oracle["mean"], color=colour, linestyle="--", linewidth=0.9)
     ratio_axis(axes)
-
-
-def ratio_axis(axes: plt.Axes) -> None:
-    """A log axis for ratios: plain major labels, no minor labels, a line at 1."""
-    axes.axhline(1.0, color="black", linewidth=0.8)
-    axes.set_yscale("log")
-    axes.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    axes.yaxis.set_major_formatter(FormatStrFormatter("%g"))
-    axes.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
@@ -120,7 +90,7 @@ def plot_regime_map_novelty(table: pd.DataFrame) -> Figure:
 
 def plot_injection_study(table: pd.DataFrame) -> Figure:
     """Left: A-SRPT and its oracle variant over the best WCS vs injected unseen gang jobs; right: total
-    JCT per scheduler."""
+    JCT per scheduler (plots.plot_log_lines: coinciding schedulers say so in the legend)."""
     table = complete_runs(table)
     require(table, [INJECTED, SEED, "scheduler", "total_jct"], "injection study")
     summary = best_wcs_ratios(table, [INJECTED], schedulers=("asrpt", "asrpt_oracle"))
@@ -137,13 +107,9 @@ def plot_injection_study(table: pd.DataFrame) -> Figure:
         left.set_ylabel("total JCT / best WCS")
         left.legend(title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds; filled: CI excludes 1",
                     title_fontsize=7)
-        totals = geometric_ci(table, ["scheduler", INJECTED], "total_jct")
-        for name, part in totals.groupby("scheduler", sort=False):
-            plot_band(right, part, INJECTED, label=label(str(name)), **series_style(str(name)))
-        right.set_yscale("log")
+        plot_log_lines(right, table, INJECTED, "total_jct", "scheduler")
         right.set_xlabel("injected unseen gang jobs")
         right.set_ylabel("total JCT (s)")
-        right.legend(title=f"geometric mean, 95% CI over {int(totals['n'].max())} seeds", title_fontsize=7)
         figure.suptitle("Injection study: long gang jobs of never-seen groups")
     return figure
 

@@ -4,7 +4,9 @@
   bound over epsilon, one line per tau, one panel per COMM_HEAVY (and per alpha model);
 - the adversarial search: Eq. 12 violation and ratio / bound of the best instance found;
 - ablations: total JCT per variant.
-All show the mean over seeds with a 95% Student-t interval (plots.mean_ci).
+The ratio figures (log axes) show the geometric mean over seeds with a 95% Student-t interval on the
+log (plots.geometric_ci), which stays positive; the bar figures (linear axes) the mean with a 95%
+Student-t interval (plots.mean_ci).
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .plots import SEED, complete_runs, mean_ci, plot_band, require
+from .plots import SEED, coincident_labels, complete_runs, geometric_ci, mean_ci, plot_band, require
 from .style import figure_style, label
 
 TAU, COMM_HEAVY, EPSILON = "scheduler.tau", "scheduler.comm_heavy", "predictor.epsilon"
 ALPHA_MODEL = "task.theory_alpha"
 _TAB10 = plt.get_cmap("tab10")
+_MARKERS = ("o", "s", "^", "v", "D")
 ALPHA_MODEL_LABELS = {"fixed": "fixed alpha (OPT exact)", "placement": "placement alpha (OPT lower bound)"}
 
 
@@ -29,14 +32,22 @@ def _colour(k: int) -> tuple[float, ...]:
     return _TAB10(k % _TAB10.N)
 
 
+def _tau_labels(table: pd.DataFrame, value: str, keys: list[str], text: str) -> dict[str, str]:
+    """Legend label per tau of `value`'s line, noting a tau whose line equals another's in every panel."""
+    summary = geometric_ci(table, keys + [TAU], value)
+    return coincident_labels(summary, TAU, keys, names=lambda tau: f"{text}, tau={float(tau):g}")
+
+
 def _ratio_vs_bound(table: pd.DataFrame, ratio: str, bound: str, row_key: str | None, ratio_label: str,
                     bound_label: str, title: str, worst: float) -> Figure:
     """Grid: rows by `row_key` (None: one row), columns by COMM_HEAVY; x = epsilon; per tau a solid
-    line (measured ratio) and a dashed line (bound) of the same colour; log y; `worst` ratio / bound
-    in the title."""
+    line (measured ratio) and a dashed line (bound) of the same colour, each the geometric mean and its
+    95% CI over seeds; log y; `worst` ratio / bound in the title; coinciding taus say so in the legend."""
     rows = sorted(table[row_key].unique()) if row_key else [None]
     columns = sorted(table[COMM_HEAVY].unique())
     taus = sorted(table[TAU].unique())
+    keys = ([row_key] if row_key else []) + [COMM_HEAVY, EPSILON]
+    labels = {ratio: _tau_labels(table, ratio, keys, ratio_label), bound: _tau_labels(table, bound, keys, bound_label)}
     figure, panels = plt.subplots(len(rows), len(columns), figsize=(3.5 * len(columns), 2.9 * len(rows)),
                                   squeeze=False, sharex=True, sharey=True)
     for r, row in enumerate(rows):
@@ -47,11 +58,10 @@ def _ratio_vs_bound(table: pd.DataFrame, ratio: str, bound: str, row_key: str | 
                 part = part[part[row_key] == row]
             for k, tau in enumerate(taus):
                 at_tau = part[part[TAU] == tau]
-                colour = _colour(k)
-                plot_band(axes, mean_ci(at_tau, [EPSILON], ratio), EPSILON, color=colour, marker="o",
-                      label=f"{ratio_label}, tau={tau:g}")
-                plot_band(axes, mean_ci(at_tau, [EPSILON], bound), EPSILON, color=colour, linestyle="--",
-                      marker="", label=f"{bound_label}, tau={tau:g}")
+                for value, style in ((ratio, {"marker": _MARKERS[k % len(_MARKERS)]}),
+                                     (bound, {"linestyle": "--", "marker": ""})):
+                    plot_band(axes, geometric_ci(at_tau, [EPSILON], value), EPSILON, color=_colour(k),
+                              label=labels[value][str(tau)], **style)
             axes.set_yscale("log")
             heading = f"COMM_HEAVY = {comm_heavy:g}"
             axes.set_title(f"{ALPHA_MODEL_LABELS.get(row, row)}\n{heading}" if row_key else heading, fontsize=8)
@@ -60,7 +70,7 @@ def _ratio_vs_bound(table: pd.DataFrame, ratio: str, bound: str, row_key: str | 
             if c == 0:
                 axes.set_ylabel("sum C / OPT (log)")
     seeds = int(table[SEED].nunique()) if SEED in table.columns else 1
-    panels[0][-1].legend(title=f"mean, 95% CI over {seeds} seed(s)", title_fontsize=7, fontsize=6,
+    panels[0][-1].legend(title=f"geometric mean, 95% CI over {seeds} seed(s)", title_fontsize=7, fontsize=6,
                          loc="upper left", bbox_to_anchor=(1.02, 1.0))
     figure.suptitle(f"{title} (worst ratio / bound in any run: {worst:.3g})")
     return figure
