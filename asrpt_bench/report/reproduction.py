@@ -8,8 +8,12 @@ task lemma2). The paper's values are quoted from ../shared/paper-notes.md (secti
 modelling choices it leaves open (section 10) are listed with the default this toolkit's CLI composes
 (the one import of the CLI from report/, a known exception in docs/architecture.md).
 
-    asrpt-bench-report                 # write REPRODUCTION.md from results/
-    asrpt-bench-report --check         # exit 1 when REPRODUCTION.md differs from what results/ give
+It also rewrites the generated blocks of README.md and docs/*.md under --docs (default: the current
+directory, the project root), whose measured numbers come from the same tables (doc_numbers.py).
+
+    asrpt-bench-report                 # write REPRODUCTION.md and the docs' generated blocks from results/
+    asrpt-bench-report --check         # exit 1 when REPRODUCTION.md or a generated block differs
+    asrpt-bench-report --docs none     # REPRODUCTION.md only
 
 Exit codes: 0 written (or up to date); 1 --check found a difference; 2 a table was refused.
 """
@@ -366,18 +370,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"), help="collected tables (default results)")
     parser.add_argument("--out", type=Path, default=Path("REPRODUCTION.md"), help="report file (REPRODUCTION.md)")
     parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
+    parser.add_argument("--docs", default=".", help="project root whose README.md and docs/*.md generated blocks "
+                                                    "are rewritten (default: the current directory; none: skip)")
     args = parser.parse_args(argv)
     try:
         text = render(args.results)
+        report = _check_or_write(args.out, args.results, text, args.check)
+        docs = 0 if args.docs == "none" else _update_docs(Path(args.docs), args.results, args.check)
     except ConfigError as error:
         print(f"asrpt-bench-report: error: {error}", file=sys.stderr)
         return 2
-    try:
-        return _check_or_write(args.out, args.results, text, args.check)
     except (OSError, UnicodeDecodeError) as error:
-        print(f"asrpt-bench-report: error: cannot {'read' if args.check else 'write'} {args.out}: {error}",
-              file=sys.stderr)
+        print(f"asrpt-bench-report: error: cannot {'read' if args.check else 'write'}: {error}", file=sys.stderr)
         return 2
+    return max(report, docs)
+
+
+def _update_docs(root: Path, results: Path, check: bool) -> int:
+    """Rewrite (or with `check`, compare) the generated blocks of the docs under `root`: 1 if one differs."""
+    from .doc_numbers import update_docs  # doc_numbers reuses this module's formatting
+
+    changed = update_docs(root, results, check)
+    names = ", ".join(str(path) for path in changed) or "none"
+    if check and changed:
+        print(f"asrpt-bench-report: generated blocks differ from what {results}/ gives in {names}; run "
+              "asrpt-bench-report", file=sys.stderr)
+        return 1
+    if check:
+        print(f"asrpt-bench-report: the docs' generated blocks match the tables in {results}/")
+    else:
+        print(f"asrpt-bench-report: rewrote the generated blocks of: {names}")
+    return 0
 
 
 def _check_or_write(out: Path, results: Path, text: str, check: bool) -> int:
