@@ -187,17 +187,39 @@ def ablations(results: Path) -> str:
     return "\n".join(rows)
 
 
+PLACEMENT_STUDIES = (("placement_study", ""), ("placement_study_contract", " --heavy-edge-mode contract"))
+
+
+def placement_study(results: Path, name: str) -> pd.DataFrame:
+    """results/<name>.csv of asrpt-bench-placement-study (not a Hydra experiment: read as it is)."""
+    table = read_table(Path(results) / f"{name}.csv")
+    missing = {"gap", "he_mode", "pattern", "b_inter", "b_intra", "ilp_status"} - set(table.columns)
+    if table.empty or missing:
+        raise ConfigError(f"{Path(results) / name}.csv: not a placement-study table (missing {sorted(missing)})")
+    return table
+
+
 def heavy_edge_study(results: Path) -> str:
     """Heavy-Edge against the exact ILP, from the placement-study CSVs (one seed, every zoo case)."""
     rows = ["| Heavy-Edge mode / exact ILP, alpha gap | cases | mean gap | max gap | command |", "|---|---|---|---|---|"]
-    for name, flag in (("placement_study", ""), ("placement_study_contract", " --heavy-edge-mode contract")):
-        table = read_table(Path(results) / f"{name}.csv")
-        if table.empty or "gap" not in table.columns:
-            raise ConfigError(f"{Path(results) / name}.csv: no placement-study rows with a 'gap' column")
+    for name, flag in PLACEMENT_STUDIES:
+        table = placement_study(results, name)
         mode = "/".join(sorted(table["he_mode"].astype(str).unique()))
         rows.append(f"| `{mode}`, b_inter {table['b_inter'].iloc[0]:g} <= b_intra {table['b_intra'].iloc[0]:g} GB/s "
                     f"| {len(table)} | {100 * table['gap'].mean():.2g}% | {100 * table['gap'].max():.3g}% | "
                     f"`asrpt-bench-placement-study{flag} --out results/{name}.csv` |")
+    return "\n".join(rows)
+
+
+def heavy_edge_patterns(results: Path) -> str:
+    """The placement studies per Heavy-Edge mode and fragmentation pattern, with the ILP's status."""
+    rows = ["| mode | pattern | cases | mean gap | max gap | cases with a gap | ILP proven optimal |", "|---|---|---|---|---|---|---|"]
+    for name, _ in PLACEMENT_STUDIES:
+        table = placement_study(results, name)
+        for (mode, pattern), part in table.groupby(["he_mode", "pattern"], sort=True):
+            rows.append(f"| `{mode}` | {pattern} | {len(part)} | {100 * part['gap'].mean():.2g}% | "
+                        f"{100 * part['gap'].max():.3g}% | {int((part['gap'] > 1e-9).sum())} | "
+                        f"{int((part['ilp_status'] == 'optimal').sum())} |")
     return "\n".join(rows)
 
 
@@ -208,6 +230,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "theory_table": theory_table,
     "ablations": ablations,
     "heavy_edge_study": heavy_edge_study,
+    "heavy_edge_patterns": heavy_edge_patterns,
 }
 
 
