@@ -24,10 +24,10 @@ import pandas as pd
 
 from ..core import ConfigError
 from ..io import atomic_write_text
+from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, geometric_ci, mean_ci
 from .published import load_result
 from .regime_plots import LOAD, SIGMA, TRACE, best_wcs_ratios
-from .reproduction import fmt_interval, interval, per_seed_ratio
 from .table_check import read_table
 
 BEGIN = re.compile(r"<!-- generated:([A-Za-z0-9_]+) -->")

@@ -32,7 +32,9 @@ from ..composition import compose_run_config
 from ..tasks.compare import BASELINES
 from ..core import ConfigError
 from ..io import atomic_write_text
+from .doc_numbers import update_docs
 from .figures import FIGURES
+from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, geometric_ci, mean_ci
 from .published import load_result
 from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE, best_wcs_ratios
@@ -64,30 +66,9 @@ class Claim:
     note: str
 
 
-def fmt_interval(row: pd.Series | dict[str, Any], scale: float = 100.0, unit: str = "%") -> str:
-    """'12.3% [10.1, 14.5], n=5' for a mean_ci row (a single value when n < 2)."""
-    mean, low, high, n = (float(row["mean"]) * scale, float(row["low"]) * scale, float(row["high"]) * scale,
-                          int(row["n"]))
-    if n < 2:
-        return f"{mean:.3g}{unit} (n=1)"
-    return f"{mean:.3g}{unit} [{low:.3g}, {high:.3g}], n={n}"
-
-
-def interval(values: pd.Series) -> dict[str, float]:
-    """mean_ci of one column without groups."""
-    return mean_ci(pd.DataFrame({"value": values.to_numpy(dtype=float), "all": 0}), ["all"], "value").iloc[0].to_dict()
-
-
 def regime_point(row: pd.Series) -> str:
     """'philly, sigma 0.5, load 0.8' for a row of a regime-map summary."""
     return f"{row[TRACE]}, sigma {row[SIGMA]}, load {float(row[LOAD]):g}"
-
-
-def per_seed_ratio(table: pd.DataFrame, numerator: str, denominator: str, by: tuple[str, ...] = ()) -> pd.DataFrame:
-    """total_jct(numerator) / total_jct(denominator) per seed (and per `by` point)."""
-    keys = [*by, SEED]
-    pivot = table.pivot_table(index=keys, columns="scheduler", values="total_jct", aggfunc="first")
-    return (pivot[numerator] / pivot[denominator]).rename("ratio").reset_index()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -388,8 +369,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _update_docs(root: Path, results: Path, check: bool) -> int:
     """Rewrite (or with `check`, compare) the generated blocks of the docs under `root`: 1 if one differs."""
-    from .doc_numbers import update_docs  # doc_numbers reuses this module's formatting
-
     changed = update_docs(root, results, check)
     names = ", ".join(str(path) for path in changed) or "none"
     if check and changed:
