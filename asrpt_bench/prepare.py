@@ -185,9 +185,10 @@ def load_workload(config: RunConfig) -> Workload:
         workload.scalars["gavel_alpha_extrapolated"] = extrapolated = int(full.attrs["gavel_alpha_extrapolated"])
         if extrapolated:
             note_extrapolated(source, extrapolated)
-    if full.attrs.get("gavel_priority_slo_ignored"):
-        ignored = workload.scalars["gavel_priority_slo_ignored"] = int(full.attrs["gavel_priority_slo_ignored"])
-        note_priority_slo_ignored(source, ignored)
+    if "gavel_priority_slo_ignored" in full.attrs:
+        workload.scalars["gavel_priority_slo_ignored"] = ignored = int(full.attrs["gavel_priority_slo_ignored"])
+        if ignored:
+            note_priority_slo_ignored(source, ignored)
     return _finished(config, workload)
 
 

@@ -3,6 +3,7 @@ rows naming file/line/field, a fuzz test that only ConfigError escapes, and the 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -110,6 +111,21 @@ def test_priority_weights_and_slos_are_warned_once_and_counted(tmp_path):
     assert [(a.key, a.count) for a in notes.adjustments] == [("gavel_priority_slo_ignored", 2)]
     assert "2 job(s) have a priority_weight other than 1 or an SLO; A-SRPT and the baselines ignore both" \
         in notes.adjustments[0].message
+
+
+def test_a_run_reports_ignored_priority_weights_in_its_summary(tmp_path):
+    path = write(tmp_path, GENERATOR.replace("\t1\t-1.000000\t7.5", "\t3\t-1.000000\t7.5"), "gen.trace")
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", "task=simulate", "predictor=oracle",
+                           "workload=gavel", f"workload.path={path}", "workload.train_fraction=0", "progress=false",
+                           "cache.enabled=false", f"hydra.run.dir={run_dir}"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["adjustments"]["gavel_priority_slo_ignored"] == 1
+    assert summary["gavel_priority_slo_ignored"] == 1
+    assert "A-SRPT and the baselines ignore both" in done.stderr
 
 
 def test_synthetic_keys_and_new_groups_apply_to_gavel(tmp_path):
