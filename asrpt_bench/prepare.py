@@ -29,7 +29,7 @@ from .prediction import accuracy_summary, chronological_split, make_predictor, p
 from .timing import TimingModel
 from .params import Params
 from .workloads.assign import assign_models
-from .workloads.gavel import note_extrapolated
+from .workloads.gavel import note_extrapolated, note_priority_slo_ignored
 from .workloads.injection import injected_jobs
 from .workloads.instances import get_instance
 from .workloads.jobs import jobs_from_table
@@ -185,6 +185,10 @@ def load_workload(config: RunConfig) -> Workload:
         workload.scalars["gavel_alpha_extrapolated"] = extrapolated = int(full.attrs["gavel_alpha_extrapolated"])
         if extrapolated:
             note_extrapolated(source, extrapolated)
+    if "gavel_priority_slo_ignored" in full.attrs:
+        workload.scalars["gavel_priority_slo_ignored"] = ignored = int(full.attrs["gavel_priority_slo_ignored"])
+        if ignored:
+            note_priority_slo_ignored(source, ignored)
     return _finished(config, workload)
 
 

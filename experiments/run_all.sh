@@ -8,7 +8,8 @@
 #   --quick     every experiment at small scale (python -m asrpt_bench.quick: debug=tiny, seed 0, two
 #               values of the first swept key), a few minutes; checks the pipeline, never publishable.
 #   --publish   after a full run without failures, copy the tables over the committed results/, redraw
-#               paper_figures/ and regenerate REPRODUCTION.md from them. Without it, results/,
+#               paper_figures/ and regenerate REPRODUCTION.md and the generated blocks of README.md and
+#               docs/*.md from them. Without it, results/,
 #               paper_figures/ and REPRODUCTION.md are never written.
 #   PYTHON      environment variable: the interpreter that runs everything (default: the python3 of PATH,
 #               else python); use the one that has asrpt_bench installed, e.g. PYTHON=.venv/bin/python.
@@ -74,6 +75,6 @@ fi
 if [ "$publish" = 1 ]; then
   cp "${out}"/results/*.csv results/
   "$PYTHON" -m asrpt_bench.report.figures --results results --out paper_figures --all
-  "$PYTHON" -m asrpt_bench.report.reproduction --results results --out REPRODUCTION.md
+  "$PYTHON" -m asrpt_bench.report.reproduction --results results --out REPRODUCTION.md --docs .
 fi
 echo "run_all.sh: every experiment ran; tables in ${out}/results, figures in ${out}/figures"

@@ -19,14 +19,15 @@ RESULTS = ROOT / "results"
 
 
 def test_regenerating_the_committed_report_changes_nothing(capsys: pytest.CaptureFixture) -> None:
-    assert main(["--results", str(RESULTS), "--out", str(ROOT / "REPRODUCTION.md"), "--check"]) == 0
-    assert capsys.readouterr().out == f"asrpt-bench-report: {ROOT / 'REPRODUCTION.md'} matches the tables in {RESULTS}/\n"
+    assert main(["--results", str(RESULTS), "--out", str(ROOT / "REPRODUCTION.md"), "--docs", str(ROOT), "--check"]) == 0
+    assert capsys.readouterr().out == (f"asrpt-bench-report: {ROOT / 'REPRODUCTION.md'} matches the tables in {RESULTS}/\n"
+                                       f"asrpt-bench-report: the docs' generated blocks match the tables in {RESULTS}/\n")
 
 
 def test_check_fails_when_the_report_was_edited(tmp_path: Path) -> None:
     edited = tmp_path / "REPRODUCTION.md"
     edited.write_text((ROOT / "REPRODUCTION.md").read_text(encoding="utf-8").replace("92%", "95%"), encoding="utf-8")
-    assert main(["--results", str(RESULTS), "--out", str(edited), "--check"]) == 1
+    assert main(["--results", str(RESULTS), "--out", str(edited), "--docs", "none", "--check"]) == 1
 
 
 def test_the_committed_reviewer_instance_breaks_eq12_as_worked_by_hand() -> None:

@@ -3,6 +3,7 @@ rows naming file/line/field, a fuzz test that only ConfigError escapes, and the 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from asrpt_bench import io
+from asrpt_bench.adjustments import RunNotes
 from asrpt_bench.core import ConfigError
 from asrpt_bench.workloads.slicing import history_size
 from asrpt_bench.workloads.gavel import load_gavel
@@ -90,6 +92,40 @@ def test_unmeasured_scale_is_extrapolated_warned_and_counted(tmp_path):
     assert table["alpha"].iloc[0] == 1 / (RESNET50_BS64_8 * 2)
     assert table["alpha_max"].iloc[0] == 1 / (RESNET50_BS64_8 * 2)  # spread is faster here: alpha_max >= alpha
     assert table.attrs["gavel_alpha_extrapolated"] == 1
+
+
+def test_default_priority_and_no_slo_say_nothing(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = load_gavel(write(tmp_path, GENERATOR, "gen.trace"), train_fraction=0.0)
+    assert table.attrs["gavel_priority_slo_ignored"] == 0
+
+
+def test_priority_weights_and_slos_are_warned_once_and_counted(tmp_path):
+    rows = GENERATOR.splitlines(keepends=True)
+    weighted = rows[0].replace("\t1\t-1.000000\t", "\t2\t-1.000000\t")
+    with_slo = rows[1].replace("\t1\t-1.000000\t", "\t1\t1.500000\t")
+    with RunNotes() as notes:
+        table = load_gavel(write(tmp_path, weighted + with_slo + rows[2], "gen.trace"), train_fraction=0.0)
+    assert table.attrs["gavel_priority_slo_ignored"] == 2
+    assert [(a.key, a.count) for a in notes.adjustments] == [("gavel_priority_slo_ignored", 2)]
+    assert "2 job(s) have a priority_weight other than 1 or an SLO; A-SRPT and the baselines ignore both" \
+        in notes.adjustments[0].message
+
+
+def test_a_run_reports_ignored_priority_weights_in_its_summary(tmp_path):
+    path = write(tmp_path, GENERATOR.replace("\t1\t-1.000000\t7.5", "\t3\t-1.000000\t7.5"), "gen.trace")
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", "task=simulate", "predictor=oracle",
+                           "workload=gavel", f"workload.path={path}", "workload.train_fraction=0", "progress=false",
+                           "cache.enabled=false", f"hydra.run.dir={run_dir}"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["adjustments"]["gavel_priority_slo_ignored"] == 1
+    assert summary["gavel_priority_slo_ignored"] == 1
+    assert "A-SRPT and the baselines ignore both" in done.stderr
 
 
 def test_synthetic_keys_and_new_groups_apply_to_gavel(tmp_path):

@@ -8,8 +8,12 @@ task lemma2). The paper's values are quoted from ../shared/paper-notes.md (secti
 modelling choices it leaves open (section 10) are listed with the default this toolkit's CLI composes
 (the one import of the CLI from report/, a known exception in docs/architecture.md).
 
-    asrpt-bench-report                 # write REPRODUCTION.md from results/
-    asrpt-bench-report --check         # exit 1 when REPRODUCTION.md differs from what results/ give
+It also rewrites the generated blocks of README.md and docs/*.md under --docs (default: the current
+directory, the project root), whose measured numbers come from the same tables (doc_numbers.py).
+
+    asrpt-bench-report                 # write REPRODUCTION.md and the docs' generated blocks from results/
+    asrpt-bench-report --check         # exit 1 when REPRODUCTION.md or a generated block differs
+    asrpt-bench-report --docs none     # REPRODUCTION.md only
 
 Exit codes: 0 written (or up to date); 1 --check found a difference; 2 a table was refused.
 """
@@ -28,7 +32,9 @@ from ..composition import compose_run_config
 from ..tasks.compare import BASELINES
 from ..core import ConfigError
 from ..io import atomic_write_text
+from .doc_numbers import update_docs
 from .figures import FIGURES
+from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .published import load_result
 from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE
@@ -60,30 +66,9 @@ class Claim:
     note: str
 
 
-def fmt_interval(row: pd.Series | dict[str, Any], scale: float = 100.0, unit: str = "%") -> str:
-    """'12.3% [10.1, 14.5], n=5' for a mean_ci row (a single value when n < 2)."""
-    mean, low, high, n = (float(row["mean"]) * scale, float(row["low"]) * scale, float(row["high"]) * scale,
-                          int(row["n"]))
-    if n < 2:
-        return f"{mean:.3g}{unit} (n=1)"
-    return f"{mean:.3g}{unit} [{low:.3g}, {high:.3g}], n={n}"
-
-
-def interval(values: pd.Series) -> dict[str, float]:
-    """mean_ci of one column without groups."""
-    return mean_ci(pd.DataFrame({"value": values.to_numpy(dtype=float), "all": 0}), ["all"], "value").iloc[0].to_dict()
-
-
 def regime_point(row: pd.Series) -> str:
     """'philly, sigma 0.5, load 0.8' for a row of a regime-map summary."""
     return f"{row[TRACE]}, sigma {row[SIGMA]}, load {float(row[LOAD]):g}"
-
-
-def per_seed_ratio(table: pd.DataFrame, numerator: str, denominator: str, by: tuple[str, ...] = ()) -> pd.DataFrame:
-    """total_jct(numerator) / total_jct(denominator) per seed (and per `by` point)."""
-    keys = [*by, SEED]
-    pivot = table.pivot_table(index=keys, columns="scheduler", values="total_jct", aggfunc="first")
-    return (pivot[numerator] / pivot[denominator]).rename("ratio").reset_index()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -367,18 +352,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"), help="collected tables (default results)")
     parser.add_argument("--out", type=Path, default=Path("REPRODUCTION.md"), help="report file (REPRODUCTION.md)")
     parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
+    parser.add_argument("--docs", default=".", help="project root whose README.md and docs/*.md generated blocks "
+                                                    "are rewritten (default: the current directory; none: skip)")
     args = parser.parse_args(argv)
     try:
         text = render(args.results)
+        report = _check_or_write(args.out, args.results, text, args.check)
+        docs = 0 if args.docs == "none" else _update_docs(Path(args.docs), args.results, args.check)
     except ConfigError as error:
         print(f"asrpt-bench-report: error: {error}", file=sys.stderr)
         return 2
-    try:
-        return _check_or_write(args.out, args.results, text, args.check)
     except (OSError, UnicodeDecodeError) as error:
-        print(f"asrpt-bench-report: error: cannot {'read' if args.check else 'write'} {args.out}: {error}",
-              file=sys.stderr)
+        print(f"asrpt-bench-report: error: cannot {'read' if args.check else 'write'}: {error}", file=sys.stderr)
         return 2
+    return max(report, docs)
+
+
+def _update_docs(root: Path, results: Path, check: bool) -> int:
+    """Rewrite (or with `check`, compare) the generated blocks of the docs under `root`: 1 if one differs."""
+    changed = update_docs(root, results, check)
+    names = ", ".join(str(path) for path in changed) or "none"
+    if check and changed:
+        print(f"asrpt-bench-report: generated blocks differ from what {results}/ gives in {names}; run "
+              "asrpt-bench-report", file=sys.stderr)
+        return 1
+    if check:
+        print(f"asrpt-bench-report: the docs' generated blocks match the tables in {results}/")
+    else:
+        print(f"asrpt-bench-report: rewrote the generated blocks of: {names}")
+    return 0
 
 
 def _check_or_write(out: Path, results: Path, text: str, check: bool) -> int:

@@ -21,7 +21,10 @@ Gavel measured it: consolidated on one server, unconsolidated when the job spans
 (job type, 4 or 8 GPUs) pairs differ by more than 1%, ResNet-18 at 4 GPUs by about 3x), so placement
 and COMM_HEAVY act on real data; the default, "consolidated", is Gavel's own simulator.
 Unmeasured (job_type, scale_factor) pairs are extrapolated (gavel_throughputs.py); their count is
-warned once and kept in `attrs["gavel_alpha_extrapolated"]`.
+warned once and kept in `attrs["gavel_alpha_extrapolated"]`. The generator format's priority_weight
+and SLO are checked and then ignored (A-SRPT and the baselines have neither); jobs with a
+priority_weight other than 1 or an SLO (>= 0; Gavel writes -1 for none) are warned once and counted in
+`attrs["gavel_priority_slo_ignored"]`.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ def load_gavel(path: str | Path | None = None, *, recurrence: RecurrenceSpec = T
     table = sort_by_release(pd.concat(parts, ignore_index=True))
     table["release"] = table["release"] - table["release"].min()
     extrapolated = int(table.pop("extrapolated").sum())
+    ignored = int(table.pop("priority_or_slo").sum())
     if placement == "measured":
         table["alpha_spread"] = table["alpha_max"]  # the unconsolidated measurement (never below alpha)
     if alpha_max == "alpha":
@@ -89,9 +93,11 @@ def load_gavel(path: str | Path | None = None, *, recurrence: RecurrenceSpec = T
     table = recurrence_keys(table, seed, recurrence, train_fraction=train_fraction, by="vc")
     validated = validate_job_table(table, source)
     validated.attrs.update(table.attrs)
-    validated.attrs.update(source=source, gavel_alpha_extrapolated=extrapolated)
+    validated.attrs.update(source=source, gavel_alpha_extrapolated=extrapolated, gavel_priority_slo_ignored=ignored)
     if extrapolated:
         note_extrapolated(source, extrapolated)
+    if ignored:
+        note_priority_slo_ignored(source, ignored)
     return validated
 
 
@@ -100,6 +106,21 @@ def note_extrapolated(source: str, count: int) -> None:
     adjust("gavel_alpha_extrapolated", count,
            f"{source}: {count} job(s) have a (job type, scale factor) Gavel did not measure; their throughput "
            "is extrapolated from the largest measured scale at its per-GPU rate", stacklevel=3)
+
+
+def note_priority_slo_ignored(source: str, count: int) -> None:
+    """Say (once per run, also when the table comes from a cache) that `count` jobs' priority weights
+    or SLOs are read and ignored."""
+    adjust("gavel_priority_slo_ignored", count,
+           f"{source}: {count} job(s) have a priority_weight other than 1 or an SLO; A-SRPT and the baselines "
+           "ignore both (every job weighs 1, none has a deadline)", stacklevel=3)
+
+
+def has_priority_or_slo(fields: dict[str, str]) -> bool:
+    """Whether a parsed generator-format row asks for a priority weight other than 1 or an SLO (>= 0)."""
+    if "priority_weight" not in fields:
+        return False
+    return float(fields["priority_weight"]) != 1.0 or float(fields["SLO"]) >= 0
 
 
 def _trace_files(path: Path) -> list[Path]:
@@ -114,7 +135,7 @@ def _trace_files(path: Path) -> list[Path]:
 
 
 def _read_file(path: Path, name: str) -> pd.DataFrame:
-    """One trace file as rows of the job table (plus `extrapolated`), every field checked."""
+    """One trace file as rows of the job table (plus `extrapolated`, `priority_or_slo`), every field checked."""
     source = str(path)
     try:
         data = path.read_bytes()
@@ -135,7 +156,7 @@ def _read_file(path: Path, name: str) -> pd.DataFrame:
     names = FIELDS[width]
     rows = [_parse_line(line.rstrip("\r"), number, names, source, name) for number, line in enumerate(lines, 1)]
     return pd.DataFrame(rows, columns=["job_id", "release", "gpus", "iterations", "alpha", "alpha_max", "duration",
-                                       "group", "user", "vc", "extrapolated"])
+                                       "group", "user", "vc", "extrapolated", "priority_or_slo"])
 
 
 def _parse_line(line: str, number: int, names: tuple[str, ...], source: str, vc: str) -> tuple:
@@ -176,5 +197,5 @@ def _parse_line(line: str, number: int, names: tuple[str, ...], source: str, vc:
     consolidated, spread, extrapolated = throughput(job_type, gpus)
     alpha = 1.0 / consolidated
     return (f"gavel-{vc}-{number:05d}", arrival, gpus, steps, alpha, max(alpha, 1.0 / spread), steps * alpha,
-            job_type, vc, vc, extrapolated)
+            job_type, vc, vc, extrapolated, has_priority_or_slo(fields))
 
