@@ -170,7 +170,7 @@ def run_rows(run_dir: Path) -> list[dict[str, Any]]:
         "error": _last_line(failure) if status == "failed" else problem,
         "overrides": " ".join(overrides),
     }
-    base.update(flatten(config))
+    base.update({key: NULL if value is None else value for key, value in flatten(config).items()})
     scalars = flatten({k: v for k, v in summary.items() if k != "per_scheduler"})
     if comparison is None:
         return [{**base, **scalars}]
@@ -178,6 +178,11 @@ def run_rows(run_dir: Path) -> list[dict[str, Any]]:
     return [{**base, **scalars, **flatten(per_scheduler.get(row.get("scheduler"), {})), **row}
             for row in comparison.to_dict(orient="records")]
 
+
+NULL = "null"
+"""How a config key set to null is written: as on the command line, not as an empty cell, so a sweep's null
+point keeps its row in an analysis (`pd.read_csv(path, keep_default_na=False, na_values=[""])` keeps it as
+the text "null"; the default reading turns it into NaN, which `groupby` drops unless `dropna=False`)."""
 
 NOT_SWEPT = ("seed", "experiment", "progress", "plugins")
 """Override keys whose values are not a knob under study (seeds vary schedules by design)."""

@@ -157,3 +157,19 @@ def test_collect_names_a_swept_key_that_changed_no_schedule(tmp_path: Path, caps
     assert capsys.readouterr().err == ("asrpt-bench-collect: warning: inert sweep: scheduler.tau took 3 values and "
                                        "changed no schedule\n")
     assert pd.read_csv(tmp_path / "table.csv")["schedule_fingerprint"].nunique() == 3
+
+
+def test_a_null_sweep_value_is_written_null_and_keeps_its_row(tmp_path: Path) -> None:
+    """A sweep over workload.recurrence.sigma=0,1,null: the null point's cell reads "null", so an analysis
+    that keeps it as text groups it with the others instead of dropping it as NaN."""
+    for sigma in (0.0, 1.0, None):
+        overrides = [f"workload.recurrence.sigma={'null' if sigma is None else sigma}"]
+        result = io.RunResult(task="simulate", summary={"task": "simulate", "num_jobs": 2, "total_jct": 7.0},
+                              jobs=pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 1.0], "end": [3.0, 5.0]}))
+        rundir.write_run_dir(tmp_path / overrides[0], result,
+                             {"seed": 0, "workload": {"name": "philly", "recurrence": {"sigma": sigma}}}, overrides)
+    assert main([str(tmp_path), "--out", str(tmp_path / "table.csv")]) == 0
+    text = pd.read_csv(tmp_path / "table.csv", keep_default_na=False, na_values=[""])
+    groups = text.groupby("workload.recurrence.sigma")["total_jct"].size()
+    assert sorted(groups.index.astype(str)) == ["0.0", "1.0", "null"] and groups.sum() == 3
+    assert pd.read_csv(tmp_path / "table.csv")["workload.recurrence.sigma"].isna().sum() == 1

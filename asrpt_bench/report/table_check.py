@@ -26,8 +26,9 @@ from ..core import ConfigError
 NUMERIC = ("total_jct", "mean_jct", "num_jobs", "asrpt_reduction", "seed")
 """Columns read as numbers wherever they appear."""
 RELATIVE_TOLERANCE = 1e-9
-SPECIAL = ("nan", "inf", "-inf", "+inf", "true", "false")
-"""Cell spellings that are not numbers to pd.to_numeric but are fine in a numeric or boolean column."""
+SPECIAL = ("nan", "inf", "-inf", "+inf", "true", "false", "null")
+"""Cell spellings that are not numbers to pd.to_numeric but are fine in a numeric or boolean column (`null`:
+a config key set to null, as collect writes it)."""
 REFERENCE = "asrpt"
 
 
