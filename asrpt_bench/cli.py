@@ -207,6 +207,9 @@ def _main(full_error: bool) -> None:
             print(f"{PROG}: warning: {single_point}", file=sys.stderr)
         if multirun and all(a in MULTIRUN_FLAGS or not a.startswith("-") for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])
+        own_dir = cli_args.sweep_dir_override(args)
+        if own_dir:
+            sys.argv.append(own_dir)
         _app()
         if _FAILURES:
             raise _FAILURES[0]

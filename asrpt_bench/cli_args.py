@@ -5,11 +5,14 @@
 - `experiment=NAME` without `-m`: a named experiment is a sweep, so a single run of it runs one point;
   `single_point_warning` says so;
 - an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
-  Hydra's argparse usage text.
+  Hydra's argparse usage text;
+- an ad-hoc sweep (`-m` without `experiment=` or `hydra.sweep.dir=`) gets a directory of its own,
+  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 
@@ -71,3 +74,28 @@ def single_point_warning(args: list[str]) -> str | None:
         return None
     return (f"experiment={names[-1]} is a sweep; without -m this runs one point of it (add -m to run the whole "
             "sweep)")
+
+
+SWEEP_DIR = re.compile(r"^\+{0,2}hydra\.sweep\.dir=")
+NOT_NAMING_A_SWEEP = ("progress=", "hydra.", "hydra/", "cache.")
+"""Overrides that change no result (where output goes, how points are launched, the cache), so they
+leave the sweep's directory as it is: a rerun with another launcher resumes the same sweep."""
+
+
+def sweep_dir_override(args: list[str]) -> str | None:
+    """`hydra.sweep.dir=multirun/${task.name}/<name>` for an ad-hoc sweep, else None (a single run, a named
+    experiment, which sets its own directory, or an explicit hydra.sweep.dir).
+
+    `<name>` is the swept keys joined by `+` and 8 hex digits of the SHA-256 of the sorted overrides, so two
+    different sweeps never share a directory (collect would mix them) and the same sweep always gets the
+    same one (a rerun skips the points that completed)."""
+    if not any(flag in args for flag in MULTIRUN_FLAGS):
+        return None
+    overrides = sorted(a.lstrip("+~") for a in args if not a.startswith("-"))
+    if any(EXPERIMENT.match(a) or SWEEP_DIR.match(a) for a in overrides):
+        return None
+    kept = [a for a in overrides if not a.startswith(NOT_NAMING_A_SWEEP)]
+    swept = [a.split("=", 1)[0] for a in kept if "," in a.split("=", 1)[-1]]
+    digest = hashlib.sha256("\n".join(kept).encode("utf-8")).hexdigest()[:8]
+    name = "+".join(swept) if swept else "sweep"
+    return f"hydra.sweep.dir=multirun/${{task.name}}/{name}-{digest}"

@@ -94,3 +94,26 @@ def test_joblib_launcher_runs_points_in_parallel_processes(tmp_path: Path) -> No
     assert [io.run_status(p) for p in dirs] == ["complete", "complete"]
     hashes = {io.read_summary(p)["config_hash"] for p in dirs}
     assert len(hashes) == 2
+
+
+def test_two_ad_hoc_sweeps_get_two_directories_and_a_rerun_the_same_one(tmp_path: Path) -> None:
+    """An ad-hoc sweep lands in multirun/<task>/<swept keys>-<hash>, so collect never mixes two sweeps;
+    the launcher, progress and cache keys do not change it (a rerun resumes)."""
+    from asrpt_bench.cli_args import sweep_dir_override
+
+    first = sweep_dir_override(["-m", "scheduler.tau=0,2", "seed=0"])
+    assert first is not None and first.startswith("hydra.sweep.dir=multirun/${task.name}/scheduler.tau-")
+    assert sweep_dir_override(["seed=0", "-m", "scheduler.tau=0,2", "progress=false", "hydra/launcher=joblib",
+                               "cache.enabled=false", "hydra.launcher.n_jobs=2"]) == first
+    assert sweep_dir_override(["-m", "scheduler.tau=0,1", "seed=0"]) != first
+    assert sweep_dir_override(["scheduler.tau=0"]) is None
+    assert sweep_dir_override(["-m", "experiment=fig6_num_jobs"]) is None
+    assert sweep_dir_override(["-m", "seed=0,1", "hydra.sweep.dir=here"]) is None
+    for taus in ("0,2", "0,1"):
+        done = run_app("-m", *TINY, "task=simulate", f"scheduler.tau={taus}", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    sweeps = [p for p in (tmp_path / "multirun" / "simulate").iterdir()]
+    assert len(sweeps) == 2 and all(p.name.startswith("scheduler.tau-") for p in sweeps)
+    taus = [{part for point in sweep.iterdir() if point.is_dir() for part in point.name.split(",")
+             if part.startswith("scheduler.tau=")} for sweep in sweeps]
+    assert sorted(map(sorted, taus)) == [["scheduler.tau=0", "scheduler.tau=1"], ["scheduler.tau=0", "scheduler.tau=2"]]
