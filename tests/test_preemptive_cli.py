@@ -63,3 +63,19 @@ def test_a_preemption_price_without_a_preemptive_scheduler_is_refused(tmp_path: 
     assert done.returncode == 2 and not (tmp_path / "bad").exists()
     assert done.stderr == ("asrpt-bench: error: preemption.restart_s prices the suspensions of preemptive schedulers "
                            "(srtf, srtf_oracle, las2d); this run's schedulers never preempt: ['asrpt']\n")
+
+
+def test_a_compare_run_writes_the_segments_of_its_preemptive_schedulers(tmp_path: Path) -> None:
+    """compare with asrpt, srtf_oracle and las2d: segments.parquet holds the two preemptive schedulers'
+    segments, labelled, and srtf_oracle's are those of its own simulate run."""
+    _table(tmp_path)
+    run_dir = tmp_path / "run"
+    args = [a for a in ONE_GPU if a != "task=simulate"]
+    done = run_app(*args, "task=compare", "task.schedulers=[asrpt,srtf_oracle,las2d]", "preemption.restart_s=0",
+                   "preemption.min_run_s=0", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    segments = pd.read_parquet(run_dir / "segments.parquet")
+    assert set(segments["scheduler"]) == {"srtf_oracle", "las2d"}
+    srtf = segments[segments["scheduler"] == "srtf_oracle"]
+    assert list(zip(srtf["job_id"], srtf["start"], srtf["end"])) == [
+        ("a", 0, 2), ("b", 2, 3), ("c", 3, 4), ("b", 4, 6), ("a", 6, 14)]

@@ -62,6 +62,8 @@ def compare(context: Context) -> RunResult:
     workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload)}
     comparison = comparison.assign(**workload_scalars)
     jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
+    preempted = [run.segments.assign(scheduler=name) for name, run in runs.items() if run.segments is not None]
+    segments = pd.concat(preempted, ignore_index=True) if preempted else None
     summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
                "per_scheduler": {name: run.scalars for name, run in runs.items()}}
-    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison)
+    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments)
