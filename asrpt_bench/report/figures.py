@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import dispatch_plots, plots, preemption_plots, regime_plots, theory_plots
+from . import dispatch_plots, plots, preemption_plots, regime_plots, sensitivity_plots, theory_plots
 from .style import save_figure
 from .published import check_sweep
 from .table_check import read_table, recorded_experiments
@@ -66,9 +66,11 @@ FIGURES: tuple[FigureSpec, ...] = (
                "Heavy-Edge vs ILP: alpha penalty and placement time",
                ("placement.mode", "alpha_penalty_mean", "alpha_penalty_max", "heavy_edge_time_median_s",
                 "ilp_time_median_s")),
-    FigureSpec("sensitivity", "sensitivity.csv", plots.plot_sensitivity,
-               "COMM_HEAVY x tau x epsilon sensitivity of A-SRPT",
-               ("scheduler.comm_heavy", "scheduler.tau", "predictor.epsilon", "total_jct")),
+    FigureSpec("sensitivity", "sensitivity.csv", sensitivity_plots.plot_sensitivity,
+               "COMM_HEAVY x tau x epsilon x offered load: A-SRPT's total JCT, and sum C / lower bound vs the "
+               "Theorem 1 bound",
+               ("workload.target_load", "scheduler.comm_heavy", "scheduler.tau", "predictor.epsilon", "seed",
+                "total_jct", "ratio_to_lower_bound", "theorem1_bound")),
     FigureSpec("compare_default", "compare_default.csv", plots.plot_scheduler_comparison,
                "Total JCT per scheduler on the default workload",
                ("scheduler", "total_jct")),

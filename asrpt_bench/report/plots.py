@@ -358,38 +358,6 @@ def plot_placement_quality(table: pd.DataFrame) -> Figure:
     return figure
 
 
-def plot_sensitivity(table: pd.DataFrame) -> Figure:
-    """COMM_HEAVY x tau heatmaps of A-SRPT's mean total JCT, one panel per prediction error epsilon,
-    all relative to the best cell of the whole study, so both the parameter and the error effect show."""
-    table = complete_runs(table)
-    keys = ["scheduler.comm_heavy", "scheduler.tau", "predictor.epsilon"]
-    require(table, keys + ["total_jct"], "sensitivity")
-    summary = mean_ci(table, keys, "total_jct")
-    summary["relative"] = summary["mean"] / summary["mean"].min()
-    low, high = summary["relative"].min(), summary["relative"].max()
-    epsilons = sorted(summary["predictor.epsilon"].unique())
-    with figure_style():
-        figure, panels = plt.subplots(1, len(epsilons), figsize=(3.4 * len(epsilons), 3.4), squeeze=False)
-        for axes, epsilon in zip(panels[0], epsilons):
-            part = summary[summary["predictor.epsilon"] == epsilon]
-            grid = part.pivot(index="scheduler.comm_heavy", columns="scheduler.tau", values="relative")
-            image = axes.imshow(grid.to_numpy(), origin="lower", cmap="viridis_r", aspect="auto",
-                                vmin=low, vmax=max(high, low * (1 + 1e-6)))
-            axes.set_xticks(range(len(grid.columns)), [f"{v:g}" for v in grid.columns])
-            axes.set_yticks(range(len(grid.index)), [f"{v:g}" for v in grid.index])
-            middle = (low + high) / 2
-            for (i, j), value in np.ndenumerate(grid.to_numpy()):
-                axes.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=7,
-                          color="white" if value > middle else "black")
-            axes.set_xlabel("tau")
-            axes.set_ylabel("COMM_HEAVY")
-            axes.set_title(f"epsilon = {epsilon:g}")
-            axes.grid(False)
-        figure.colorbar(image, ax=panels[0].tolist(), label="total JCT / best cell")
-        figure.suptitle("A-SRPT sensitivity (mean over seeds)")
-    return figure
-
-
 def plot_scheduler_comparison(table: pd.DataFrame) -> Figure:
     """Total JCT per scheduler on the default workload: points with the geometric mean and its 95% CI
     over seeds (log axis, where a bar's height would mean nothing), each seed's value as a dot."""
