@@ -211,8 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         cluster = Cluster(args.servers, args.gpus_per_server, args.b_intra, args.b_inter)
+        load_before = os.getloadavg()[0]
         frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, args.solver, args.time_limit,
                                     args.seed, heavy_edge_mode=args.heavy_edge_mode)
+        frame = frame.assign(load_average=f"{load_before:.2f}-{os.getloadavg()[0]:.2f}")
         path = write_csv_atomic(frame, args.out)
     except (ConfigError, OSError) as error:
         print(f"{parser.prog}: error: {str(error).strip().splitlines()[0]}", file=sys.stderr)

@@ -38,6 +38,20 @@ def dispatch_ratios(table: pd.DataFrame) -> pd.DataFrame:
     return best_wcs_ratios(table, [TRACE, SIGMA, ELIGIBILITY, LOAD], schedulers=present)
 
 
+WITHIN = 1.05
+"""A variant is "within 5% of the best WCS" at a point when its interval's upper end is at most this."""
+
+
+def near_best(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per variant (scheduler x eligibility) of `dispatch_ratios`: points, points whose interval lies within
+    5% of the best WCS (`within`), points whose interval lies below it (`below`), and the range of the
+    geometric means (`lowest`, `highest`)."""
+    grouped = summary.groupby(["scheduler", ELIGIBILITY], sort=False)
+    return pd.DataFrame({"points": grouped.size(), "within": grouped["high"].apply(lambda h: int((h <= WITHIN).sum())),
+                         "below": grouped["high"].apply(lambda h: int((h < 1).sum())),
+                         "lowest": grouped["mean"].min(), "highest": grouped["mean"].max()}).reset_index()
+
+
 def legend_labels(summary: pd.DataFrame) -> dict[str, str]:
     """Label "rule, eligibility" per A-SRPT line of the legend; a line equal to another's in every panel
     it is drawn in says so (plots.coincident_labels), as it hides under that one."""

@@ -26,7 +26,10 @@ from ..core import ConfigError
 from ..io import atomic_write_text
 from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, geometric_ci, mean_ci
+from .dispatch_plots import ELIGIBILITY, dispatch_ratios, near_best
+from .preemption_plots import RESTART, preemption_price, price_of_nonpreemption
 from .published import load_result
+from .sensitivity_plots import relative_total_jct
 from .plots import best_wcs_ratios, worst_gap
 from .regime_plots import LOAD, SIGMA, TRACE
 from .table_check import read_table
@@ -95,8 +98,56 @@ def findings(results: Path) -> str:
         f"{int(theory['instances'].sum()) - int(theory['bound_violations'].sum())} of "
         f"{int(theory['instances'].sum())} tiny instances (against the exact OPT); Lemma 2's Eq. 12 fails by up "
         f"to {lemma['eq12_violation_rel'].max():.3g}x its claimed bound (adversarial search).",
+        dispatch_findings(results), preemption_findings(results), sensitivity_findings(results),
     ]
     return "\n".join(lines)
+
+
+def dispatch_findings(results: Path) -> str:
+    """The dispatch map in one line: per A-SRPT variant the range of its geometric means over the best WCS and
+    at how many points its interval lies within 5% of it, or below it."""
+    summary = dispatch_ratios(load_result(results, "dispatch_map"))
+    counts, seeds = near_best(summary), int(summary["n"].max())
+    mine = counts[counts["scheduler"].str.startswith("asrpt")]
+
+    def text(row: pd.Series) -> str:
+        rule = str(row["scheduler"]).partition("+")[2] or "strict"
+        return (f"{rule}/{row[ELIGIBILITY]} {row['lowest']:.2g}-{row['highest']:.2g} (within 5% at {row['within']}, "
+                f"below at {row['below']})")
+
+    forest = "; ".join(text(row) for _, row in mine[~mine["scheduler"].str.startswith("asrpt_oracle")].iterrows())
+    oracle = "; ".join(text(row) for _, row in mine[mine["scheduler"].str.startswith("asrpt_oracle")].iterrows())
+    return (f"- Dispatch rules (not in the paper), A-SRPT / best WCS over {int(counts['points'].max())} Philly and Gavel "
+            f"points (rule/eligibility: range of geometric means over {seeds} seeds, and at how many points the 95% "
+            f"interval lies within 5% of the best WCS or below it): {forest}. With perfect predictions: {oracle}.")
+
+
+def preemption_findings(results: Path) -> str:
+    """The price of non-preemption per restart price: range over loads of best non-preemptive / best preemptive."""
+    summary = preemption_price(load_result(results, "preemption_price"))
+    parts = []
+    for restart in sorted(summary[RESTART].astype(float).unique()):
+        price = price_of_nonpreemption(summary, restart)
+        ranges = ", ".join(f"{part['mean'].min():.2g}-{part['mean'].max():.2g} on {trace}"
+                           for trace, part in price.groupby(TRACE, sort=True))
+        excludes = int((price["low"] > 1).sum())
+        parts.append(f"restart {restart:g} s: {ranges} (interval above 1 at {excludes} of {len(price)} points)")
+    loads = summary[LOAD].astype(float)
+    return (f"- Price of non-preemption, best non-preemptive / best preemptive total JCT (srtf, srtf_oracle, las2d; "
+            f"geometric means over loads {loads.min():g}-{loads.max():g}, {int(summary['n'].max())} seeds; above 1: "
+            "preempting pays): " + "; ".join(parts) + ".")
+
+
+def sensitivity_findings(results: Path) -> str:
+    """COMM_HEAVY x tau: worst cell / best cell per load, and the measured ratio against the Theorem 1 bound."""
+    table = load_result(results, "sensitivity")
+    summary, seeds = relative_total_jct(table), int(table[SEED].nunique())
+    spread = ", ".join(f"{part['relative'].max():.3g} at load {float(load):g}"
+                       for load, part in summary.groupby(LOAD, sort=True))
+    return (f"- COMM_HEAVY x tau x epsilon (A-SRPT, 1,000 mostly multi-GPU Philly jobs): the worst cell's total JCT "
+            f"over the best cell's (geometric means over {seeds} seeds) {spread}; sum C / lower bound at most "
+            f"{table['ratio_to_lower_bound'].max():.3g} while the Theorem 1 bound is at least "
+            f"{table['theorem1_bound'].min():.3g}.")
 
 
 def predictor_error_by_sigma(results: Path) -> str:
@@ -224,6 +275,28 @@ def heavy_edge_patterns(results: Path) -> str:
     return "\n".join(rows)
 
 
+SOLVERS = ("cpsat", "highs", "cbc")
+"""The open solvers compared on one placement study, each in results/placement_solver_<name>.csv."""
+SOLVER_STUDY = "--gpus 8,16,32 --heavy-edge-mode refined --time-limit 60"
+
+
+def solver_comparison(results: Path) -> str:
+    """The same placement study solved by each open solver: cases proven optimal, total / median / slowest
+    solve, alpha disagreeing with CP-SAT's, and the machine's load while it ran."""
+    tables = {name: placement_study(results, f"placement_solver_{name}") for name in SOLVERS}
+    reference = tables["cpsat"]["ilp_alpha"].to_numpy(dtype=float)
+    rows = ["| solver | cases | proven optimal | total solve (s) | median (ms) | slowest (s) | alpha differs from "
+            "CP-SAT's | load average (1 min, start-end) | command |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, table in tables.items():
+        wall = table["ilp_wall_s"].astype(float)
+        differs = int((abs(table["ilp_alpha"].to_numpy(dtype=float) - reference) > 1e-9 * reference).sum())
+        rows.append(f"| `{name}` | {len(table)} | {int((table['ilp_status'] == 'optimal').sum())} | "
+                    f"{wall.sum():.3g} | {1e3 * wall.median():.3g} | {wall.max():.3g} | {differs} | "
+                    f"{table['load_average'].iloc[0]} | `asrpt-bench-placement-study {SOLVER_STUDY} --solver {name} "
+                    f"--out results/placement_solver_{name}.csv` |")
+    return "\n".join(rows)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "findings": findings,
     "predictor_error_by_sigma": predictor_error_by_sigma,
@@ -232,6 +305,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "ablations": ablations,
     "heavy_edge_study": heavy_edge_study,
     "heavy_edge_patterns": heavy_edge_patterns,
+    "solver_comparison": solver_comparison,
 }
 
 

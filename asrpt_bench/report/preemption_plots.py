@@ -33,6 +33,15 @@ def preemption_price(table: pd.DataFrame) -> pd.DataFrame:
     return best_wcs_ratios(table, [TRACE, RESTART, LOAD], schedulers=present, candidates=candidates)
 
 
+def price_of_nonpreemption(summary: pd.DataFrame, restart: float) -> pd.DataFrame:
+    """Per trace and load at this restart price: best non-preemptive / best preemptive total JCT (the
+    inverse of the best preemptive scheduler's `preemption_price` ratio, its interval inverted too), with
+    that preemptive scheduler in `scheduler`. Above 1: preempting pays at this price."""
+    part = summary[summary[RESTART].astype(float) == float(restart)]
+    best = part.loc[part.groupby([TRACE, LOAD])["mean"].idxmin()]
+    return best.assign(mean=1 / best["mean"], low=1 / best["high"], high=1 / best["low"]).reset_index(drop=True)
+
+
 def _line_name(scheduler: str, restart: object) -> str:
     return f"{label(scheduler)}, restart {float(restart):g} s"
 
