@@ -47,9 +47,14 @@ def near_best(summary: pd.DataFrame) -> pd.DataFrame:
     5% of the best WCS (`within`), points whose interval lies below it (`below`), and the range of the
     geometric means (`lowest`, `highest`)."""
     grouped = summary.groupby(["scheduler", ELIGIBILITY], sort=False)
-    return pd.DataFrame({"points": grouped.size(), "within": grouped["high"].apply(lambda h: int((h <= WITHIN).sum())),
-                         "below": grouped["high"].apply(lambda h: int((h < 1).sum())),
-                         "lowest": grouped["mean"].min(), "highest": grouped["mean"].max()}).reset_index()
+    counts = pd.DataFrame({"points": grouped.size(), "within": grouped["high"].apply(lambda h: int((h <= WITHIN).sum())),
+                           "below": grouped["high"].apply(lambda h: int((h < 1).sum())),
+                           "lowest": grouped["mean"].min(), "highest": grouped["mean"].max()}).reset_index()
+    rule = counts["scheduler"].str.partition("+")[2].replace("", "strict")
+    order = [(name.startswith("spjf"), name.startswith("asrpt_oracle"), eligibility != "virtual",
+              RULES.index(r) if r in RULES else len(RULES))
+             for name, eligibility, r in zip(counts["scheduler"], counts[ELIGIBILITY], rule)]
+    return counts.iloc[sorted(range(len(counts)), key=order.__getitem__)].reset_index(drop=True)
 
 
 def legend_labels(summary: pd.DataFrame) -> dict[str, str]:
