@@ -76,6 +76,30 @@ def test_ray_log_filter_drops_the_token_warning_and_strips_colour_off_a_terminal
     assert terminal.filter(kept) and kept.getMessage() == "Connected \x1b[32mthere\x1b[0m"
 
 
+def test_points_are_reported_one_line_each_as_they_finish_and_returned_in_sweep_order(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from hydra.core.utils import JobReturn, JobStatus
+    from hydra_plugins.asrpt_ray_launcher import ray_launcher
+
+    done = JobReturn(status=JobStatus.COMPLETED)
+    failed = JobReturn(status=JobStatus.FAILED, _return_value=ValueError("bad point\ntraceback in FAILED"))
+
+    class FinishingBackwards:  # stands in for ray: the last point submitted finishes first
+        exceptions = type("exceptions", (), {"RayError": RuntimeError})
+
+        def wait(self, refs: list[str], num_returns: int) -> tuple[list[str], list[str]]:
+            return refs[-1:], refs[:-1]
+
+        def get(self, ref: str) -> JobReturn:
+            return {"a": done, "b": failed}[ref]
+
+    with caplog.at_level(logging.INFO, logger=ray_launcher.log.name):
+        results = ray_launcher._gather(FinishingBackwards(), [("a", None), ("b", None)], [["seed=0"], ["seed=1"]], 3)
+    assert results == [done, failed]
+    assert [r.getMessage() for r in caplog.records if r.name == ray_launcher.log.name] == [
+        "\t#4 : seed=1 : FAILED (ValueError: bad point)", "\t#3 : seed=0 : COMPLETED"]
+
+
 @pytest.mark.slow
 def test_ray_sweep_matches_the_basic_launcher_point_for_point(tmp_path: Path) -> None:
     basic = sweep(tmp_path, "basic")
