@@ -87,6 +87,9 @@ class _InterruptedRay:
     def get(self, ref: str) -> object:
         raise signals.Terminated(signal.SIGTERM)
 
+    def wait(self, refs: list[str], num_returns: int) -> object:
+        raise signals.Terminated(signal.SIGTERM)
+
     def cancel(self, ref: str, force: bool) -> None:
         self.cancelled.append((ref, force))
 

@@ -11,7 +11,14 @@ launches (Hydra imports every plugin module when it starts).
     num_cpus     CPUs of the local instance (null: all); ignored when joining a cluster
     cpus_per_task  CPUs Ray reserves per point (points run concurrently up to the CPUs available)
     runtime_env  Ray runtime environment for the workers, e.g. {pip: [asrpt_bench], env_vars: {...}}
+    log_to_driver  false: the driver logs one line per point as it finishes (its printed summary is in
+                 the point's run directory, cli.log); true: Ray also forwards the workers' output
     init         further keyword arguments of ray.init
+
+What the driver prints has no ANSI colour codes when stderr is not a terminal (a pipe, a log file,
+a batch job), and Ray's "token authentication is enabled" warning is replaced by the header line
+saying whether token authentication is on. Joining a cluster without token authentication logs a
+warning: anyone who can reach such a cluster can run code on it (README, "Sweeps on a cluster").
 
 On a cluster, every worker must import asrpt_bench (installed in the image, or through
 `runtime_env`), and `hydra.sweep.dir` (and `cache.dir`) must name a path every node shares; the
@@ -21,8 +28,11 @@ when that directory exists on its node.
 
 # No `from __future__ import annotations`: Hydra executes plugin modules without registering them in
 # sys.modules, and dataclasses then cannot resolve string annotations.
+import importlib.util
 import logging
 import os
+import re
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,10 +56,75 @@ class RayLauncherConf:
     num_cpus: Optional[int] = None
     cpus_per_task: float = 1.0
     runtime_env: Dict[str, Any] = field(default_factory=dict)
+    log_to_driver: bool = False
     init: Dict[str, Any] = field(default_factory=dict)
 
 
 ConfigStore.instance().store(group="hydra/launcher", name="ray", node=RayLauncherConf, provider="asrpt_bench")
+
+
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Ray >= 2.59 warns this whenever it turns token authentication on by itself (a local instance, or
+# `address=auto` with a token on disk); the launcher's header line says it instead.
+RAY_AUTH_ENABLED_WARNING = "Token authentication is enabled for this Ray cluster"
+# The loggers whose records the driver shows while it starts or joins Ray (worker.py: "Started a
+# local Ray instance" / "Connected to Ray cluster. View the dashboard at <bright green URL>").
+RAY_LOGGERS = ("ray._private.worker", "ray._private.authentication.authentication_token_setup")
+
+
+class _PlainRayLog(logging.Filter):
+    """Drops Ray's token-auth-enabled warning and, off a terminal, strips ANSI codes from Ray's lines."""
+
+    def __init__(self, plain: bool) -> None:
+        super().__init__()
+        self.plain = plain
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message.startswith(RAY_AUTH_ENABLED_WARNING):
+            return False
+        if self.plain and "\x1b" in message:
+            record.msg, record.args = ANSI_ESCAPE.sub("", message), None
+        return True
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
+
+
+@contextmanager
+def _quiet_ray() -> Iterator[None]:
+    """While the launcher runs: Ray's own driver-side lines filtered (_PlainRayLog) and, when stderr is
+    not a terminal, Ray's forwarded worker lines without colour (RAY_COLOR_PREFIX=0, unless set)."""
+    plain = not _is_terminal(sys.stderr)
+    loggers = [logging.getLogger(name) for name in RAY_LOGGERS]
+    quiet = _PlainRayLog(plain)
+    colour = os.environ.get("RAY_COLOR_PREFIX")
+    if plain and colour is None:
+        os.environ["RAY_COLOR_PREFIX"] = "0"
+    for logger in loggers:
+        logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(quiet)
+        if plain and colour is None:
+            os.environ.pop("RAY_COLOR_PREFIX", None)
+
+
+def _token_auth_on() -> Optional[bool]:
+    """Whether this driver uses Ray token authentication (after ray.init, which sets RAY_AUTH_MODE when
+    it turns it on by itself); None for a Ray without token authentication (before 2.52)."""
+    try:
+        if importlib.util.find_spec("ray._private.authentication") is None:
+            return None
+    except (ImportError, ValueError):  # a stand-in ray module (tests), or one that is not a package
+        return None
+    return os.environ.get("RAY_AUTH_MODE", "disabled").strip().lower() == "token"
 
 
 @contextmanager
@@ -79,11 +154,13 @@ def run_point(hydra_context: HydraContext, sweep_config: DictConfig, task_functi
 
 class RayLauncher(Launcher):
     def __init__(self, address: Optional[str] = None, num_cpus: Optional[int] = None, cpus_per_task: float = 1.0,
-                 runtime_env: Optional[Dict[str, Any]] = None, init: Optional[Dict[str, Any]] = None) -> None:
+                 runtime_env: Optional[Dict[str, Any]] = None, log_to_driver: bool = False,
+                 init: Optional[Dict[str, Any]] = None) -> None:
         self.address = address
         self.num_cpus = num_cpus
         self.cpus_per_task = cpus_per_task
         self.runtime_env = _plain(runtime_env or {})
+        self.log_to_driver = log_to_driver
         self.init = _plain(init or {})
         self.config: Optional[DictConfig] = None
         self.task_function: Optional[TaskFunction] = None
@@ -95,7 +172,7 @@ class RayLauncher(Launcher):
         self.hydra_context = hydra_context
 
     def _init_kwargs(self) -> Dict[str, Any]:
-        kwargs: Dict[str, Any] = {"address": self.address, **self.init}
+        kwargs: Dict[str, Any] = {"address": self.address, "log_to_driver": self.log_to_driver, **self.init}
         if self.runtime_env:
             kwargs["runtime_env"] = self.runtime_env
         if self.address is None:
@@ -111,18 +188,33 @@ class RayLauncher(Launcher):
         configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
         sweep_dir = Path(str(self.config.hydra.sweep.dir)).absolute()
         sweep_dir.mkdir(parents=True, exist_ok=True)
-        started = not ray.is_initialized()
-        if started:
-            ray.init(**self._init_kwargs())
-        log.info("Ray launcher: %d points on %s, sweep output dir %s", len(job_overrides),
-                 self.address or "a local Ray instance", sweep_dir)
+        with _quiet_ray():
+            started = not ray.is_initialized()
+            if started:
+                ray.init(**self._init_kwargs())
+            try:
+                return self._launch(ray, job_overrides, initial_job_idx, sweep_dir)
+            finally:
+                if started and self.address is None:
+                    ray.shutdown()
+
+    def _launch(self, ray: Any, job_overrides: Sequence[Sequence[str]], initial_job_idx: int,
+                sweep_dir: Path) -> Sequence[JobReturn]:
+        assert self.config is not None and self.task_function is not None and self.hydra_context is not None
+        auth = _token_auth_on()
+        log.info("Ray launcher: %d points on %s%s, sweep output dir %s", len(job_overrides),
+                 self.address or "a local Ray instance",
+                 "" if auth is None else f" (token authentication {'on' if auth else 'off'})", sweep_dir)
+        if auth is False and self.address is not None:
+            log.warning("Ray launcher: joined %s without token authentication (RAY_AUTH_MODE is not 'token'): "
+                        "anyone who can reach this cluster can run code on it; README, 'Sweeps on a cluster'",
+                        self.address)
         remote = ray.remote(num_cpus=self.cpus_per_task, max_retries=0)(run_point)
         singleton_state = Singleton.get_state()
         pending = []
         try:
-            for offset, overrides in enumerate(job_overrides):
-                idx = initial_job_idx + offset
-                log.info("\t#%d : %s", idx, " ".join(filter_overrides(overrides)))
+            for overrides in job_overrides:
+                idx = initial_job_idx + len(pending)
                 sweep_config = self.hydra_context.config_loader.load_sweep_config(self.config, list(overrides))
                 with open_dict(sweep_config):
                     sweep_config.hydra.job.id = f"{sweep_config.hydra.job.name}_{idx}"
@@ -130,13 +222,35 @@ class RayLauncher(Launcher):
                     sweep_config.hydra.sweep.dir = str(sweep_dir)
                 pending.append((remote.remote(self.hydra_context, sweep_config, self.task_function,
                                               singleton_state, os.getcwd()), sweep_config))
-            return [_result(ray, ref, sweep_config) for ref, sweep_config in pending]
+            return _gather(ray, pending, [list(o) for o in job_overrides], initial_job_idx)
         except BaseException:  # SIGTERM or Ctrl-C: no point keeps running, on this machine or a cluster
             _cancel(ray, [ref for ref, _ in pending])
             raise
-        finally:
-            if started and self.address is None:
-                ray.shutdown()
+
+
+def _gather(ray: Any, pending: Sequence[Any], job_overrides: Sequence[Sequence[str]],
+            initial_job_idx: int) -> Sequence[JobReturn]:
+    """Every point's JobReturn in sweep order; one log line per point as it finishes, in finishing order."""
+    position = {ref: i for i, (ref, _) in enumerate(pending)}
+    results: list = [None] * len(pending)
+    waiting = [ref for ref, _ in pending]
+    while waiting:
+        done, waiting = ray.wait(waiting, num_returns=1)
+        for ref in done:
+            i = position[ref]
+            results[i] = _result(ray, ref, pending[i][1])
+            log.info("\t#%d : %s : %s", initial_job_idx + i, " ".join(filter_overrides(job_overrides[i])),
+                     _outcome(results[i]))
+    return results
+
+
+def _outcome(result: JobReturn) -> str:
+    """A point's status in one line: COMPLETED, or FAILED with the first line of its error."""
+    if result.status == JobStatus.COMPLETED:
+        return "COMPLETED"
+    error = result._return_value
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"FAILED ({type(error).__name__}{': ' + first if first else ''})"
 
 
 def _cancel(ray: Any, refs: Sequence[Any]) -> None:
