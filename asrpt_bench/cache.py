@@ -1,4 +1,4 @@
-"""Content-keyed on-disk cache of prepared work: model-assigned job tables and fitted predictors.
+"""Content-keyed on-disk cache of prepared work: model-assigned job tables, fitted predictors and their predictions.
 
 Every sweep point and every parallel worker needs the same loaded table and the same fitted forest;
 the first computes them, the others read them here. An entry's key is the SHA-256 of everything its
@@ -6,7 +6,8 @@ value depends on: the kind of entry, the package version and a fingerprint of th
 files (code and packaged data, so editing the code or a profile never serves a stale entry), the
 versions of the libraries whose objects are pickled, the bytes of any input trace, and the caller's
 parameters (for tables `prepare.TableSpec.cache_inputs`: every table-deciding parameter of the
-workload source, so a new knob joins the key without touching this module). Entries are pickles
+workload source, so a new knob joins the key without touching this module; for predictions, the
+fitted predictor's key inputs plus the simulated jobs' content, `frame_hash`). Entries are pickles
 written atomically (io.atomic_write_bytes), so a reader never sees half an entry; an entry that does
 not load is recomputed and rewritten. Every entry is signed with the user's own key and unpickled
 only if its signature checks (cache_trust.py), so a planted entry never runs; a directory every user
@@ -88,6 +89,17 @@ def content_hash(path: str | Path) -> str:
     (path, size, modification time) within the process."""
     stat = Path(path).stat()
     return _content_hash(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def frame_hash(frame: Any) -> str:
+    """SHA-256 of a DataFrame's content: column names, dtypes, index and every value (pandas' stable
+    row hashes, which do not depend on the process), for keys of entries computed from a table."""
+    import pandas as pd
+
+    digest = hashlib.sha256()
+    digest.update(json.dumps([[str(c), str(t)] for c, t in frame.dtypes.items()]).encode("utf-8") + b"\0")
+    digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    return digest.hexdigest()
 
 
 def _jsonable(value: Any) -> Any:

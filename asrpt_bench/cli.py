@@ -30,10 +30,12 @@ import signal
 import sys
 import traceback
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import hydra
+from hydra._internal.hydra import Hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
@@ -173,6 +175,31 @@ def _app(cfg: DictConfig) -> None:
 MULTIRUN_FLAGS = ("-m", "--multirun")
 
 
+def _sets_mode(args: list[str]) -> bool:
+    """Whether the arguments may set `hydra.mode`: an override of it, or an option that names another
+    config tree (this package's tree never sets it: tests/test_compose_once.py)."""
+    return any((arg.startswith("-") and arg not in MULTIRUN_FLAGS)
+               or arg.lstrip("+~").split("=", 1)[0] == "hydra.mode" for arg in args)
+
+
+@contextmanager
+def _mode_from_flags(args: list[str]) -> Iterator[None]:
+    """Hydra composes the whole config tree twice per run: once (Hydra.get_mode) only to read
+    `hydra.mode`, then again to run. This tree never sets `hydra.mode`, so that first composition
+    always answers None, and Hydra then takes the mode from -m/--multirun: answer None without
+    composing (about half a second a run), unless the arguments may set the mode. A composition
+    error is raised by the second composition either way (get_mode swallows it), so messages stay."""
+    if _sets_mode(args):
+        yield
+        return
+    original = Hydra.get_mode
+    Hydra.get_mode = lambda self, config_name, overrides: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Hydra.get_mode = original  # type: ignore[method-assign]
+
+
 def _exit(code: int, message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
     sys.exit(code)
@@ -210,7 +237,8 @@ def _main(full_error: bool) -> None:
         own_dir = cli_args.sweep_dir_override(args)
         if own_dir:
             sys.argv.append(own_dir)
-        _app()
+        with _mode_from_flags(args):
+            _app()
         if _FAILURES:
             raise _FAILURES[0]
     except KeyboardInterrupt as interrupt:

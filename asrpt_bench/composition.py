@@ -89,8 +89,26 @@ def schema_node(params: type[Params], class_name: str, name: str | None, owner: 
     return make_dataclass(class_name, fields)
 
 
+_STORED: dict[str, tuple] = {}
+"""What the ConfigStore holds: the registered components and the config directory they were stored for."""
+
+
+def _registered(config_dir: Path) -> tuple:
+    return (str(config_dir), tuple((kind, name, component_registry(kind).params_type(name))
+                                   for kind in COMPONENT_GROUPS for name in component_registry(kind)))
+
+
 def store_schemas(config_dir: Path = CONFIG_DIR) -> None:
-    """Store the root schema and every registered component's schema (again after plugins register)."""
+    """Store the root schema and every registered component's schema (again after plugins register;
+    not again when nothing was registered since the last time, which costs a run a tenth of a second)."""
+    registered = _registered(config_dir)
+    if _STORED.get("last") == registered:
+        return
+    _store_schemas(config_dir)
+    _STORED["last"] = registered
+
+
+def _store_schemas(config_dir: Path) -> None:
     store = ConfigStore.instance()
     store.store(name="run_config_schema", node=root_schema())
     for kind in COMPONENT_GROUPS:

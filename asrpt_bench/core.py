@@ -48,8 +48,10 @@ def require_integer(name: str, value: Any, minimum: int = 0) -> None:
 
 
 def require_type(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
-    """Refuse a `value` that is not an instance of `kind`, naming `name` and what it must be."""
-    _require(isinstance(value, kind), f"{name} must be {what}, got {type(value).__name__} {value!r}"[:300])
+    """Refuse a `value` that is not an instance of `kind`, naming `name` and what it must be (the message,
+    with the value's repr, is built only for a refusal: the simulator checks every job of every run)."""
+    if not isinstance(value, kind):
+        raise ConfigError(f"{name} must be {what}, got {type(value).__name__} {value!r}"[:300])
 
 
 def build_frozen(cls: type[T], values: dict[str, Any]) -> T:

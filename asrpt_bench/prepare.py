@@ -1,9 +1,11 @@
-"""The prepared work of a run: the workload (loaded, model-assigned, split) and the fitted predictor.
+"""The prepared work of a run: the workload (loaded, model-assigned, split), the fitted predictor and
+its predictions on the simulated jobs.
 
 Trace workloads are split chronologically: the predictor learns from the history, the simulated
 jobs come from the later part. Both the assigned table and the fitted predictor are cached on disk
-under a content key (cache.py: every TableSpec field, the trace's bytes, the predictor's parameters)
-and memoised per process, so sweep points and parallel workers that share them do the work once.
+under a content key (cache.py: every TableSpec field, the trace's bytes, the predictor's parameters),
+and so are the predictions on the simulated jobs (also keyed by those jobs' content), all memoised
+per process, so sweep points and parallel workers that share them do the work once.
 The simulated jobs then get their releases scaled to `workload.target_load` (so points of a load
 sweep share the fit) and the injected jobs of `workload.inject_jobs`; `workload_scalars` and
 `prediction_scalars` are what every run reports about its job set (offered load, unseen share, the
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .build import build_cluster, build_timing, predictor_params
-from .cache import DiskCache, cache_key, content_hash, resolve_cache
+from .cache import DiskCache, cache_key, content_hash, frame_hash, resolve_cache
 from .config import RunConfig
 from .core import Cluster, Job
 from .prediction import accuracy_summary, chronological_split, make_predictor, prediction_errors
@@ -232,6 +234,12 @@ def _simulated_jobs(spec: TableSpec, config: RunConfig, table: pd.DataFrame, sou
     return list(jobs), status
 
 
+def _fit_inputs(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """What a predictor fit on a trace's history depends on (its cache key's inputs)."""
+    return {"spec": spec.cache_inputs(), "trace": _trace_hash(spec), "train_fraction": train_fraction,
+            "predictor": name, "params": params}
+
+
 def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any],
                      cache: DiskCache) -> tuple[Any, str]:
     """A predictor fit on a trace's history: from memory, the disk cache, or fitted now."""
@@ -240,8 +248,7 @@ def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: 
         return make_predictor(name, **params).fit(history)
 
     def compute() -> tuple[Any, str]:
-        key = (cache_key("predictor", spec=spec.cache_inputs(), trace=_trace_hash(spec), train_fraction=train_fraction,
-                         predictor=name, params=params) if cache.root else "")
+        key = cache_key("predictor", **_fit_inputs(spec, train_fraction, name, params)) if cache.root else ""
         return cache.get_or_compute("predictor", key, fit)
 
     return _memoised(("predictor", spec, _trace_hash(spec), train_fraction, name, json.dumps(params, sort_keys=True),
@@ -259,9 +266,49 @@ def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     return make_predictor(name, **params).fit(workload.history)
 
 
+@dataclass(frozen=True)
+class Predictions:
+    """The fitted predictor's output on the simulated jobs, in the table's row order: predicted
+    iterations (`predict`) and the rows it has no history for (`unseen_mask`)."""
+
+    predicted: np.ndarray
+    unseen: np.ndarray
+
+
+def _predict_simulated(config: RunConfig, workload: Workload) -> Predictions:
+    predictor = fitted_predictor(config, workload)
+    return Predictions(predictor.predict(workload.table), predictor.unseen_mask(workload.table))
+
+
+def simulated_predictions(config: RunConfig, workload: Workload) -> Predictions:
+    """The predictor's output on the simulated jobs. For a trace workload it is cached on disk and
+    memoised under the fitted predictor's key inputs plus the simulated jobs' content (cache.frame_hash:
+    released, scaled and injected as simulated), so a warm run neither unpickles the predictor (a
+    forest: tens of MB, and importing scikit-learn) nor predicts; summary's cache then says
+    `"predictions": "hit"` and `"predictor": "unused"`."""
+    if not is_trace(config.workload.name):
+        return _predict_simulated(config, workload)
+    name, params = predictor_params(config)
+    spec, cache = TableSpec.of(config), run_cache(config)
+    train_fraction = config.workload.params.train_fraction
+    jobs = frame_hash(workload.table)
+
+    def compute() -> tuple[Predictions, str]:
+        key = (cache_key("predictions", **_fit_inputs(spec, train_fraction, name, params), jobs=jobs)
+               if cache.root else "")
+        return cache.get_or_compute("predictions", key, lambda: _predict_simulated(config, workload))
+
+    predictions, status = _memoised(("predictions", spec, _trace_hash(spec), train_fraction, name,
+                                     json.dumps(params, sort_keys=True), jobs, cache), compute)
+    workload.cache_status.setdefault("predictions", status)
+    workload.cache_status.setdefault("predictor", "unused")  # set by fitted_predictor if it was needed
+    return predictions
+
+
 def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, float]:
     """job_id -> predicted iterations from the predictor fit on the workload's history."""
-    return fitted_predictor(config, workload).predictions(workload.table)
+    predicted = simulated_predictions(config, workload).predicted
+    return dict(zip(workload.table["job_id"].tolist(), predicted.tolist()))
 
 
 def prediction_scalars(config: RunConfig, workload: Workload) -> dict[str, float]:
@@ -269,9 +316,9 @@ def prediction_scalars(config: RunConfig, workload: Workload) -> dict[str, float
     for predictors that need no history, oracle and noisy), their share of the GPU time g_i d_i
     (`unseen_gpu_time_share`), and the median relative error |n~ - n| / n on the seen ones
     (`predictor_median_rel_error_seen`)."""
-    predictor = fitted_predictor(config, workload)
-    unseen = predictor.unseen_mask(workload.table)
-    errors = accuracy_summary(prediction_errors(workload.table, predictor.predict(workload.table), unseen))
+    predictions = simulated_predictions(config, workload)
+    unseen = predictions.unseen
+    errors = accuracy_summary(prediction_errors(workload.table, predictions.predicted, unseen))
     work = np.array([job.gpus for job in workload.jobs], dtype=float) * workload.durations
     fits = ~np.isnan(work)
     total = float(work[fits].sum())

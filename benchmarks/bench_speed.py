@@ -13,10 +13,13 @@ Sections (`--sections`, default all):
   phases  the default `asrpt-bench` run split into imports, load, fit, simulate (all schedulers),
           write; cold (empty cache) and warm (cache filled by the cold run)
   e2e     end-to-end wall of `asrpt-bench` (cold, warm) and of `task=simulate` on a 2,000-job CSV
+  warm    end-to-end wall of the warm default `asrpt-bench` and the warm `task=simulate` on the 2,000-job
+          CSV (oracle predictions), each the second run on its own cache (the first fills it)
   sweep   README's 16-point sweep with the basic, joblib (2 workers) and ray (2 CPUs) launchers, warm
           cache (the after code only: the before code has no cache and no ray launcher)
 
     python benchmarks/bench_speed.py --before /tmp/asrpt_before --repeat 3
+    python benchmarks/bench_speed.py --sections warm --repeat 5 --output results/bench_warm.txt
     python benchmarks/bench_speed.py --sections sim,growth
 """
 
@@ -208,9 +211,10 @@ def section_phases(versions: dict[str, Path], repeat: int, cache_home: Path) -> 
            {label: median_of(r) for label, r in runs.items()}, "s")
 
 
-def section_e2e(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:
+def csv_table(code: Path, cache_home: Path) -> Path:
+    """The default run's 2,000 simulated jobs as a CSV job table, in a fresh temporary directory."""
     table = Path(tempfile.mkdtemp(prefix="bench_csv_")) / "jobs2000.csv"
-    run_snippet(versions["after"], """
+    run_snippet(code, """
 from asrpt_bench.config import RunConfig
 from asrpt_bench.prepare import load_workload
 from asrpt_bench.workloads.schema import COLUMNS
@@ -219,6 +223,11 @@ columns = [c.name for c in COLUMNS if c.name in table.columns and table[c.name].
 table[columns].astype({"gpus": "int64", "iterations": "int64"}).to_csv(PATH, index=False)
 print("RESULT {}")
 """, cache_home, PATH=str(table))
+    return table
+
+
+def section_e2e(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:
+    table = csv_table(versions["after"], cache_home)
 
     def measure(label: str, code: Path) -> dict:
         work = Path(tempfile.mkdtemp(prefix="bench_e2e_"))
@@ -237,6 +246,34 @@ print("RESULT {}")
     runs = interleaved(versions, repeat, measure)
     report("end to end: python -m asrpt_bench.cli (default run; task=simulate on a 2,000-job CSV, oracle)",
            {label: median_of(r) for label, r in runs.items()}, "s wall")
+    shutil.rmtree(table.parent, ignore_errors=True)
+
+
+def section_warm(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:
+    """The warm runs only: the first run of each round fills a fresh cache and is not reported."""
+    table = csv_table(versions["after"], cache_home)
+    simulate = ["task=simulate", "workload=csv", f"workload.path={table}", "predictor=oracle"]
+
+    def measure(label: str, code: Path) -> dict:
+        work = Path(tempfile.mkdtemp(prefix="bench_warm_"))
+        out = {}
+        try:
+            for name, args in (("default, warm", []), ("csv simulate, warm", simulate)):
+                common = [*args, "progress=false", f"cache.dir={work / name.split(',')[0].replace(' ', '_')}"]
+                wall(code, [*common, f"hydra.run.dir={work / 'fill'}"], cache_home, work)
+                shutil.rmtree(work / "fill")
+                out[name] = wall(code, [*common, f"hydra.run.dir={work / 'warm'}"], cache_home, work)
+                shutil.rmtree(work / "warm")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return out
+
+    runs = interleaved(versions, repeat, measure)
+    report("warm runs end to end: python -m asrpt_bench.cli, second run on the same cache (default; "
+           "task=simulate on a 2,000-job CSV, oracle)", {label: median_of(r) for label, r in runs.items()}, "s wall")
+    for label, values in runs.items():
+        for key in values[0]:
+            print(f"  {label} {key}: runs {', '.join(f'{run[key]:.2f}' for run in values)}")
     shutil.rmtree(table.parent, ignore_errors=True)
 
 
@@ -261,7 +298,23 @@ def section_sweep(versions: dict[str, Path], repeat: int, cache_home: Path) -> N
 
 
 SECTIONS = {"sim": section_sim, "growth": section_growth, "phases": section_phases, "e2e": section_e2e,
-            "sweep": section_sweep}
+            "warm": section_warm, "sweep": section_sweep}
+
+
+class Tee:
+    """stdout that is also written to a file (--output)."""
+
+    def __init__(self, stream, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.stream, self.file = stream, path.open("w")
+
+    def write(self, text: str) -> int:
+        self.file.write(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.file.flush()
+        self.stream.flush()
 
 
 def main() -> None:
@@ -270,7 +323,10 @@ def main() -> None:
     parser.add_argument("--after", type=Path, default=ROOT, help="the code to measure (default: this checkout)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds per measurement (median reported)")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated: {','.join(SECTIONS)}")
+    parser.add_argument("--output", type=Path, default=None, help="also write the report to this file")
     args = parser.parse_args()
+    if args.output is not None:
+        sys.stdout = Tee(sys.stdout, args.output)
     versions = {"before": args.before.resolve()} if args.before else {}
     versions["after"] = args.after.resolve()
     cache_home = Path(tempfile.mkdtemp(prefix="bench_xdg_"))
@@ -282,6 +338,7 @@ def main() -> None:
     finally:
         shutil.rmtree(cache_home, ignore_errors=True)
     print(f"\nload after: {uptime()}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -35,13 +35,14 @@ def test_a_hit_gives_byte_identical_outputs_to_a_miss(tmp_path: Path) -> None:
     store = tmp_path / "cache"
     first = run_app(store, tmp_path / "miss")
     second = run_app(store, tmp_path / "hit")
-    assert first["cache"] == {"table": "miss", "jobs": "miss", "predictor": "miss"}
-    assert second["cache"] == {"table": "hit", "jobs": "hit", "predictor": "hit"}
+    assert first["cache"] == {"table": "miss", "jobs": "miss", "predictor": "miss", "predictions": "miss"}
+    # the warm run takes the predictions from the cache: it never loads the fitted forest
+    assert second["cache"] == {"table": "hit", "jobs": "hit", "predictor": "unused", "predictions": "hit"}
     assert (tmp_path / "miss" / "jobs.parquet").read_bytes() == (tmp_path / "hit" / "jobs.parquet").read_bytes()
     assert (tmp_path / "miss" / "comparison.csv").read_bytes() == (tmp_path / "hit" / "comparison.csv").read_bytes()
     assert first["config_hash"] == second["config_hash"] and first["total_jct"] == second["total_jct"]
     disabled = run_app(store, tmp_path / "off", "cache.enabled=false")
-    assert disabled["cache"] == {"table": "off", "jobs": "off", "predictor": "off"}
+    assert disabled["cache"] == {"table": "off", "jobs": "off", "predictor": "off", "predictions": "off"}
     assert (tmp_path / "off" / "jobs.parquet").read_bytes() == (tmp_path / "hit" / "jobs.parquet").read_bytes()
 
 
@@ -49,9 +50,38 @@ def test_another_predictor_reuses_the_table_but_not_the_fit(tmp_path: Path) -> N
     store = tmp_path / "cache"
     run_app(store, tmp_path / "a")
     other = run_app(store, tmp_path / "b", "predictor.n_estimators=3")
-    assert other["cache"] == {"table": "hit", "jobs": "hit", "predictor": "miss"}
-    fewer = run_app(store, tmp_path / "c", "workload.job_cap=20")
-    assert fewer["cache"] == {"table": "hit", "jobs": "miss", "predictor": "hit"}
+    assert other["cache"] == {"table": "hit", "jobs": "hit", "predictor": "miss", "predictions": "miss"}
+    fewer = run_app(store, tmp_path / "c", "workload.job_cap=5")  # fewer jobs (the tiny run simulates 12)
+    assert fewer["cache"] == {"table": "hit", "jobs": "miss", "predictor": "hit", "predictions": "miss"}
+    same = run_app(store, tmp_path / "d", "workload.job_cap=20")  # keeps all 12: other jobs' key, same content
+    assert same["cache"] == {"table": "hit", "jobs": "miss", "predictor": "unused", "predictions": "hit"}
+
+
+def test_whatever_decides_the_predictions_misses_their_cache(tmp_path: Path) -> None:
+    """The predictions' key is the fitted predictor's (seed, predictor, its parameters, the table) plus
+    the simulated jobs' content: any change recomputes them."""
+    store = tmp_path / "cache"
+    run_app(store, tmp_path / "a")
+    changes = {"seed": "seed=1", "n_estimators": "predictor.n_estimators=3", "unseen": "predictor.unseen=mean",
+               "load": "workload.target_load=0.5"}  # the last keeps the fit and changes only the jobs
+    for name, override in changes.items():
+        assert run_app(store, tmp_path / name, override)["cache"]["predictions"] == "miss", name
+    again = run_app(store, tmp_path / "load_again", changes["load"])
+    assert again["cache"] == {"table": "hit", "jobs": "hit", "predictor": "unused", "predictions": "hit"}
+    assert (tmp_path / "load_again" / "jobs.parquet").read_bytes() == (tmp_path / "load" / "jobs.parquet").read_bytes()
+    assert run_app(store, tmp_path / "b")["cache"]["predictions"] == "hit"  # the first entry is still there
+
+
+def test_predictions_entries_are_under_the_size_cap_and_the_switch(tmp_path: Path) -> None:
+    store = tmp_path / "cache"
+    run_app(store, tmp_path / "a")
+    assert sorted(path.parent.name for path in cache.entries(store)) == ["jobs", "predictions", "predictor", "table"]
+    capped = tmp_path / "capped"  # room for less than one entry: each write evicts every older one
+    run_app(capped, tmp_path / "b", "cache.max_size_gb=1e-9")
+    assert [path.parent.name for path in cache.entries(capped)] == ["predictions"]  # the last written
+    off = tmp_path / "off"
+    disabled = run_app(off, tmp_path / "c", "cache.enabled=false")
+    assert disabled["cache"]["predictions"] == "off" and not off.exists()
 
 
 def test_every_table_deciding_key_enters_the_key() -> None:

@@ -1,8 +1,8 @@
 """Heavy libraries load only on the paths that use them (measured with `python -X importtime`).
 
 scikit-learn and matplotlib cost seconds at startup; a simulation of a CSV job table with oracle
-predictions uses neither, nor a MILP/CP solver. The same probe on a forest run must see scikit-learn,
-so the probe itself is shown to work.
+predictions uses neither, nor a MILP/CP solver, nor does a forest run whose predictions are cached. The
+same probe on a forest run that fits must see scikit-learn, so the probe itself is shown to work.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ HEAVY = ("sklearn", "matplotlib", "ortools", "highspy", "pulp", "gurobipy", "ray
 def imported_modules(tmp_path: Path, *overrides: str) -> set[str]:
     """Every module the asrpt-bench app imports for one run with `overrides`."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HYDRA_FULL_ERROR": "0"}
+    tmp_path.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "asrpt_bench.cli", *overrides, "progress=false",
                            f"hydra.run.dir={tmp_path / 'run'}"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
@@ -39,7 +40,11 @@ def test_simulating_a_csv_with_oracle_predictions_imports_no_heavy_library(tmp_p
     assert top_level_heavy(modules) == set()
 
 
-def test_a_forest_run_does_import_scikit_learn(tmp_path: Path) -> None:
-    modules = imported_modules(tmp_path, "task=simulate", "workload=synthetic", "debug=tiny")
-    assert "sklearn" in top_level_heavy(modules)
-    assert "matplotlib" not in top_level_heavy(modules)
+def test_a_forest_run_imports_scikit_learn_only_when_its_predictions_are_not_cached(tmp_path: Path) -> None:
+    forest = ("task=simulate", "workload=synthetic", "debug=tiny", f"cache.dir={tmp_path / 'cache'}")
+    cold = imported_modules(tmp_path / "cold", *forest)  # fits the forest (the probe sees scikit-learn)
+    assert "sklearn" in top_level_heavy(cold)
+    assert "matplotlib" not in top_level_heavy(cold)
+    warm = imported_modules(tmp_path / "warm", *forest)  # the predictions come from the cache
+    assert "asrpt_bench.sim.engine" in warm
+    assert top_level_heavy(warm) == set()
