@@ -652,6 +652,10 @@ CASES: list[Case] = [
          "['asrpt', 'fifo']); it acts on the listed schedulers that share its parameters")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
                                                             "task.schedulers=[asrpt,fifo]"]))),
+    case("preemption-price-without-preemption", CONFIG,
+         "preemption.restart_s prices the suspensions of preemptive schedulers (srtf, srtf_oracle, las2d); this "
+         "run's schedulers never preempt: ['asrpt', 'fifo']")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["preemption.restart_s=0", "task.schedulers=[asrpt,fifo]"]))),
     case("plugin-takes-a-built-in-name", CONFIG,
          "plugins: cannot import 'taken_name': ConfigError: scheduler 'fifo' is already registered by "
          "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
