@@ -345,8 +345,9 @@ class RunConfig:
         names = self.scheduler_names()
         registry = component_registry("scheduler")
         if changed and not any("preemption" in registry.entry(name).needs for name in names):
-            raise ConfigError(f"preemption.{changed[0]} prices the suspensions of preemptive schedulers (srtf, "
-                              f"srtf_oracle, las2d); this run's schedulers never preempt: {names}")
+            preemptive = ", ".join(n for n in registry.names() if "preemption" in registry.entry(n).needs)
+            raise ConfigError(f"preemption.{changed[0]} prices the suspensions of preemptive schedulers ({preemptive}); "
+                              f"this run's schedulers never preempt: {names}")
 
     def to_dict(self) -> dict[str, Any]:
         values: dict[str, Any] = {}

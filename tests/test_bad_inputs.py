@@ -653,7 +653,7 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
                                                             "task.schedulers=[asrpt,fifo]"]))),
     case("preemption-price-without-preemption", CONFIG,
-         "preemption.restart_s prices the suspensions of preemptive schedulers (srtf, srtf_oracle, las2d); this "
+         "preemption.restart_s prices the suspensions of preemptive schedulers (las2d, srtf, srtf_oracle); this "
          "run's schedulers never preempt: ['asrpt', 'fifo']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["preemption.restart_s=0", "task.schedulers=[asrpt,fifo]"]))),
     case("plugin-takes-a-built-in-name", CONFIG,

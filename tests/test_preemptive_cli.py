@@ -62,7 +62,7 @@ def test_a_preemption_price_without_a_preemptive_scheduler_is_refused(tmp_path: 
                    cwd=tmp_path)
     assert done.returncode == 2 and not (tmp_path / "bad").exists()
     assert done.stderr == ("asrpt-bench: error: preemption.restart_s prices the suspensions of preemptive schedulers "
-                           "(srtf, srtf_oracle, las2d); this run's schedulers never preempt: ['asrpt']\n")
+                           "(las2d, srtf, srtf_oracle); this run's schedulers never preempt: ['asrpt']\n")
 
 
 def test_a_compare_run_writes_the_segments_of_its_preemptive_schedulers(tmp_path: Path) -> None:
