@@ -11,9 +11,10 @@ caches are filled once). Prints seconds, jobs/s and the time ratio to the strict
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
-from asrpt_bench.config import RunConfig
+from asrpt_bench.config import ClusterConfig, RunConfig, WorkloadConfig
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.prepare import load_workload
 from asrpt_bench.schedulers import make_scheduler
@@ -27,8 +28,8 @@ def main() -> None:
     parser.add_argument("--rules", default="strict,easy,greedy")
     args = parser.parse_args()
 
-    config = RunConfig()
-    config.workload.num_jobs, config.workload.train_fraction, config.cluster.servers = None, 0.0, 64
+    config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0),
+                       cluster=ClusterConfig(servers=64))
     workload = load_workload(config.validate())
     jobs = workload.jobs[:args.jobs] if args.jobs else workload.jobs
     cluster = workload.cluster
@@ -36,7 +37,8 @@ def main() -> None:
     one_per_plan = list({job.plan: job for job in jobs}.values())
     simulate(one_per_plan, cluster, make_scheduler("asrpt"), HeavyEdgePlacer(),
              predictions={job.job_id: float(job.iterations) for job in one_per_plan})
-    print(f"{len(jobs):,} Philly jobs, {cluster.servers}x{cluster.gpus_per_server} GPUs, Heavy-Edge, oracle predictions")
+    print(f"{len(jobs):,} Philly jobs, {cluster.servers}x{cluster.gpus_per_server} GPUs, Heavy-Edge, oracle predictions; "
+          f"load average {os.getloadavg()[0]:.2f} at the start ({os.cpu_count()} CPUs)")
     print(f"{'scheduler':>20} {'seconds':>9} {'jobs/s':>9} {'/ strict':>9} {'total JCT':>11} {'backfilled':>10} "
           f"{'violations':>10}")
     for order in args.orders.split(","):
@@ -52,6 +54,7 @@ def main() -> None:
             print(f"{order + '+' + rule:>20} {seconds:9.2f} {len(jobs) / seconds:9,.0f} {ratio:>9} "
                   f"{metrics['total_jct']:11.4g} {metrics['backfilled_starts']:10.0f} "
                   f"{metrics['reservation_violations']:10.0f}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def _ratio_vs_bound(table: pd.DataFrame, ratio: str, bound: str, row_key: str | 
     taus = sorted(table[TAU].unique())
     keys = ([row_key] if row_key else []) + [COMM_HEAVY, EPSILON]
     labels = {ratio: _tau_labels(table, ratio, keys, ratio_label), bound: _tau_labels(table, bound, keys, bound_label)}
-    figure, panels = plt.subplots(len(rows), len(columns), figsize=(3.5 * len(columns), 2.9 * len(rows)),
+    figure, panels = plt.subplots(len(rows), len(columns), figsize=(max(3.5 * len(columns), 6.5), 2.9 * len(rows)),
                                   squeeze=False, sharex=True, sharey=True)
     for r, row in enumerate(rows):
         for c, comm_heavy in enumerate(columns):

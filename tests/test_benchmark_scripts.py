@@ -1,0 +1,33 @@
+"""The benchmark scripts run on a small prefix of the trace: they import the package as it is now, so a
+change of its API cannot leave them broken until the next measurement."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench(script: str, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'benchmarks'}"}
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
+    out = bench("bench_dispatch.py", "--jobs", "300", "--orders", "fifo", "--rules", "strict,easy")
+    assert "300 Philly jobs" in out and "fifo+strict" in out and "fifo+easy" in out and "load average" in out
+
+
+@pytest.mark.slow
+def test_bench_preemptive_reports_jobs_per_second_beside_asrpt() -> None:
+    out = bench("bench_preemptive.py", "--size", "300", "--schedulers", "asrpt", "srtf")
+    assert "x asrpt" in out and "srtf" in out
