@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +13,6 @@ from asrpt_bench.report.preemption_plots import plot_preemption_price, preemptio
 from test_cli import run_app
 from test_paper_figures import log_axis_problems
 
-ROOT = Path(__file__).resolve().parents[1]
 
 TOTALS = {"asrpt": 10.0, "wcs_duration": 8.0, "fifo": 20.0, "srtf": 4.0, "srtf_oracle": 2.0, "las2d": 16.0}
 
@@ -46,11 +44,10 @@ def test_the_figure_has_one_panel_per_trace():
     plt.close(figure)
 
 
-def test_the_pending_experiment_config_composes(tmp_path):
-    """experiments/pending/preemption_price.yaml composes with the app's config (as an experiment)."""
-    (tmp_path / "experiment").mkdir()
-    shutil.copy(ROOT / "experiments" / "pending" / "preemption_price.yaml", tmp_path / "experiment")
-    done = run_app("--config-dir", str(tmp_path), "experiment=preemption_price", "--cfg", "job", cwd=tmp_path)
+def test_the_experiment_config_composes(tmp_path):
+    """experiment=preemption_price composes with the app's config: the preemptive references beside the
+    non-preemptive schedulers, sigma 1."""
+    done = run_app("experiment=preemption_price", "--cfg", "job", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "srtf_oracle" in done.stdout and "las2d" in done.stdout and "sigma: 1.0" in done.stdout
 
