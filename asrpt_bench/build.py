@@ -37,7 +37,7 @@ def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
     preemption price (the `preemption` group)."""
     name = name or config.scheduler.name
     params = config.scheduler.params if config.takes_scheduler_group(name) else None
-    available = {"preemption": config.preemption.params()}
+    available = {"preemption": config.preemption.price()}
     return SCHEDULERS.make(name, params, **{key: available[key] for key in SCHEDULERS.entry(name).needs
                                                if key in available})
 

@@ -199,11 +199,11 @@ class PreemptionConfig:
     restart_s: float = PreemptionParams.restart_s
     min_run_s: float = PreemptionParams.min_run_s
 
-    def params(self) -> PreemptionParams:
+    def price(self) -> PreemptionParams:
         return PreemptionParams(restart_s=self.restart_s, min_run_s=self.min_run_s)
 
     def validate(self, prefix: str = "preemption") -> None:
-        self.params().check(prefix)
+        self.price().check(prefix)
 
 
 @dataclass
