@@ -45,8 +45,8 @@ def test_an_interpreter_without_the_package_is_named() -> None:
 
 def test_quick_overrides_cut_every_sweep_to_a_few_points() -> None:
     assert quick_overrides("sensitivity") == ["experiment=sensitivity", "debug=tiny", "seed=0",
-                                              "predictor.epsilon=0.0,0.25", "scheduler.comm_heavy=1.2",
-                                              "scheduler.tau=0.0"]
+                                              "workload.target_load=0.4,0.6", "predictor.epsilon=0.0",
+                                              "scheduler.comm_heavy=1.2", "scheduler.tau=0.0"]
     assert "sensitivity" in experiments() and "compare_default" in experiments()
     with pytest.raises(ValueError, match="unknown experiment 'nope'"):
         quick_overrides("nope")

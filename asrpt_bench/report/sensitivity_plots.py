@@ -21,7 +21,8 @@ from .style import figure_style
 
 TAU, COMM_HEAVY, EPSILON, LOAD = "scheduler.tau", "scheduler.comm_heavy", "predictor.epsilon", "workload.target_load"
 BOUND_COMM_HEAVY = 1.5
-"""The COMM_HEAVY of the bound panel: the paper's value (schedulers/asrpt.py DEFAULT_COMM_HEAVY)."""
+"""The COMM_HEAVY of the bound panel: the paper's value (schedulers/asrpt.py DEFAULT_COMM_HEAVY), or the
+swept value nearest to it when the table lacks it (a partial sweep)."""
 _TAB10 = plt.get_cmap("tab10")
 
 
@@ -50,7 +51,9 @@ def _heatmap(axes: Axes, part: pd.DataFrame, low: float, high: float) -> plt.cm.
 def _bound_panel(axes: Axes, part: pd.DataFrame) -> None:
     """sum C / lower bound (solid) and the Theorem 1 bound (dashed) vs epsilon, per tau; a tau whose line
     equals another's says so in the legend."""
-    part = part[np.isclose(part[COMM_HEAVY].astype(float), BOUND_COMM_HEAVY)]
+    values = part[COMM_HEAVY].astype(float)
+    chosen = min(values.unique(), key=lambda value: abs(value - BOUND_COMM_HEAVY))
+    part = part[np.isclose(values, chosen)]
     for value, text, style in (("ratio_to_lower_bound", "sum C / LB", {"marker": "o"}),
                                ("theorem1_bound", "Theorem 1 bound", {"linestyle": "--"})):
         summary = geometric_ci(part, [TAU, EPSILON], value)
@@ -59,7 +62,7 @@ def _bound_panel(axes: Axes, part: pd.DataFrame) -> None:
             plot_band(axes, at_tau, EPSILON, color=_TAB10(k % 10), label=labels[str(tau)], **style)
     axes.set_yscale("log")
     axes.set_xlabel("prediction error epsilon")
-    axes.set_title(f"COMM_HEAVY = {BOUND_COMM_HEAVY:g}: ratio vs bound (log)", fontsize=8)
+    axes.set_title(f"COMM_HEAVY = {chosen:g}: ratio vs bound (log)", fontsize=8)
 
 
 def plot_sensitivity(table: pd.DataFrame) -> Figure:

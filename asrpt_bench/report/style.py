@@ -68,21 +68,29 @@ def figure_style() -> Iterator[None]:
 
 
 MAX_FILE_BYTES = 300_000
-"""A figure file larger than this is not kept (a PDF of many points): the PNG always is."""
+"""A PDF larger than this is not kept (a PDF of many points); a PNG larger than this is drawn again at the
+next lower resolution of PNG_DPIS until it fits (a figure of many shaded panels)."""
+PNG_DPIS = (None, 100, 80)
+"""None: the figure's own resolution (figure.dpi of figure_style)."""
 METADATA = {".png": {"Software": None}, ".pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
 """No timestamps or library versions in the files, so the same table gives the same bytes."""
 
 
 def save_figure(figure: Figure, out_dir: Path, name: str) -> list[Path]:
-    """Write `name`.png, and `name`.pdf when it is at most MAX_FILE_BYTES, into `out_dir`; close the figure."""
+    """Write `name`.png (at the first resolution of PNG_DPIS that fits MAX_FILE_BYTES), and `name`.pdf when it
+    is at most MAX_FILE_BYTES, into `out_dir`; close the figure."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for suffix in (".png", ".pdf"):
         path = out_dir / f"{name}{suffix}"
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format=suffix[1:], bbox_inches="tight", metadata=METADATA[suffix])
-        data = buffer.getvalue()
+        for dpi in PNG_DPIS if suffix == ".png" else (None,):
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format=suffix[1:], bbox_inches="tight", metadata=METADATA[suffix],
+                           **({"dpi": dpi} if dpi else {}))
+            data = buffer.getvalue()
+            if len(data) <= MAX_FILE_BYTES:
+                break
         if suffix == ".pdf" and len(data) > MAX_FILE_BYTES:
             path.unlink(missing_ok=True)
             continue
