@@ -17,7 +17,7 @@ from matplotlib.patches import Rectangle
 from asrpt_bench.report.figures import FIGURES, FigureSpec, make_figures
 from asrpt_bench.report.plots import coincident_labels, geometric_ci, mean_ci, plot_band, worst_gap
 from asrpt_bench.report.style import MAX_FILE_BYTES
-from asrpt_bench.report.table_check import read_table
+from asrpt_bench.report.table_check import read_table, table_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def log_axis_problems(figure: Figure) -> list[str]:
 
 @pytest.mark.parametrize("spec", FIGURES, ids=lambda spec: spec.name)
 def test_every_log_axis_draws_geometric_positive_intervals_and_no_bars(spec: FigureSpec) -> None:
-    figure = spec.plot(read_table(ROOT / "results" / spec.table))
+    figure = spec.plot(read_table(table_path(ROOT / "results", spec.table)))
     try:
         assert log_axis_problems(figure) == []
     finally:
@@ -98,3 +98,17 @@ def test_the_worst_placement_gap_is_one_maximum_over_instances() -> None:
     assert worst_gap(contract) == contract["alpha_penalty_max"].max()
     instances = pd.read_csv(ROOT / "results" / "placement_study_contract.csv")
     assert worst_gap(instances) == instances["gap"].max()
+
+
+def test_a_gzipped_table_is_found_and_read_as_the_csv_it_holds(tmp_path: Path) -> None:
+    """A committed table above 4 MB is stored as NAME.csv.gz (run_all.sh --publish): the report finds it
+    under its plain name and reads the same rows; a plain NAME.csv beside it wins."""
+    import gzip
+
+    text = "experiment,total_jct\nx,1.5\n"
+    (tmp_path / "x.csv.gz").write_bytes(gzip.compress(text.encode(), mtime=0))
+    assert table_path(tmp_path, "x.csv") == tmp_path / "x.csv.gz"
+    assert read_table(table_path(tmp_path, "x.csv"))["total_jct"].tolist() == [1.5]
+    (tmp_path / "x.csv").write_text(text)
+    assert table_path(tmp_path, "x.csv") == tmp_path / "x.csv"
+    assert table_path(tmp_path, "y.csv") == tmp_path / "y.csv"

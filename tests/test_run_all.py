@@ -29,12 +29,12 @@ def _run_all(*args: str, python: str = sys.executable) -> subprocess.CompletedPr
     (("--out",), "run_all.sh: error: --out needs a directory"),
 ])
 def test_refuses_before_running_anything(args: tuple[str, ...], message: str) -> None:
-    committed = {path.name: path.stat().st_mtime_ns for path in (ROOT / "results").glob("*.csv")}
+    committed = {path.name: path.stat().st_mtime_ns for path in (ROOT / "results").glob("*.csv*")}
     done = _run_all(*args)
     assert done.returncode == 2
     assert done.stderr == message + "\n"
     assert done.stdout == ""
-    assert {path.name: path.stat().st_mtime_ns for path in (ROOT / "results").glob("*.csv")} == committed
+    assert {path.name: path.stat().st_mtime_ns for path in (ROOT / "results").glob("*.csv*")} == committed
 
 
 def test_an_interpreter_without_the_package_is_named() -> None:

@@ -32,7 +32,7 @@ from .published import load_result
 from .sensitivity_plots import relative_total_jct
 from .plots import best_wcs_ratios, worst_gap
 from .regime_plots import LOAD, SIGMA, TRACE
-from .table_check import read_table
+from .table_check import read_table, table_path
 
 BEGIN = re.compile(r"<!-- generated:([A-Za-z0-9_]+) -->")
 END = "<!-- /generated:{name} -->"
@@ -244,7 +244,7 @@ PLACEMENT_STUDIES = (("placement_study", ""), ("placement_study_contract", " --h
 
 def placement_study(results: Path, name: str) -> pd.DataFrame:
     """results/<name>.csv of asrpt-bench-placement-study (not a Hydra experiment: read as it is)."""
-    table = read_table(Path(results) / f"{name}.csv")
+    table = read_table(table_path(results, f"{name}.csv"))
     missing = {"gap", "he_mode", "pattern", "b_inter", "b_intra", "ilp_status"} - set(table.columns)
     if table.empty or missing:
         raise ConfigError(f"{Path(results) / name}.csv: not a placement-study table (missing {sorted(missing)})")

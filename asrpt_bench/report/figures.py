@@ -27,7 +27,7 @@ from ..io import atomic_write_text
 from . import dispatch_plots, plots, preemption_plots, regime_plots, sensitivity_plots, theory_plots
 from .style import save_figure
 from .published import check_sweep
-from .table_check import read_table, recorded_experiments
+from .table_check import read_table, recorded_experiments, table_path
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def make_figures(results: Path, out: Path, partial: bool = False) -> tuple[list[
     written, the figures skipped (no table) and the tables refused (one message each)."""
     written, skipped, refused = [], [], []
     for spec in FIGURES:
-        path = Path(results) / spec.table
+        path = table_path(results, spec.table)
         if not path.exists():
             skipped.append(f"{spec.name} (no {path})")
             continue

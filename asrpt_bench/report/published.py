@@ -18,7 +18,7 @@ import yaml
 
 from ..core import ConfigError
 from ..conf import CONFIG_DIR
-from .table_check import check_table, read_table, recorded_experiments
+from .table_check import check_table, read_table, recorded_experiments, table_path
 
 
 def sweep_params(name: str) -> dict[str, list[str]]:
@@ -54,7 +54,7 @@ def column_of(key: str, table: pd.DataFrame) -> str:
 
 def load_result(results: Path, name: str) -> pd.DataFrame:
     """results/<name>.csv, checked as the module docstring says; errors name the file and the key."""
-    path = Path(results) / f"{name}.csv"
+    path = table_path(results, f"{name}.csv")
     if not path.exists():
         raise ConfigError(f"{path}: missing; make it with experiments/run_all.sh --publish "
                           f"(or asrpt-bench -m experiment={name} and asrpt-bench-collect)")

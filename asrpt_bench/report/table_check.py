@@ -32,8 +32,21 @@ a config key set to null, as collect writes it)."""
 REFERENCE = "asrpt"
 
 
+COMPRESSED = ".gz"
+"""A committed table above a few MB is stored gzipped beside its name (results/dispatch_map.csv.gz):
+`table_path` finds it, and pandas reads it as the CSV it holds."""
+
+
+def table_path(results: Path, name: str) -> Path:
+    """results/`name` (a .csv file name), or its gzipped copy when only that exists; the plain name (for
+    messages) when neither does."""
+    path = Path(results) / name
+    packed = path.with_name(path.name + COMPRESSED)
+    return packed if not path.exists() and packed.exists() else path
+
+
 def read_table(path: Path) -> pd.DataFrame:
-    """The CSV at `path`; ConfigError for a file that is not UTF-8 CSV."""
+    """The CSV at `path` (gzipped when it ends in .gz); ConfigError for a file that is not UTF-8 CSV."""
     path = Path(path)
     try:
         return pd.read_csv(path, encoding="utf-8", low_memory=False)
