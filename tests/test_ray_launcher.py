@@ -23,6 +23,7 @@ from typing import Iterator
 import pytest
 
 from asrpt_bench import io
+from test_signals import session_members
 
 pytest.importorskip("ray", reason="Ray is not installed here (no Ray wheel for this platform or Python); "
                                   "pip install -e '.[ray]'")
@@ -137,19 +138,6 @@ def free_ports(count: int) -> list[int]:
     finally:
         for sock in sockets:
             sock.close()
-
-
-def session_members(session: int) -> list[int]:
-    """Live processes of a session (field 6 of /proc/PID/stat): what one `ray start` started."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if entry.name.isdigit() and int(fields[3]) == session and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
 
 
 def stop_node(process: subprocess.Popen) -> None:
