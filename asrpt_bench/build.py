@@ -38,7 +38,8 @@ def build_placer(config: RunConfig, name: str | None = None) -> Placer:
     entry = PLACERS.entry(name)
     params = config.placement.params if name == config.placement.name else None
     available = placer_dependencies(config)
-    return PLACERS.make(name, params, **{key: available[key] for key in entry.needs})
+    return PLACERS.make(name, params, pool_seed=int(component_rng(config.seed, "pool").integers(2**31)),
+                        **{key: available[key] for key in entry.needs})
 
 
 def predictor_params(config: RunConfig) -> tuple[str, dict[str, Any]]:

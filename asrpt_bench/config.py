@@ -3,7 +3,7 @@
 Groups that choose a component (workload, predictor, scheduler, placement, task) hold the chosen
 component's own parameters, declared next to its code and parsed by its registry: a key that
 component does not have is refused, naming it. The other groups are the value types the code uses as
-they are (`core.Cluster`, `timing.TimingModel`, `solvers.SolverSettings`, `core.PreemptionPrice`,
+they are (`cluster.Cluster`, `timing.TimingModel`, `solvers.SolverSettings`, `core.PreemptionPrice`,
 `theory.settings.TheorySettings`, `cache.CacheSettings`): Params dataclasses whose fields carry each key's
 one default and its rule.
 """
@@ -23,6 +23,7 @@ from .cache import CacheSettings
 from .core import Cluster, PreemptionPrice
 from .errors import ConfigError
 from .params import Params
+from .placement.base import DEFAULT_POOL_CHOICE
 from .registry import REGISTRIES, Registry
 from .rules import Rule, integer, shown
 from .solvers import SolverSettings
@@ -226,6 +227,7 @@ class RunConfig:
         self._check_scheduler_group_acts()
         self._check_scheduler_group_listed()
         self._check_preemption_acts()
+        self._check_pool_choice_acts()
         return self
 
     def scheduler_names(self) -> list[str]:
@@ -273,6 +275,13 @@ class RunConfig:
             preemptive = ", ".join(n for n in registry.names() if is_preemptive(registry, n))
             raise ConfigError(f"preemption.{changed[0]} prices the suspensions of preemptive schedulers ({preemptive}); "
                               f"this run's schedulers never preempt: {names}")
+
+    def _check_pool_choice_acts(self) -> None:
+        """Refuse a pool choice on a cluster of one pool, where there is nothing to choose."""
+        pool = getattr(self.placement.params, "pool", DEFAULT_POOL_CHOICE)
+        if pool != DEFAULT_POOL_CHOICE and len(self.cluster.pool_list) == 1:
+            raise ConfigError(f"placement.pool={pool} chooses among a cluster's pools; this cluster has one "
+                              f"({self.cluster.describe()}): give several with cluster.pools")
 
     def to_dict(self) -> dict[str, Any]:
         values: dict[str, Any] = {}

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Hashable, Sequence, TypeVar
 
+from .cluster import CLUSTER, GPU_TYPES, Cluster, Pool  # noqa: F401  (re-exported: the historical import path)
 from .errors import ConfigError  # noqa: F401  (re-exported: the historical import path)
 from .params import Params, param
 from .rules import instance_of, integer, number
@@ -39,38 +40,6 @@ def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
     instance = object.__new__(cls)
     object.__setattr__(instance, "__dict__", values)
     return instance
-
-
-MAX_SERVERS = 100_000
-MAX_GPUS_PER_SERVER = 1_024
-"""Far beyond any cluster studied, and small enough that per-server state stays in memory (a billion
-servers made a run build its free-GPU list without end)."""
-
-
-def _bandwidth(default: float, doc: str) -> Any:
-    return param(default, number(0, strict=True, what="a bandwidth in GB/s"), doc)
-
-
-@dataclass(frozen=True)
-class Cluster(Params):
-    """`servers` identical servers with `gpus_per_server` GPUs each and two bandwidth classes (GB/s); the
-    config group `cluster` (default: 64 GPUs, NVLink-class links inside a server, 100 Gb/s between)."""
-
-    servers: int = param(8, integer(1, MAX_SERVERS), "servers, each with gpus_per_server GPUs")
-    gpus_per_server: int = param(8, integer(1, MAX_GPUS_PER_SERVER), "GPUs per server")
-    b_intra: float = _bandwidth(300.0, "GB/s between two GPUs of one server (NVLink class)")
-    b_inter: float = _bandwidth(12.5, "GB/s between GPUs of different servers (100 Gb/s)")
-
-    def __post_init__(self) -> None:
-        self.check("cluster")
-
-    @property
-    def total_gpus(self) -> int:
-        return self.servers * self.gpus_per_server
-
-    def empty_free(self) -> tuple[int, ...]:
-        """Free GPUs per server on an empty cluster."""
-        return (self.gpus_per_server,) * self.servers
 
 
 RESTART_S = 30.0
@@ -183,6 +152,27 @@ class TrainingPlan:
 
 
 FIXED_MODEL = "fixed-alpha"
+_SCALED: dict[tuple[int, str], tuple[TrainingPlan, TrainingPlan]] = {}
+"""(id of a zoo plan, GPU type) -> (that plan, kept referenced so its id stays its own; its scaled copy)."""
+
+
+def plan_on_type(plan: TrainingPlan, gpu_type: str) -> TrainingPlan:
+    """`plan` on GPUs of `gpu_type` when nothing was measured there: a zoo plan's stage compute times over
+    the type's compute speed (cluster.GPU_TYPES; communication keeps the pool's bandwidths), a fixed-alpha
+    plan as it is (its alpha was given for every type without a column of its own). The plan itself on
+    the reference type."""
+    speed = GPU_TYPES[gpu_type].compute_speed
+    if speed == 1.0 or plan.is_fixed:
+        return plan
+    key = (id(plan), gpu_type)
+    entry = _SCALED.get(key)
+    if entry is None or entry[0] is not plan:
+        stages = tuple(Stage(stage.compute_s / speed, stage.param_bytes, stage.activation_bytes, stage.replicas)
+                       for stage in plan.stages)
+        entry = _SCALED[key] = (plan, TrainingPlan(plan.model, plan.config, stages, plan.declared_alpha_max))
+    return entry[1]
+
+
 STAGE = instance_of(Stage, "a tuple of Stage")
 STAGES = instance_of((tuple, list), "a tuple of Stage")
 PLAN = instance_of(TrainingPlan, "a TrainingPlan")
@@ -204,6 +194,9 @@ class Job:
     group: str | None = None
     duration: float | None = None
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+    type_plans: tuple[tuple[str, TrainingPlan | None], ...] = ()
+    """Plans measured per GPU type (Gavel's throughputs, a job table's alpha_<type> columns), each on `gpus`
+    GPUs; None: the job cannot run on that type. A type not listed runs `plan_on_type(plan, type)`."""
 
     def __post_init__(self) -> None:
         _require(NON_NEGATIVE.accepts(self.release),
@@ -213,6 +206,25 @@ class Job:
         _require(NON_NEGATIVE.accepts(self.iterations),
                  f"job {self.job_id!r}: iterations must be >= 0 (a finite number), got {self.iterations!r}")
         PLAN.require(f"job {self.job_id!r}: plan", self.plan)
+        if self.type_plans:
+            self._check_type_plans()
+
+    def _check_type_plans(self) -> None:
+        TYPE_PLANS.require(f"job {self.job_id!r}: type_plans", self.type_plans)
+        for gpu_type, plan in self.type_plans:
+            _require(gpu_type in GPU_TYPES, f"job {self.job_id!r}: type_plans names GPU type {gpu_type!r}; known: "
+                                            f"{list(GPU_TYPES)}")
+            if plan is not None:
+                PLAN.require(f"job {self.job_id!r}: type_plans[{gpu_type!r}]", plan)
+                _require(plan.gpus == self.plan.gpus, f"job {self.job_id!r}: its plan on {gpu_type} uses {plan.gpus} "
+                                                      f"GPUs, its plan {self.plan.gpus}")
+
+    def plan_on(self, gpu_type: str) -> TrainingPlan | None:
+        """The job's plan on GPUs of `gpu_type`, or None if it cannot run there (Job.type_plans)."""
+        for listed, plan in self.type_plans:
+            if listed == gpu_type:
+                return plan
+        return plan_on_type(self.plan, gpu_type)
 
     @property
     def gpus(self) -> int:
@@ -225,6 +237,11 @@ class Job:
     @property
     def config(self) -> str:
         return self.plan.config
+
+
+def pool_plans(job: Job, cluster: Cluster) -> tuple[TrainingPlan | None, ...]:
+    """The job's plan in every pool of the cluster (None where its type cannot run the job)."""
+    return tuple(job.plan_on(pool.type) for pool in cluster.pool_list)
 
 
 @dataclass(frozen=True)
@@ -265,6 +282,6 @@ class Placement:
                 raise ValueError(f"placement puts {used[h]} replicas on server {h} with {free[h]} free GPUs")
 
 
-CLUSTER = instance_of(Cluster, "a Cluster")
 PLACEMENT = instance_of(Placement, "a Placement")
+TYPE_PLANS = instance_of(tuple, "a tuple of (GPU type, TrainingPlan or None) pairs")
 SERVER_INDICES = instance_of((tuple, list), "a tuple of server indices")

@@ -52,6 +52,18 @@ class Params:
                 if isinstance(hints[item.name], type) and issubclass(hints[item.name], Params)}
 
     @classmethod
+    def lists(cls) -> dict[str, type["Params"]]:
+        """Fields whose value is a tuple of Params (e.g. a cluster's `pools`), by name, with the item type."""
+        hints = typing.get_type_hints(cls)
+        found = {}
+        for item in dataclasses.fields(cls):
+            args = typing.get_args(hints[item.name])
+            if typing.get_origin(hints[item.name]) is tuple and len(args) == 2 and args[1] is Ellipsis \
+                    and isinstance(args[0], type) and issubclass(args[0], Params):
+                found[item.name] = args[0]
+        return found
+
+    @classmethod
     def parse(cls: type[P], values: Mapping[str, Any], prefix: str, owner: str) -> P:
         """The parameters from a mapping of config values; `prefix` names the config group in messages
         (`scheduler`), `owner` the component (`scheduler 'fifo'`). Unknown keys are refused."""
@@ -60,12 +72,15 @@ class Params:
             if key not in known:
                 raise ConfigError(f"{prefix}.{key}: {owner} has no parameter {key!r}; its parameters: "
                                   f"{known or 'none'}")
-        nested = cls.nested()
+        nested, lists = cls.nested(), cls.lists()
         tuples = {item.name for item in dataclasses.fields(cls) if isinstance(item.default, tuple)}
         kwargs: dict[str, Any] = {}
         for key, value in values.items():
             if key in tuples and isinstance(value, list):  # a config list for a tuple-valued parameter
                 value = tuple(value)
+            if key in lists and isinstance(value, tuple):
+                value = tuple(lists[key].parse(entry, f"{prefix}.{key}[{k}]", owner) if isinstance(entry, Mapping)
+                              else entry for k, entry in enumerate(value))
             if key in nested and isinstance(value, Mapping):
                 value = nested[key].parse(value, f"{prefix}.{key}", owner)
             elif key in nested and not isinstance(value, Params):
@@ -85,6 +100,10 @@ class Params:
             rule: Rule | None = item.metadata.get("rule")
             if rule is not None and not rule.accepts(value):
                 raise ConfigError(rule.refuse(f"{prefix}.{item.name}", value))
+            if isinstance(value, tuple):
+                for k, entry in enumerate(value):
+                    if isinstance(entry, Params):
+                        entry.check(f"{prefix}.{item.name}[{k}]")
         self.check_together(prefix)
 
     def check_together(self, prefix: str) -> None:

@@ -46,11 +46,13 @@ def check_parameter_refusals(kind: str, name: str, make: Callable[[dict[str, Any
     """An unknown key (through the registry, `make`) and a refused value of every parameter with a rule
     (through the registry, and constructed directly as Python callers do, `direct`) fail in one line
     naming the key."""
-    params = component_registry(kind).params_type(name)
+    registry = component_registry(kind)
+    params = registry.params_type(name)
+    own = registry.entry(name).params.names()  # a constructor takes its own; the registry adds e.g. a placer's pool
     attempts = [(make, "no_such_parameter", 1)]
     for field in dataclasses.fields(params):
         for bad in _refused_value(field):
-            attempts += [(make, field.name, bad)] + ([(direct, field.name, bad)] if direct else [])
+            attempts += [(make, field.name, bad)] + ([(direct, field.name, bad)] if direct and field.name in own else [])
     for call, key, value in attempts:
         how = "constructed directly" if call is direct else "made by name"
         try:

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .cluster import one_pool
 from .core import CLUSTER, GB, PLACEMENT, PLAN, SERVER_INDICES, Cluster, ConfigError, Placement, TrainingPlan
 from .params import Params, param
 from .rules import flag, integer, number, one_of
@@ -59,7 +60,7 @@ class TimingModel(Params):
     def alpha_from_links(self, plan: TrainingPlan, cluster: Cluster,
                          stage_spread: Sequence[bool], boundary_spread: Sequence[bool]) -> float:
         """alpha given, per stage, whether its replicas span >1 server and, per boundary, whether
-        the two adjacent stages span >1 server. The ILP uses the same decomposition.
+        the two adjacent stages span >1 server. The ILP uses the same decomposition. `cluster` is one pool's.
         A fixed-alpha plan (`TrainingPlan.fixed`) returns its declared alpha, or its declared spread alpha
         when it has one and its replicas span more than one server."""
         if plan.declared_alpha is not None:
@@ -86,10 +87,11 @@ class TimingModel(Params):
         return max(max(tau), max(p2p, default=0.0))
 
     def alpha(self, plan: TrainingPlan, placement: Placement, cluster: Cluster) -> float:
-        """Per-iteration time of `plan` under `placement` on `cluster` (seconds)."""
+        """Per-iteration time of `plan` under `placement` on `cluster`, one pool's cluster (seconds)."""
         PLAN.require("plan", plan)
         PLACEMENT.require("placement", placement)
         CLUSTER.require("cluster", cluster)
+        cluster = one_pool(cluster)
         servers = placement.servers
         SERVER_INDICES.require("placement.servers", servers)
         outside = [h for h in servers if isinstance(h, bool) or not isinstance(h, (int, np.integer))
@@ -114,18 +116,19 @@ class TimingModel(Params):
         equals `alpha_lower_bound` and is attained when g <= M; with faster inter-server links it is the
         worst case instead (see `alpha_max`)."""
         n = len(plan.stages)
-        return self.alpha_from_links(plan, cluster, [False] * n, [False] * (n - 1))
+        return self.alpha_from_links(plan, one_pool(cluster), [False] * n, [False] * (n - 1))
 
     def alpha_at_bandwidth(self, plan: TrainingPlan, cluster: Cluster, bandwidth_gbps: float) -> float:
         """alpha with every link at `bandwidth_gbps`, whichever servers the replicas sit on."""
         n = len(plan.stages)
-        uniform = replace(cluster, b_intra=bandwidth_gbps, b_inter=bandwidth_gbps)
+        uniform = replace(one_pool(cluster), b_intra=bandwidth_gbps, b_inter=bandwidth_gbps)
         return self.alpha_from_links(plan, uniform, [False] * n, [False] * (n - 1))
 
     def alpha_lower_bound(self, plan: TrainingPlan, cluster: Cluster) -> float:
         """alpha with every link at the faster of b_intra and b_inter: no placement does better, because
         every term of alpha is non-increasing in each link's bandwidth. It is alpha_min when g <= M and
         b_inter <= b_intra (one server), and when b_inter > b_intra on >= 2 servers (all links spread)."""
+        cluster = one_pool(cluster)
         return self.alpha_at_bandwidth(plan, cluster, max(cluster.b_intra, cluster.b_inter))
 
     def alpha_max(self, plan: TrainingPlan, cluster: Cluster) -> float:
@@ -134,6 +137,7 @@ class TimingModel(Params):
         one server. A plan's declared alpha_max takes precedence (theory instances)."""
         if plan.declared_alpha_max is not None:
             return plan.declared_alpha_max
+        cluster = one_pool(cluster)
         return self.alpha_at_bandwidth(plan, cluster, min(cluster.b_intra, cluster.b_inter))
 
 

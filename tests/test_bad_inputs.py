@@ -8,6 +8,7 @@ Outcomes use `{dir}` for the test's temporary directory.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import os
 import re
@@ -118,7 +119,9 @@ def csv_run(path: Path, **changes: Any) -> RunConfig:
                        task=TaskConfig(name="simulate"), progress=False)
     for key, value in changes.items():
         group, name = key.split("__")
-        setattr(config, group, getattr(config, group).replace(**{name: value}))
+        current = getattr(config, group)
+        setattr(config, group, current.replace(**{name: value}) if hasattr(current, "replace")
+                else dataclasses.replace(current, **{name: value}))
     return config
 
 
@@ -536,6 +539,19 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(tmp / "absent.csv"))),
     case("csv-path-is-a-directory", TRACE, "{dir}: is a directory, not a CSV file")(
         lambda tmp: refusal(lambda: load_csv(tmp))),
+    case("csv-unknown-gpu-type-column", TRACE,
+         "{dir}/jobs.csv: column 'alpha_a100': unknown GPU type 'a100'; per-type columns are alpha_<type>, "
+         "alpha_max_<type>, alpha_spread_<type> with <type> one of ['k80', 'p100', 'v100']")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,2.0", header=HEADER + ",alpha_a100")))),
+    case("csv-typed-alpha-for-a-missing-type", TRACE,
+         "{dir}/jobs.csv: column 'alpha_k80' is for GPU type 'k80', which the cluster lacks (1 x 4 v100); drop the "
+         "column or add a pool of that type")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "a,0,1,10,1.0,2.0",
+                                                                 header=HEADER + ",alpha_k80"))))),
+    case("csv-job-with-no-runnable-type", TRACE,
+         "job 'a' cannot run on the cluster's GPU type k80 (its alpha there is empty: no measured time)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "a,0,1,10,1.0,", header=HEADER + ",alpha_k80"),
+                                                           cluster__type="k80")))),
     case("csv-job-larger-than-cluster", TRACE,
          "job 'big' needs 8 GPUs but the cluster has 4; drop such jobs with workload.drop_oversize=true "
          "(in Python: simulate(..., drop_oversize=True))")(
@@ -732,7 +748,8 @@ CASES: list[Case] = [
          "srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
-         "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(
+         "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'pools', 'servers', "
+         "'type']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
     case("unknown-key-added", CONFIG,
          "scheduler.comm_heavyy: scheduler 'asrpt' has no parameter 'comm_heavyy'; its parameters: ['tau', "
@@ -768,6 +785,22 @@ CASES: list[Case] = [
          "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
         lambda tmp: refusal(lambda: plugin(tmp, "taken_name", "from asrpt_bench.schedulers import FIFO, "
                                            "register_scheduler\nregister_scheduler('fifo')(FIFO)\n"))),
+    case("cluster-unknown-gpu-type", CONFIG,
+         "cluster.pools[1].type must be one of ['k80', 'p100', 'v100'], got 'a100'")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.pools=[{type: v100},{type: a100}]"]))),
+    case("cluster-pool-without-servers", CONFIG, "cluster.pools[0].servers must be an integer in [1, 100000], got 0")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.pools=[{type: v100, servers: 0}]"]))),
+    case("cluster-duplicate-pool-names", CONFIG,
+         "cluster.pools[1]: pool name 'v100' is taken by cluster.pools[0]; give pools of one type distinct names "
+         "(name: ...)")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.pools=[{type: v100},{type: v100, servers: 2}]"]))),
+    case("cluster-flat-key-beside-pools", CONFIG,
+         "cluster.servers is the one-pool shorthand; with cluster.pools give every pool its own servers")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster=gavel_36_36_36", "cluster.servers=4"]))),
+    case("pool-choice-on-one-pool", CONFIG,
+         "placement.pool=first_fit chooses among a cluster's pools; this cluster has one (8 x 8 v100): give several "
+         "with cluster.pools")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["placement.pool=first_fit"]))),
     case("cluster-beyond-memory", CONFIG, "cluster.servers must be an integer in [1, 100000], got 1000000000")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=1000000000"]))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(

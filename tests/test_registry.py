@@ -38,7 +38,7 @@ def test_unknown_name_lists_the_known_ones(registry: Registry):
 
 def test_unknown_parameter_is_named_with_the_accepted_ones():
     with pytest.raises(ConfigError, match=r"^placement\.modee: placement 'heavy_edge' has no parameter 'modee'; "
-                                          r"its parameters: \['allreduce_edges', 'mode'\]$"):
+                                          r"its parameters: \['allreduce_edges', 'mode', 'pool'\]$"):
         make_placer("heavy_edge", modee="contract")
 
 

@@ -198,7 +198,7 @@ def test_fuzzed_input_raises_only_config_error(tmp_path, data):
     assert (table["gpus"] >= 1).all() and (table["alpha"] > 0).all() and (table["release"] >= 0).all()
 
 
-def test_packaged_throughputs_are_gavels_v100_columns():
+def test_packaged_throughputs_are_gavels_isolated_columns_of_every_type():
     table = packaged_throughputs()
     assert len(table) == 83 and len(job_types()) == 26
     source = SHARED / "profiles" / "gavel-throughputs" / "simulation_throughputs.json"

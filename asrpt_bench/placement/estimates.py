@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Sequence
 
 from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..rules import number
@@ -45,6 +46,21 @@ def alpha_min_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel
     """alpha~min: per-iteration time of the placer's empty-cluster placement; cached per
     (plan, cluster, timing, placer). The placer must be hashable (the built-ins are frozen)."""
     return _alpha_min_estimate(plan, cluster, timing, _default_placer(timing, placer))
+
+
+def fastest_pool_estimate(plans: Sequence[TrainingPlan | None], cluster: Cluster,
+                          timing: TimingModel = DEFAULT_TIMING, placer: Placer | None = None) -> tuple[float, int] | None:
+    """(alpha~min, pool index) of the pool where the job's empty-pool estimate is lowest (ties: the first),
+    among the pools whose type runs it (`plans[p]` not None) and that hold its GPUs; None if none does.
+    On a one-pool cluster: alpha~min on the empty cluster, as the paper defines it."""
+    best: tuple[float, int] | None = None
+    for pool, plan in zip(cluster.pool_list, plans):
+        if plan is None or plan.gpus > pool.total_gpus:
+            continue
+        alpha = alpha_min_estimate(plan, pool.cluster, timing, placer)
+        if best is None or alpha < best[0]:
+            best = (alpha, pool.index)
+    return best
 
 
 def is_comm_heavy(plan: TrainingPlan, cluster: Cluster, threshold: float, timing: TimingModel = DEFAULT_TIMING,

@@ -3,10 +3,13 @@ non-preemptive engine, or sim/preemptive.py for a scheduler that declares `preem
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Hashable, Mapping, Sequence
 
-from ..core import Cluster, Job, PreemptionPrice
-from ..placement.base import Placer
+from ..cluster import REFERENCE_TYPE
+from ..core import Cluster, ConfigError, Job, PreemptionPrice
+from ..placement.base import DEFAULT_POOL_CHOICE, Placer
+from ..placement.pools import PooledPlacer
 from ..rules import instance_of
 from ..schedulers.views import Scheduler
 from ..timing import DEFAULT_TIMING, TimingModel
@@ -14,6 +17,24 @@ from .engine import SimulationResult, prepare_run, simulate_nonpreemptive
 from .preemptive import simulate_preemptive
 
 PRICE = instance_of(PreemptionPrice, "a PreemptionPrice (the preemption group)")
+
+
+def on_cluster_type(jobs: Sequence[Job], cluster: Cluster) -> Sequence[Job]:
+    """The jobs with their plans on a one-pool cluster's GPU type (Job.plan_on); a job that cannot run on
+    that type is refused in one line."""
+    if not isinstance(cluster, Cluster) or not isinstance(jobs, (list, tuple)):
+        return jobs
+    resolved = list(jobs)
+    for k, job in enumerate(resolved):
+        if not isinstance(job, Job) or (not job.type_plans and cluster.type == REFERENCE_TYPE):
+            continue
+        plan = job.plan_on(cluster.type)
+        if plan is None:
+            raise ConfigError(f"job {job.job_id!r} cannot run on the cluster's GPU type {cluster.type} (its alpha there "
+                              "is empty: no measured time)")
+        if plan is not job.plan:
+            resolved[k] = replace(job, plan=plan, type_plans=())
+    return resolved
 
 
 def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer: Placer,
@@ -30,6 +51,15 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     preemptive scheduler suspends jobs, so only its schedule depends on it.
     """
     PRICE.require("preemption", preemption)
+    if isinstance(cluster, Cluster) and cluster.pooled:
+        raise ConfigError("cluster.pools: the simulator does not run clusters given as pools yet; use the one-pool "
+                          "keys (cluster.servers, cluster.gpus_per_server, cluster.type)")
+    jobs = on_cluster_type(jobs, cluster)
+    if isinstance(placer, PooledPlacer):
+        if placer.choice.name != DEFAULT_POOL_CHOICE and isinstance(cluster, Cluster):
+            raise ConfigError(f"placement.pool={placer.choice.name} chooses among a cluster's pools; this cluster has "
+                              f"one ({cluster.describe()}): give several with cluster.pools")
+        placer = placer.placer  # one pool: the placer itself
     kept, dropped, views, estimates = prepare_run(jobs, cluster, scheduler, placer, predictions, timing,
                                                   drop_oversize, estimate_placer)
     if getattr(scheduler, "preemptive", False):

@@ -8,18 +8,27 @@
 Both are valid only with the TRUE alpha_min (best placement on an empty cluster). A scheduler's estimate
 (Heavy-Edge) can exceed it; `alpha_min_for_jobs` gives values that are safe: 'consolidated' (every link at
 the faster bandwidth, always <= alpha_min) or 'exact' (the ILP optimum).
+
+Typed clusters (pools of GPU types, a job in one pool): alpha_min is a jobs x pools matrix (inf where the
+job cannot run in the pool or does not fit it). With alpha_fast_i = min_p alpha_min_ip, the speed of job i
+in pool p relative to its fastest pool s_ip = alpha_fast_i / alpha_min_ip <= 1 and G_eff = sum_p G_p max_i
+s_ip (the cluster's GPUs counted at the best relative speed any job reaches on them), Lemma 1 holds with
+p_i = g_i n_i alpha_fast_i / G_eff: a schedule running job i in pool p completes at most 1 / (n_i alpha_min_ip)
+of it per second, which the relaxation charges as g_i s_ip / G_eff of its unit-speed machine, and the jobs
+running at any instant use at most G_p GPUs of pool p, so they charge at most sum_p G_p max_i s_ip / G_eff
+= 1 (docs/theory.md, "Typed clusters"). The trivial bound uses alpha_fast_i.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..core import Cluster, ConfigError, Job, TrainingPlan
+from ..core import Cluster, ConfigError, Job, TrainingPlan, pool_plans
 from ..solvers import SolverSettings
 from ..timing import DEFAULT_TIMING, TimingModel
 
@@ -77,6 +86,38 @@ def lemma1_lower_bound(release: ArrayLike, gpus: ArrayLike, iterations: ArrayLik
     _check_cluster_size("lemma1_lower_bound", arrays["gpus"], G)
     processing = arrays["gpus"] / G * arrays["iterations"] * arrays["alpha_min"]
     return float(srpt_completion_times(arrays["release"], processing).sum())
+
+
+def typed_capacity(gpus: np.ndarray, alpha_min: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, float]:
+    """(alpha_fast per job, G_eff) of a typed instance (module doc); alpha_min: jobs x pools, inf where the
+    job cannot run in a pool or does not fit it."""
+    fits = np.isfinite(alpha_min) & (gpus[:, None] <= sizes[None, :])
+    alpha = np.where(fits, alpha_min, np.inf)
+    fast = alpha.min(axis=1)
+    if not np.all(np.isfinite(fast)):
+        row = int(np.flatnonzero(~np.isfinite(fast))[0])
+        raise ConfigError(f"typed lower bound: job {row} can run in no pool")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        speed = np.where(fits, np.where(alpha > 0, fast[:, None] / alpha, 1.0), 0.0)
+    return fast, float(np.sum(sizes * speed.max(axis=0, initial=0.0)))
+
+
+def typed_lower_bound(release: ArrayLike, gpus: ArrayLike, iterations: ArrayLike, alpha_min: np.ndarray,
+                      sizes: Sequence[int], alpha_min_source: str = "given") -> "LowerBound":
+    """Both bounds on a typed instance: alpha_min a jobs x pools matrix, `sizes` the pools' GPUs (module doc)."""
+    arrays = _as_arrays("typed_lower_bound", release=release, gpus=gpus, iterations=iterations)
+    matrix = np.asarray(alpha_min, dtype=float)
+    pool_sizes = np.asarray(sizes, dtype=float)
+    if matrix.shape != (len(arrays["gpus"]), len(pool_sizes)):
+        raise ConfigError(f"typed_lower_bound: alpha_min must be a jobs x pools matrix of shape "
+                          f"({len(arrays['gpus'])}, {len(pool_sizes)}), got {matrix.shape}")
+    if np.any(np.isnan(matrix)) or np.any(matrix < 0):
+        raise ConfigError("typed_lower_bound: alpha_min must be >= 0 or inf (cannot run there)")
+    fast, capacity = typed_capacity(arrays["gpus"], matrix, pool_sizes)
+    work = arrays["gpus"] * arrays["iterations"] * fast
+    lemma1 = float(srpt_completion_times(arrays["release"], work / capacity).sum()) if capacity > 0 else 0.0
+    return LowerBound(lemma1=lemma1, trivial=trivial_lower_bound(arrays["release"], arrays["iterations"], fast),
+                      total_release=float(np.sum(arrays["release"])), alpha_min_source=alpha_min_source)
 
 
 def trivial_lower_bound(release: ArrayLike, iterations: ArrayLike, alpha_min: ArrayLike) -> float:
@@ -151,17 +192,33 @@ ALPHA_MIN_SOURCES: dict[str, Callable[[Job, Cluster, TimingModel, SolverSettings
 
 def alpha_min_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
                        source: str = "consolidated", solver: SolverSettings = SolverSettings()) -> np.ndarray:
-    """A value <= the true alpha_min of every job, from the named source (fixed-alpha jobs: alpha)."""
+    """A value <= the true alpha_min of every job, from the named source (fixed-alpha jobs: alpha). On a
+    cluster given as pools, a jobs x pools matrix: the value of the job's plan on each pool's type, inf
+    where that type cannot run it or the pool cannot hold it."""
     if source not in ALPHA_MIN_SOURCES:
         raise ConfigError(f"unknown alpha_min_source {source!r}; known: {sorted(ALPHA_MIN_SOURCES)}")
     compute = ALPHA_MIN_SOURCES[source]
-    by_plan: dict[TrainingPlan, float] = {}
-    values = []
-    for job in jobs:
-        if job.plan not in by_plan:
-            by_plan[job.plan] = compute(job, cluster, timing, solver)
-        values.append(by_plan[job.plan])
-    return np.asarray(values, dtype=float)
+    by_plan: dict[tuple[TrainingPlan, Cluster], float] = {}
+
+    def value(plan: TrainingPlan | None, pool: Cluster) -> float:
+        if plan is None or plan.gpus > pool.total_gpus:
+            return math.inf
+        if (plan, pool) not in by_plan:
+            by_plan[(plan, pool)] = compute(replace(jobs[0], plan=plan, type_plans=()), pool, timing, solver)
+        return by_plan[(plan, pool)]
+
+    if not cluster.pooled:
+        flat: dict[TrainingPlan, float] = {}
+        values = []
+        for job in jobs:
+            plan = job.plan_on(cluster.type)
+            if plan not in flat:
+                flat[plan] = compute(replace(job, plan=plan, type_plans=()) if plan is not job.plan else job,
+                                     cluster, timing, solver)
+            values.append(flat[plan])
+        return np.asarray(values, dtype=float)
+    return np.array([[value(plan, pool.cluster) for plan, pool in zip(pool_plans(job, cluster), cluster.pool_list)]
+                     for job in jobs], dtype=float).reshape(len(jobs), len(cluster.pool_list))
 
 
 def lower_bound_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
@@ -169,6 +226,10 @@ def lower_bound_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingMo
                          solver: SolverSettings = SolverSettings()) -> LowerBound:
     """Lower bounds on OPT_A for simulator jobs (true iterations), alpha_min from `alpha_min_source`."""
     alpha_min = alpha_min_for_jobs(jobs, cluster, timing, alpha_min_source, solver)
+    if cluster.pooled:
+        return typed_lower_bound([job.release for job in jobs], [job.gpus for job in jobs],
+                                 [job.iterations for job in jobs], alpha_min,
+                                 [pool.total_gpus for pool in cluster.pool_list], alpha_min_source)
     return lower_bound(release=[job.release for job in jobs], gpus=[job.gpus for job in jobs],
                        iterations=[job.iterations for job in jobs], alpha_min=alpha_min,
                        G=cluster.total_gpus, alpha_min_source=alpha_min_source)

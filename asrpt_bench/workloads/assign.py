@@ -10,7 +10,8 @@ generator seeded by (seed, "assign"):
 - each distinct demand of the group draws one of that model's configurations for the rounded
   count; the group's jobs of that demand share it, and their gpus become g(config);
 - iterations n_i = max(1, round(duration_i / alpha~min)), alpha~min being the Heavy-Edge (or
-  given placer) alpha on the empty cluster (placement.estimates.alpha_min_estimate).
+  given placer) alpha on the empty cluster (placement.estimates.alpha_min_estimate); on a cluster of
+  several pools, on the pool where it is lowest (the trace's duration is the job's best run time there).
 
 Rows that already have model + config or alpha keep them (unless overwrite=True); rows with a
 duration and no iterations get iterations from their alpha~min (fixed-alpha rows: from alpha).
@@ -28,9 +29,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..core import Cluster, ConfigError, TrainingPlan
+from ..core import Cluster, ConfigError, TrainingPlan, plan_on_type
 from ..placement.base import Placer
-from ..placement.estimates import alpha_min_estimate
+from ..placement.estimates import alpha_min_estimate, fastest_pool_estimate
 from ..profiles import available_gpu_counts, build_plan, configurations, model_names
 from ..profiles.zoo import DEFAULT_GPU_COUNTS, DEFAULT_GPU_MEMORY_GB
 from ..timing import DEFAULT_TIMING, TimingModel
@@ -125,7 +126,7 @@ def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel,
     for key, positions in table[with_model].groupby(["model", "config"], sort=True).indices.items():
         rows = np.flatnonzero(with_model)[positions]
         plan = plans.setdefault(key, build_plan(key[0], key[1], gpu_memory_gb=gpu_memory_gb, timing=timing))
-        alpha_min[rows] = alpha_min_estimate(plan, _cluster_holding(plan, cluster), timing, placer)
+        alpha_min[rows] = _alpha_min(plan, cluster, timing, placer)
         table.loc[table.index[rows], "gpus"] = plan.gpus
     need = (table["iterations"].isna() & table["duration"].notna()).to_numpy() & ~np.isnan(alpha_min)
     durations = table["duration"].to_numpy(dtype=float)
@@ -133,6 +134,16 @@ def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel,
     iterations[need] = np.maximum(1.0, np.rint(durations[need] / alpha_min[need]))
     table["iterations"] = iterations
     table["gpus"] = table["gpus"].astype(np.int64)
+
+
+def _alpha_min(plan: TrainingPlan, cluster: Cluster, timing: TimingModel, placer: Placer | None) -> float:
+    """alpha~min of a zoo plan on the empty cluster: on its fastest pool (each pool runs the plan at its type's
+    compute speed); for a job no pool holds, on the first pool grown to hold it."""
+    plans = tuple(plan_on_type(plan, pool.type) for pool in cluster.pool_list)
+    best = fastest_pool_estimate(plans, cluster, timing, placer)
+    if best is not None:
+        return best[0]
+    return alpha_min_estimate(plans[0], _cluster_holding(plans[0], cluster.pool_list[0].cluster), timing, placer)
 
 
 def _cluster_holding(plan: TrainingPlan, cluster: Cluster) -> Cluster:

@@ -1,7 +1,8 @@
 """Loader for the plain job table: a CSV file in the schema itself (design.md section 4).
 
 Columns job_id, release (s), gpus, iterations and either model + config or alpha (s/iteration,
-with optional alpha_max); optional user, group, duration (s). Hand-made theory instances are
+with optional alpha_max); optional user, group, duration (s), and per GPU type alpha_<type> (with
+alpha_max_<type>, alpha_spread_<type>; typed_columns.py). Hand-made theory instances are
 written in this form. Row order is kept; errors name the file, the row and the column.
 
 A row's `gpus` must be what its configuration uses (p<stages>xd<replicas>: stages x replicas): a
@@ -25,6 +26,7 @@ from ..profiles.configs import ParallelConfig
 from ..profiles.zoo import DEFAULT_GPU_COUNTS
 from .parsing import check_columns, read_text_csv
 from .schema import COLUMNS, _where, validate_job_table
+from .typed_columns import typed_columns
 
 
 def load_csv(path: str | Path) -> pd.DataFrame:
@@ -33,7 +35,8 @@ def load_csv(path: str | Path) -> pd.DataFrame:
         raise ConfigError(f"path must be a CSV file path (str or Path), got {type(path).__name__} {path!r}")
     source = str(path)
     raw = read_text_csv(Path(path), source)
-    check_columns(raw, [column.name for column in COLUMNS], source, "the job table's")
+    typed = [column for kinds in typed_columns(raw.columns, source).values() for column in kinds.values()]
+    check_columns(raw, [column.name for column in COLUMNS] + typed, source, "the job table's")
     table = validate_job_table(raw, source)
     if table.empty:
         raise ConfigError(f"{source}: no job rows (the file has a header line only)")

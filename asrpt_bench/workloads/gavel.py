@@ -13,7 +13,10 @@ virtual cluster is the file name without `.trace`.
 Per job: gpus = scale_factor, iterations = total_steps, release = arrival_time (shifted to 0),
 alpha = 1 / (Gavel's measured V100 throughput of (job_type, scale_factor)), the same on every
 placement as in Gavel's simulator (fixed-alpha rows of the job-table schema), duration = iterations
-* alpha, group = job_type (model + batch size: real recurrence), user = the virtual cluster.
+* alpha, group = job_type (model + batch size: real recurrence), user = the virtual cluster; and per
+GPU type k80, p100, v100 the columns alpha_<type> = 1 / that type's measured throughput (empty where
+Gavel measured 0: the job cannot run there), so a typed cluster runs each job at its measured speed
+(attrs `measured_types`; workloads/typed_columns.py).
 `alpha_max="alpha"` declares alpha_max = alpha (no job is communication-heavy, as in Gavel);
 `"unconsolidated"` declares the alpha of Gavel's spread-placement measurement, so A-SRPT's
 COMM_HEAVY test acts. `placement="measured"` makes the simulated alpha depend on the placement as
@@ -40,11 +43,12 @@ import pandas as pd
 from ..adjustments import adjust
 from ..core import ConfigError
 from ..io import read_file_bytes, refuse_twins
-from .gavel_throughputs import job_types, throughput
+from .gavel_throughputs import GAVEL_TYPES, job_types, throughput
 from .parsing import location
 from .recurrence import RecurrenceSpec, recurrence_keys
 from .schema import MAX_COUNT, MAX_GPUS, MAX_SECONDS, validate_job_table
 from .slicing import sort_by_release
+from .typed_columns import MEASURED_TYPES
 
 PACKAGED_GAVEL = ("data", "traces", "gavel_generated_seed0.trace.gz")
 FIELDS = {
@@ -88,12 +92,16 @@ def load_gavel(path: str | Path | None = None, *, recurrence: RecurrenceSpec = T
     ignored = int(table.pop("priority_or_slo").sum())
     if placement == "measured":
         table["alpha_spread"] = table["alpha_max"]  # the unconsolidated measurement (never below alpha)
+        for gpu in GAVEL_TYPES:
+            table[f"alpha_spread_{gpu}"] = table[f"alpha_max_{gpu}"]
     if alpha_max == "alpha":
         table["alpha_max"] = table["alpha"]
+        table = table.drop(columns=[f"alpha_max_{gpu}" for gpu in GAVEL_TYPES])
     table = recurrence_keys(table, seed, recurrence, train_fraction=train_fraction, by="vc")
     validated = validate_job_table(table, source)
     validated.attrs.update(table.attrs)
     validated.attrs.update(source=source, gavel_alpha_extrapolated=extrapolated, gavel_priority_slo_ignored=ignored)
+    validated.attrs[MEASURED_TYPES] = GAVEL_TYPES
     if extrapolated:
         note_extrapolated(source, extrapolated)
     if ignored:
@@ -156,7 +164,8 @@ def _read_file(path: Path, name: str) -> pd.DataFrame:
     names = FIELDS[width]
     rows = [_parse_line(line, number, row, names, source, name, first) for row, (number, line) in enumerate(lines)]
     return pd.DataFrame(rows, columns=["job_id", "release", "gpus", "iterations", "alpha", "alpha_max", "duration",
-                                       "group", "user", "vc", "extrapolated", "priority_or_slo"])
+                                       "group", "user", "vc", "extrapolated", "priority_or_slo",
+                                       *(f"{kind}{gpu}" for gpu in GAVEL_TYPES for kind in ("alpha_", "alpha_max_"))])
 
 
 def _parse_line(line: str, number: int, row: int, names: tuple[str, ...], source: str, vc: str, first: int) -> tuple:
@@ -196,8 +205,13 @@ def _parse_line(line: str, number: int, row: int, names: tuple[str, ...], source
     for field in ("priority_weight", "SLO"):
         if field in fields:
             parsed(field, float, math.isfinite, "a finite number")
-    consolidated, spread, extrapolated = throughput(job_type, gpus)
-    alpha = 1.0 / consolidated
-    return (f"gavel-{vc}-{number:05d}", arrival, gpus, steps, alpha, max(alpha, 1.0 / spread), steps * alpha,
-            job_type, vc, vc, extrapolated, has_priority_or_slo(fields))
+    typed = []
+    for gpu_type in GAVEL_TYPES:
+        measured = throughput(job_type, gpus, gpu_type)
+        alpha_t = 1.0 / measured.consolidated if measured.consolidated > 0 else math.nan
+        spread_t = max(alpha_t, 1.0 / measured.spread) if measured.spread > 0 else alpha_t
+        typed.extend((alpha_t, spread_t))
+    alpha, spread = typed[2 * GAVEL_TYPES.index("v100"):][:2]
+    return (f"gavel-{vc}-{number:05d}", arrival, gpus, steps, alpha, spread, steps * alpha, job_type, vc, vc,
+            throughput(job_type, gpus).extrapolated, has_priority_or_slo(fields), *typed)
 

@@ -23,8 +23,10 @@ INJECT_PREFIX = f"{SYNTHETIC_PREFIX}inject-"
 def injected_jobs(count: int, *, gpus: int, duration: float, span: float, seed: int, cluster: Cluster,
                   timing: TimingModel, max_gpus: int | None = None) -> pd.DataFrame:
     """`count` injected jobs as an assigned job table (module doc)."""
-    if gpus > cluster.total_gpus:
-        raise ConfigError(f"workload.inject_gpus={gpus} is more than the cluster's {cluster.total_gpus} GPUs; "
+    largest = max(pool.total_gpus for pool in cluster.pool_list)
+    if gpus > largest:
+        where = "the cluster's" if len(cluster.pool_list) == 1 else "the largest pool's"
+        raise ConfigError(f"workload.inject_gpus={gpus} is more than {where} {largest} GPUs; "
                           "injected jobs must fit the cluster (lower workload.inject_gpus)")
     releases = component_rng(seed, "inject").uniform(0.0, span, size=count)
     table = pd.DataFrame({

@@ -1,7 +1,8 @@
 """Job table (workloads/schema.py) -> Jobs the simulator runs.
 
 Rows with `alpha` (and optional `alpha_max`) become fixed-alpha plans, the same on every
-placement (theory instances). Rows with `model` + `config` get their plan from `plan_lookup`
+placement (theory instances), and their per-type columns `alpha_<type>` the job's plans on those types
+(`Job.type_plans`, typed_columns.py). Rows with `model` + `config` get their plan from `plan_lookup`
 (default: `asrpt_bench.profiles.build_plan`), cached per (model, config).
 """
 
@@ -13,6 +14,7 @@ import pandas as pd
 
 from ..core import ConfigError, Job, TrainingPlan
 from .schema import _where, validate_job_table
+from .typed_columns import row_type_plans, typed_columns
 
 PlanLookup = Callable[[str, str], TrainingPlan]
 
@@ -68,6 +70,8 @@ def jobs_from_table(table: pd.DataFrame, source: str, plan_lookup: PlanLookup | 
             plans[(model, config)] = lookup(model, config)
         return plans[(model, config)]
 
+    kinds = typed_columns(table.columns, source)
+    typed_plans: dict[tuple, TrainingPlan] = {}
     jobs = []
     for index, row in enumerate(table.to_dict("records")):
         iterations = _optional(row["iterations"])
@@ -75,7 +79,8 @@ def jobs_from_table(table: pd.DataFrame, source: str, plan_lookup: PlanLookup | 
             raise ConfigError(f"{_where(source, index, 'iterations')}: value is missing")
         plan = _row_plan(row, index, source, cached_lookup)
         duration = _optional(row["duration"])
+        type_plans = row_type_plans(row, plan, kinds, typed_plans) if kinds and plan.is_fixed else ()
         jobs.append(Job(job_id=row["job_id"], release=float(row["release"]), plan=plan,
                         iterations=int(iterations), user=_optional(row["user"]), group=_optional(row["group"]),
-                        duration=None if duration is None else float(duration)))
+                        duration=None if duration is None else float(duration), type_plans=type_plans))
     return jobs

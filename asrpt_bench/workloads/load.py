@@ -7,6 +7,10 @@ cluster (`placement.estimates.alpha_min_estimate`, the value model assignment de
 from, so for a trace job d_i is its trace duration up to the rounding of n_i), and alpha itself
 for a fixed-alpha job. Jobs larger than the cluster are left out (the simulator drops them).
 
+On a cluster of several pools, d_i is the run time on the job's fastest pool (its alpha~min there) and
+G the cluster's GPU count in GPUs of its fastest type (`Cluster.speed_weighted_gpus`), so a load of 1
+asks about as much of a typed cluster as of a one-type cluster (docs/simulator.md, "Typed clusters").
+
 Scaling every release by a factor c scales the span by c and the load by 1/c, so a target load is
 met exactly by c = load / target.
 """
@@ -19,22 +23,24 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import Cluster, ConfigError, Job
-from ..placement.estimates import alpha_min_estimate
+from ..core import Cluster, ConfigError, Job, pool_plans
+from ..placement.estimates import fastest_pool_estimate
 from ..timing import TimingModel
 from .schema import MAX_SECONDS
 
 
 def best_durations(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel) -> np.ndarray:
-    """d_i = n_i x alpha~min_i per job (module doc); NaN for jobs larger than the cluster."""
+    """d_i = n_i x alpha~min_i per job (module doc); NaN for jobs larger than the cluster (than every pool
+    that runs them)."""
     durations = np.full(len(jobs), np.nan)
     for k, job in enumerate(jobs):
-        if job.gpus <= cluster.total_gpus:
-            durations[k] = job.iterations * alpha_min_estimate(job.plan, cluster, timing)
+        best = fastest_pool_estimate(pool_plans(job, cluster), cluster, timing)
+        if best is not None:
+            durations[k] = job.iterations * best[0]
     return durations
 
 
-def offered_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: int) -> float:
+def offered_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: float) -> float:
     """sum g_i d_i / (G x release span) over the jobs that fit; NaN when the span is 0."""
     fits = ~np.isnan(durations)
     if not fits.any():
@@ -45,7 +51,7 @@ def offered_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: int) ->
     return work / (total_gpus * span) if span > 0 else float("nan")
 
 
-def scale_to_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: int,
+def scale_to_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: float,
                   target: float) -> tuple[list[Job], float]:
     """The jobs with every release multiplied by load / target, and that factor (module doc).
 

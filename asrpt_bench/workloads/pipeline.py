@@ -34,6 +34,7 @@ from .instances import get_instance
 from .jobs import jobs_from_table
 from .load import best_durations, offered_load, scale_to_load
 from .schema import validate_job_table
+from .typed_columns import for_cluster
 from .slicing import chronological_split, resample_single_gpu_share, slice_jobs
 from .sources import WORKLOADS, TraceParams
 
@@ -180,7 +181,8 @@ def _simulated_jobs(spec: TableSpec, table: pd.DataFrame, source: str, cache: Di
     def compute() -> tuple[list[Job], str]:
         key = (cache_key("jobs", spec=spec.cache_inputs(), trace=spec.input_hash(), workload=spec.params)
                if cache.root else "")
-        return cache.get_or_compute("jobs", key, lambda: jobs_from_table(table, source))
+        return cache.get_or_compute("jobs", key, lambda: jobs_from_table(for_cluster(table, spec.cluster, source),
+                                                                          source))
 
     workload = json.dumps({"name": spec.name, **spec.params.to_dict()}, sort_keys=True)
     jobs, status = memoised(("jobs", spec, spec.input_hash(), workload, cache), compute)
@@ -207,7 +209,8 @@ def _scaled_and_injected(workload: Workload, params: TraceParams, seed: int) -> 
     durations = best_durations(workload.jobs, workload.cluster, workload.timing)
     factor = 1.0
     if params.target_load is not None:
-        workload.jobs, factor = scale_to_load(workload.jobs, durations, workload.cluster.total_gpus, params.target_load)
+        workload.jobs, factor = scale_to_load(workload.jobs, durations, workload.cluster.speed_weighted_gpus,
+                                              params.target_load)
         workload.table = workload.table.assign(release=[job.release for job in workload.jobs])
     if params.inject_jobs:
         releases = [job.release for job in workload.jobs]
@@ -223,6 +226,6 @@ def _scaled_and_injected(workload: Workload, params: TraceParams, seed: int) -> 
 
 def _with_offered_load(workload: Workload, durations: np.ndarray, factor: float, injected: int) -> Workload:
     workload.durations = durations
-    workload.scalars.update(offered_load=offered_load(workload.jobs, durations, workload.cluster.total_gpus),
+    workload.scalars.update(offered_load=offered_load(workload.jobs, durations, workload.cluster.speed_weighted_gpus),
                             release_scale=factor, injected_jobs=injected)
     return workload

@@ -2,7 +2,8 @@
 
 A job table is a pandas DataFrame, one row per job. Either `model` + `config` describe the job
 (its per-iteration time then follows from the profiles and the placement) or `alpha` gives a fixed
-per-iteration time for every placement, with optional `alpha_max` (theory instances).
+per-iteration time for every placement, with optional `alpha_max` (theory instances), and optional
+per-GPU-type columns `alpha_<type>` (typed_columns.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..core import MAX_SECONDS as CORE_MAX_SECONDS
 from ..core import ConfigError
 from ..rules import shown
 from .parsing import location, require_columns
+from .typed_columns import check_typed_columns
 
 
 @dataclass(frozen=True)
@@ -151,4 +153,4 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         row = int(np.flatnonzero(duplicated.to_numpy())[0])
         raise ConfigError(f"{_where(source, row, 'job_id')}: duplicate job id {shown(table['job_id'].iloc[row])}")
     table["gpus"] = table["gpus"].astype("int64")
-    return table
+    return check_typed_columns(table, source)
