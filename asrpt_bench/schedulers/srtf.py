@@ -8,26 +8,24 @@ progress), ties by release then input order, and admitted by the walk of Admissi
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 import numpy as np
 
 from .base import register_scheduler
 from .views import JobView
-from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, preemption_price
+from .preemptive import AdmissionScheduler
 
 
-@register_scheduler("srtf", needs=PREEMPTION_NEEDS)
+@register_scheduler("srtf")
 class SRTF(AdmissionScheduler):
     """Preemptive SRTF by predicted remaining time. It has no parameters of its own; the run's
-    `preemption` group prices its suspensions."""
+    `preemption` group prices its suspensions (the simulator charges it)."""
 
     label = "srtf"
     oracle = False
     settles = True  # a running job's remaining time only shrinks; a waiting job's stays
 
-    def __init__(self, preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
-        super().__init__(self.label, preemption_price(preemption))
+    def __init__(self) -> None:
+        super().__init__(self.label)
 
     def column_defaults(self) -> dict[str, float]:
         return {"known": 0.0, "alpha_min": 0.0}
@@ -47,7 +45,7 @@ class SRTF(AdmissionScheduler):
         return np.where(remaining > 0, remaining * self.columns_["alpha_min"][orders], 0.0)
 
 
-@register_scheduler("srtf_oracle", needs=PREEMPTION_NEEDS)
+@register_scheduler("srtf_oracle")
 class SRTFOracle(SRTF):
     """SRTF by true remaining time (perfect predictions)."""
 
