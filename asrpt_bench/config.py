@@ -277,11 +277,16 @@ class RunConfig:
                               f"this run's schedulers never preempt: {names}")
 
     def _check_pool_choice_acts(self) -> None:
-        """Refuse a pool choice on a cluster of one pool, where there is nothing to choose."""
+        """Refuse a pool choice on a cluster of one pool, where there is nothing to choose, and A-SRPT's
+        virtual_gpus on a cluster of one GPU type, where both of its values are the GPU count."""
         pool = getattr(self.placement.params, "pool", DEFAULT_POOL_CHOICE)
         if pool != DEFAULT_POOL_CHOICE and len(self.cluster.pool_list) == 1:
             raise ConfigError(f"placement.pool={pool} chooses among a cluster's pools; this cluster has one "
                               f"({self.cluster.describe()}): give several with cluster.pools")
+        virtual = getattr(self.scheduler.params, "virtual_gpus", None)
+        if virtual not in (None, "speed_weighted") and len(self.cluster.types) == 1:
+            raise ConfigError(f"scheduler.virtual_gpus={virtual} acts on a cluster of several GPU types; this cluster "
+                              f"has one ({self.cluster.describe()})")
 
     def to_dict(self) -> dict[str, Any]:
         values: dict[str, Any] = {}

@@ -125,6 +125,13 @@ def csv_run(path: Path, **changes: Any) -> RunConfig:
     return config
 
 
+def typed_run(config: RunConfig) -> RunConfig:
+    """`config` on a cluster of two pools of 1 server x 4 GPUs: V100 and K80."""
+    config.cluster = Cluster(pools=[{"type": "v100", "servers": 1, "gpus_per_server": 4},
+                                    {"type": "k80", "servers": 1, "gpus_per_server": 4}])
+    return config
+
+
 # --------------------------------------------------------------------------------------------------
 # Fixtures of other formats
 
@@ -552,6 +559,10 @@ CASES: list[Case] = [
          "job 'a' cannot run on the cluster's GPU type k80 (its alpha there is empty: no measured time)")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "a,0,1,10,1.0,", header=HEADER + ",alpha_k80"),
                                                            cluster__type="k80")))),
+    case("csv-job-with-no-runnable-pool", TRACE,
+         "job 'a' can run in no pool of the cluster: its alpha is empty on every GPU type the cluster has (v100, k80)")(
+        lambda tmp: refusal(lambda: run_experiment(typed_run(csv_run(table(tmp, "a,0,1,10,1.0,,",
+                                                                           header=HEADER + ",alpha_v100,alpha_k80")))))),
     case("csv-job-larger-than-cluster", TRACE,
          "job 'big' needs 8 GPUs but the cluster has 4; drop such jobs with workload.drop_oversize=true "
          "(in Python: simulate(..., drop_oversize=True))")(

@@ -70,8 +70,8 @@ def run(plugin_dir: Path, label: str, name: str) -> Path:
 
 def test_the_page_shows_one_file_per_kind_and_runs_each() -> None:
     assert set(files()) == {"my_lifo.py", "my_last_fit.py", "my_group_median.py", "my_trace.py",
-                            "my_scipy_milp.py", "my_gpu_mix.py"}
-    assert set(commands()) == {"scheduler, placer and trace", "predictor", "solver backend", "task"}
+                            "my_scipy_milp.py", "my_gpu_mix.py", "my_most_free.py"}
+    assert set(commands()) == {"scheduler, placer and trace", "predictor", "solver backend", "task", "pool choice"}
 
 
 def test_scheduler_placer_and_trace_with_parameters(plugin_dir: Path) -> None:
@@ -91,6 +91,17 @@ def test_predictor_solver_backend_and_task(plugin_dir: Path) -> None:
     assert summary["solver_used"] == "scipy_milp"
     table = pd.read_csv(run(plugin_dir, "task", "task") / "gpu_mix.csv")
     assert dict(zip(table["gpus"], table["jobs"])) == {"<=2": 0, "<=4": 3, ">4": 0}
+
+
+def test_a_pool_choice_places_every_job_in_the_pool_with_most_free_gpus(plugin_dir: Path) -> None:
+    out = run(plugin_dir, "pool choice", "pools")
+    jobs = pd.read_parquet(out / "jobs.parquet").sort_values(["start", "job_id"])
+    assert set(jobs["pool"]) == {"v100", "p100", "k80"} and len(jobs) == 60
+    free = {"v100": 36, "p100": 36, "k80": 36}
+    first = jobs[jobs["start"] == jobs["start"].min()]  # the jobs starting at once take the emptiest pools in turn
+    for _, row in first.iterrows():
+        assert free[row["pool"]] == max(free.values())
+        free[row["pool"]] -= row["gpus"]
 
 
 def test_a_plugin_key_is_checked_by_its_own_rule(plugin_dir: Path) -> None:

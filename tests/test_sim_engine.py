@@ -314,7 +314,7 @@ def test_dispatch_context_exposes_only_the_protocol():
     assert [c[1:] for c in contexts] == [(0.0, 3, (3,)), (7.0, 3, (3,)), (10.0, 3, (3,))]
     ctx = contexts[0][0]
     public = {name for name in dir(ctx) if not name.startswith("_")}
-    assert public == {"now", "free", "idle_gpus", "propose", "start", "running"}
+    assert public == {"now", "free", "idle_gpus", "propose", "start", "running", "pool_idle", "restrict", "last_pool"}
     # running jobs: the scheduler's own view (no true iterations), start and alpha; no end time
     assert [[(r.job.job_id, r.start, r.alpha, r.job.iterations) for r in snapshot] for snapshot in running] == [
         [("a", 0.0, 1.0, None)], [("b", 7.0, 1.0, None)], []]
@@ -329,12 +329,13 @@ def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
 
     values = dict(job_id="a", release=0.0, eligible=0.5, start=1.0, end=2.0, gpus=2, model="m", config="c",
                   servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.5, iterations=1, predicted_iterations=1.0,
-                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1), preemptions=0, restart_s=0.0)
+                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1), preemptions=0, restart_s=0.0, pool="v100")
     record = build_frozen(JobRecord, values)
     assert record == JobRecord(**values) and hash(record) == hash(JobRecord(**values))
     assert [f.name for f in fields(JobRecord)] == list(vars(record))
     with pytest.raises(AttributeError):
         record.start = 3.0
     view = dict(job_id="a", order=0, release=0.0, gpus=1, plan=TrainingPlan.fixed(1, 1.0), user=None, group=None,
-                predicted_iterations=3.0, alpha_min=1.0, alpha_max=1.0, min_servers=1, iterations=None)
+                predicted_iterations=3.0, alpha_min=1.0, alpha_max=1.0, min_servers=1, iterations=None,
+                pool_alpha_min=(1.0,))
     assert build_frozen(JobView, view) == JobView(**view)

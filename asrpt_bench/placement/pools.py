@@ -161,15 +161,17 @@ class PooledPlacer:
         return self.placer.place(plan, free, cluster)
 
     def propose(self, job_id: Hashable, plans: Sequence[TrainingPlan | None], lower: Sequence[float],
-                free: Sequence[int], cluster: Cluster,
-                alpha: Callable[[int, TrainingPlan, Placement], float]) -> tuple[int, Placement, float] | None:
+                free: Sequence[int], cluster: Cluster, alpha: Callable[[int, TrainingPlan, Placement], float],
+                only: int | None = None, exclude: int | None = None) -> tuple[int, Placement, float] | None:
         """(pool index, placement in the cluster's numbering, alpha) for a job with `plans[p]` its plan in pool
         p (None: its type cannot run it) and `lower[p]` its empty-pool estimate there; None if it does not
-        start now. `alpha(p, plan, local placement)` is the per-iteration time in pool p."""
+        start now. `alpha(p, plan, local placement)` is the per-iteration time in pool p. `only`: place in
+        that pool or not at all (a scheduler that plans pools itself, fifo_replan; a conservative reservation),
+        without the choice; `exclude`: anywhere but that pool (EASY's reserved pool)."""
         pools = cluster.pool_list
         options = []
         for pool, plan, low in zip(pools, plans, lower):
-            if plan is None:
+            if plan is None or (only is not None and pool.index != only) or pool.index == exclude:
                 continue
             room = sum(free[pool.first_server:pool.first_server + pool.servers])
             if room >= plan.gpus:
@@ -192,8 +194,10 @@ class PooledPlacer:
             return Placement(pool.to_global(placement.servers)), alpha(index, plan, placement)
 
         query = PoolQuery(job_id, tuple(options), place)
-        index = self.choice.choose(query)
+        index = only if only is not None else self.choice.choose(query)
         if index is None:
+            return None
+        if only is not None and query.placed(index) is None:
             return None
         if index not in {option.index for option in options} or query.placed(index) is None:
             raise RuntimeError(f"pool choice {self.choice.name!r} chose pool {index!r} for job {job_id!r}, which is "

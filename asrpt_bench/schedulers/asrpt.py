@@ -31,6 +31,7 @@ CONSOLIDATION_TESTS = ("alpha", "servers", "ratio")
 DELAY_ORIGINS = ("enqueue", "head")
 SRPT_TIEBREAKS = ("release_id", "id")
 ELIGIBILITY_RULES = ("virtual", "release")
+VIRTUAL_GPUS = ("speed_weighted", "count")
 ALPHA_TOLERANCE = 1e-9
 DEFAULT_COMM_HEAVY = 1.5
 DEFAULT_TAU = 1.0
@@ -57,6 +58,9 @@ class ASRPTParams(Params):
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
     min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
+    virtual_gpus: str = param("speed_weighted", one_of(*VIRTUAL_GPUS),
+                              "a typed cluster's virtual machine: its GPUs in GPUs of its fastest type "
+                              "(speed_weighted) or all counted alike (count, type-agnostic)")
 
     def check_together(self, prefix: str) -> None:
         if self.overrun != "none" and self.dispatch not in ("easy", "conservative"):
@@ -102,10 +106,10 @@ class ASRPT:
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
-                 oracle: bool = False) -> None:
+                 virtual_gpus: str = ASRPTParams.virtual_gpus, oracle: bool = False) -> None:
         ASRPTParams(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                     srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
-                    overrun=overrun, min_estimate_s=min_estimate_s).check("scheduler")
+                    overrun=overrun, min_estimate_s=min_estimate_s, virtual_gpus=virtual_gpus).check("scheduler")
         if not isinstance(oracle, bool):
             raise ConfigError(f"asrpt: oracle must be true or false, got {oracle!r}")
         self.name = "asrpt_oracle" if oracle else "asrpt"
@@ -119,6 +123,7 @@ class ASRPT:
         self.eligibility = eligibility
         self.overrun = overrun
         self.min_estimate_s = float(min_estimate_s)
+        self.virtual_gpus = virtual_gpus
         self.oracle = oracle
         # virtual eligibility: the pending queue is the whole dispatch queue, in virtual completion order
         if eligibility == "virtual" and self.dispatch_rule == "strict":
@@ -130,7 +135,10 @@ class ASRPT:
         self._clear(total_gpus=0)
 
     def reset(self, cluster: Cluster) -> None:
-        self._clear(cluster.total_gpus)
+        if self.virtual_gpus != ASRPTParams.virtual_gpus and len(cluster.types) == 1:
+            raise ConfigError(f"scheduler.virtual_gpus={self.virtual_gpus} acts on a cluster of several GPU types; "
+                              f"this cluster has one ({cluster.describe()})")
+        self._clear(cluster.speed_weighted_gpus if self.virtual_gpus == "speed_weighted" else cluster.total_gpus)
 
     def _clear(self, total_gpus: int) -> None:
         self.total_gpus_ = total_gpus
@@ -156,7 +164,9 @@ class ASRPT:
 
     def virtual_size(self, job: JobView) -> float:
         """p~_i = (g_i / G) * n~_i * alpha~min_i (true n_i for the oracle variant); with min_estimate_s > 0
-        the duration n~_i * alpha~min_i is floored at it first."""
+        the duration n~_i * alpha~min_i is floored at it first. On a cluster of several GPU types alpha~min is
+        the job's fastest pool's and G the cluster's GPUs in GPUs of its fastest type (virtual_gpus=
+        speed_weighted) or its GPU count (count; docs/theory.md, "A-SRPT on typed clusters")."""
         duration = (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min
         if self.min_estimate_s > 0:
             duration = max(duration, self.min_estimate_s)
@@ -206,12 +216,15 @@ class ASRPT:
                 self.pending_.append(entry)
 
     def _consolidated(self, entry: _Pending, proposal: Proposal) -> bool:
+        """Whether a comm-heavy job's placement is consolidated, judged in the pool it is in (its alpha~min
+        there; on one pool, alpha~min)."""
         job = entry.job
+        alpha_min = job.pool_alpha_min[proposal.pool] if len(job.pool_alpha_min) > 1 else job.alpha_min
         if self.consolidation_test == "alpha":
-            return proposal.alpha <= job.alpha_min * (1 + ALPHA_TOLERANCE)
+            return proposal.alpha <= alpha_min * (1 + ALPHA_TOLERANCE)
         if self.consolidation_test == "servers":
             return proposal.placement.servers_used <= job.min_servers
-        return proposal.alpha < self.comm_heavy * job.alpha_min
+        return proposal.alpha < self.comm_heavy * alpha_min
 
     def _try_start(self, entry: _Pending, ctx: DispatchContext) -> bool:
         """Lines 14-17: start `entry` now unless it does not fit or waits for consolidation.
@@ -233,7 +246,7 @@ class ASRPT:
                 return False
         ctx.start(proposal, eligible=entry.enqueued)
         if self.dispatch_rule in ("easy", "conservative"):
-            self.backfill_.running.add(job, ctx.now, proposal.alpha)
+            self.backfill_.running.add(job, ctx.now, proposal.alpha, proposal.pool)
         return True
 
     def on_completion(self, job: JobView, now: float) -> None:
@@ -284,8 +297,9 @@ class ASRPT:
             return
         window = backfill.easy_window(head, ctx, _pending_job, self._hold_until(now), more=len(pending) > 1)
         if window is not None:
-            started = backfill.easy_scan(pending.behind(head, lambda: ctx.idle_gpus, window, now), ctx, _pending_job,
-                                         lambda entry: self._try_start(entry, ctx), window)
+            narrowing = window if window.pool is None else None  # on several pools any job may start elsewhere
+            started = backfill.easy_scan(pending.behind(head, lambda: ctx.idle_gpus, narrowing, now), ctx,
+                                         _pending_job, lambda entry: self._try_start(entry, ctx), window)
             for entry in started:
                 self._leave(entry)
 
@@ -366,8 +380,9 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
-                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
+                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
+                 virtual_gpus: str = ASRPTParams.virtual_gpus) -> ASRPT:
     """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
-                 overrun=overrun, min_estimate_s=min_estimate_s, oracle=True)
+                 overrun=overrun, min_estimate_s=min_estimate_s, virtual_gpus=virtual_gpus, oracle=True)

@@ -200,7 +200,7 @@ class QueueScheduler:
         if proposal is None:
             return False
         ctx.start(proposal, eligible=job.release)
-        self.backfill_.running.add(job, ctx.now, proposal.alpha)
+        self.backfill_.running.add(job, ctx.now, proposal.alpha, proposal.pool)
         return True
 
     def on_completion(self, job: JobView, now: float) -> None:

@@ -19,13 +19,17 @@ Estimates are what the scheduler knows: a queued job runs for iterations x alpha
 ends at start + iterations x alpha of its placement; `overrun` says what a running job past that
 end is estimated at, and `min_estimate_s` floors every estimated duration (jobs predicted at 0
 iterations). GPU counts are cluster-wide: the placer alone decides whether a job fits now, and
-reservations are counts (docs/simulator.md, "Dispatch rules").
+reservations are counts (docs/simulator.md, "Dispatch rules"). On a cluster of several pools they are per
+pool: a queued job's duration in a pool is its iterations x its empty-pool estimate there, EASY reserves
+the head's GPUs in the pool where its shadow time comes first, and conservative backfilling keeps one
+profile per pool (docs/simulator.md, "Typed clusters").
 """
 
 from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Literal, Sequence, TypeVar
 
 from .queues import Window
@@ -87,13 +91,14 @@ class RunningEnds:
 
     def __init__(self, estimates: Estimates) -> None:
         self.estimates = estimates
-        self.sorted: list[tuple[float, int, int, float, float]] = []  # (end, input order, GPUs, start, duration)
-        self._entries: dict[int, tuple[float, int, int, float, float]] = {}
+        # (end, input order, GPUs, start, duration, pool)
+        self.sorted: list[tuple[float, int, int, float, float, int]] = []
+        self._entries: dict[int, tuple[float, int, int, float, float, int]] = {}
 
-    def add(self, job: JobView, start: float, alpha: float) -> None:
+    def add(self, job: JobView, start: float, alpha: float, pool: int = 0) -> None:
         estimates = self.estimates
         duration = max(estimates.iterations(job) * alpha, estimates.min_estimate_s)
-        entry = (start + duration, job.order, job.gpus, start, duration)
+        entry = (start + duration, job.order, job.gpus, start, duration, pool)
         self._entries[job.order] = entry
         bisect.insort(self.sorted, entry)
 
@@ -102,16 +107,20 @@ class RunningEnds:
         if entry is not None:
             del self.sorted[bisect.bisect_left(self.sorted, entry)]
 
-    def ends(self, now: float) -> Iterator[tuple[float, int]]:
-        """(estimated end, GPUs) of every running job in increasing end; those already past their end
-        are estimated by the overrun policy."""
+    def ends(self, now: float, pool: int | None = None) -> Iterator[tuple[float, int]]:
+        """(estimated end, GPUs) of every running job (in pool `pool`, if given) in increasing end; those
+        already past their end are estimated by the overrun policy."""
         entries = self.sorted
         k = bisect.bisect_left(entries, (now,))
-        rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
+        if pool is None:
+            rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
+        else:
+            rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)) if entries[j][5] == pool)
         if not k:
             return rest
         overrun = self.estimates.overrun_end
-        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration in entries[:k])
+        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration, where in entries[:k]
+                      if pool is None or where == pool)
         return heapq.merge(late, rest)
 
 
@@ -242,6 +251,32 @@ class Backfill:
             available += held
         return shadow, available - gpus
 
+    def pool_shadow(self, job: JobView, ctx: DispatchContext, not_before: float) -> tuple[float, int, int]:
+        """On a cluster of several pools: the shadow time and extra GPUs of `job` in each pool whose type
+        runs it and that holds it, from that pool's idle GPUs and running jobs alone (as `shadow`), and the
+        pool where it comes first (ties: the job's lower estimate there, then pool order)."""
+        best: tuple[tuple[float, float, int], int] | None = None
+        idle, gpus = ctx.pool_idle, job.gpus
+        for pool, alpha in enumerate(job.pool_alpha_min):
+            if not math.isfinite(alpha):
+                continue
+            available, shadow = idle[pool], not_before
+            for end, held in self.running.ends(ctx.now, pool):
+                if end > shadow and available >= gpus:
+                    break
+                shadow = max(shadow, end)
+                available += held
+            key = (shadow, alpha, pool)
+            if best is None or key < best[0]:
+                best = (key, available - gpus)
+        assert best is not None, f"job {job.job_id!r} fits no pool"
+        (shadow, _, pool), extra = best
+        return shadow, extra, pool
+
+    def pool_duration(self, job: JobView, pool: int) -> float:
+        """A queued job's estimated duration in one pool: iterations x its empty-pool alpha~min there."""
+        return max(self.estimates.iterations(job) * job.pool_alpha_min[pool], self.estimates.min_estimate_s)
+
     def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
                      try_start: Callable[[T], bool]) -> list[int]:
         """Start the head while it may; the positions started (a prefix of the queue)."""
@@ -296,7 +331,9 @@ class Backfill:
         (`more` False, no idle GPU, or `candidates` rules every job out); the head's first shadow
         time is recorded either way."""
         if more and ctx.idle_gpus > 0:
-            shadow, extra = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+            shadow, extra, pool = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+            if pool is not None:
+                return Window(shadow, extra, pool)  # a job may also start in another pool: no shortcut
             if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, extra, ctx.now, shadow):
                 return Window(shadow, extra)
             return None
@@ -309,7 +346,10 @@ class Backfill:
         """EASY's backfilling scan over the jobs behind the blocked head, in queue order, as (tag, item)
         pairs; returns the tags of the jobs started. A job that fits now starts if it is estimated to
         end by the window's shadow time, or else if it needs at most its extra GPUs (which it then uses
-        up: `window.extra` shrinks, so `rest` may skip what can no longer pass)."""
+        up: `window.extra` shrinks, so `rest` may skip what can no longer pass). On a cluster of several
+        pools the window is the reserved pool's: a job that passes neither test may still start outside it."""
+        if window.pool is not None:
+            return self._easy_scan_pools(rest, ctx, job_of, try_start, window)
         started: list[H] = []
         idle = ctx.idle_gpus
         now, queued, shadow = ctx.now, self._queued, window.shadow
@@ -335,13 +375,47 @@ class Backfill:
                     break
         return started
 
+    def _easy_scan_pools(self, rest: Iterable[tuple[H, T]], ctx: DispatchContext, job_of: Callable[[T], JobView],
+                         try_start: Callable[[T], bool], window: Window) -> list[H]:
+        """easy_scan on a cluster of several pools: a job that would end by the shadow time in the reserved
+        pool (at its duration there), or needs at most the extra GPUs, starts wherever its pool choice puts
+        it (the extra shrinks only if that is the reserved pool); any other starts only outside it."""
+        started: list[H] = []
+        now, reserved = ctx.now, window.pool
+        assert reserved is not None
+        for tag, item in rest:
+            job = job_of(item)
+            if job.gpus > ctx.idle_gpus:
+                continue
+            by_shadow = math.isfinite(job.pool_alpha_min[reserved]) and \
+                now + self.pool_duration(job, reserved) <= window.shadow
+            passes = by_shadow or job.gpus <= window.extra
+            ctx.restrict(exclude=None if passes else reserved)
+            try:
+                ran = try_start(item)
+            finally:
+                ctx.restrict()
+            if ran:
+                self.note_start(job, now)
+                self.backfilled += 1
+                started.append(tag)
+                if not by_shadow and ctx.last_pool == reserved:
+                    window.extra -= job.gpus
+                if ctx.idle_gpus == 0:
+                    break
+        return started
+
     def _promise_shadow(self, head: T, job_of: Callable[[T], JobView], ctx: DispatchContext,
-                        hold_until: Callable[[T], float]) -> tuple[float, int]:
-        """The head's shadow time and extra GPUs; its first shadow time is recorded."""
+                        hold_until: Callable[[T], float]) -> tuple[float, int, int | None]:
+        """The head's shadow time, extra GPUs and (on a cluster of several pools) reserved pool; its first
+        shadow time is recorded."""
         job = job_of(head)
-        shadow, extra = self.shadow(job.gpus, ctx, hold_until(head))
+        if len(job.pool_alpha_min) > 1:
+            shadow, extra, pool = self.pool_shadow(job, ctx, hold_until(head))
+        else:
+            (shadow, extra), pool = self.shadow(job.gpus, ctx, hold_until(head)), None
         self.first_reservation.setdefault(job.job_id, shadow)
-        return shadow, extra
+        return shadow, extra, pool
 
     def conservative(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
                      try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
@@ -358,6 +432,8 @@ class Backfill:
         k = len(started)
         if k == len(queue):
             return started
+        if len(job_of(queue[k]).pool_alpha_min) > 1:
+            return started + self._conservative_pools(queue, k, ctx, job_of, try_start, hold_until)
         profile = Profile(now, ctx.idle_gpus, list(self.running.ends(now)))
         for position in range(k, len(queue)):
             item = queue[position]
@@ -373,4 +449,41 @@ class Backfill:
             if ctx.idle_gpus == 0:
                 break
             profile.reserve(begin, length, job.gpus)
+        return started
+
+    def _conservative_pools(self, queue: Sequence[T], k: int, ctx: DispatchContext, job_of: Callable[[T], JobView],
+                            try_start: Callable[[T], bool], hold_until: Callable[[T], float]) -> list[int]:
+        """Conservative backfilling from position k on a cluster of several pools: one GPU-count profile per
+        pool; every job reserves the earliest interval over the pools whose type runs it, at its duration
+        there (ties: its lower estimate there, then pool order), and one whose interval starts now starts in
+        that pool only."""
+        now = ctx.now
+        profiles = [Profile(now, idle, list(self.running.ends(now, pool))) for pool, idle in enumerate(ctx.pool_idle)]
+        started = []
+        for position in range(k, len(queue)):
+            item = queue[position]
+            job = job_of(item)
+            not_before = hold_until(item)
+            options = []
+            for pool, alpha in enumerate(job.pool_alpha_min):
+                if math.isfinite(alpha):
+                    length = self.pool_duration(job, pool)
+                    options.append((profiles[pool].earliest(job.gpus, length, not_before), alpha, pool, length))
+            begin, _, pool, length = min(options)
+            ran = False
+            if position > k and begin <= now and job.gpus <= ctx.pool_idle[pool]:
+                ctx.restrict(only=pool)
+                try:
+                    ran = try_start(item)
+                finally:
+                    ctx.restrict()
+            if ran:
+                self.note_start(job, now)
+                self.backfilled += 1
+                started.append(position)
+            else:
+                self.first_reservation.setdefault(job.job_id, begin)
+            if ctx.idle_gpus == 0:
+                break
+            profiles[pool].reserve(begin, length, job.gpus)
         return started

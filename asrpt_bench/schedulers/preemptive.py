@@ -50,7 +50,17 @@ class PreemptiveContext(Protocol):
         ...
 
     def propose(self, job: JobView) -> Proposal | None:
-        """The placer's placement on the free GPUs now, or None."""
+        """The placer's placement on the free GPUs now (on a cluster of pools, in the pool its pool choice
+        picks), or None."""
+        ...
+
+    def propose_in(self, job: JobView, pool: int) -> Proposal | None:
+        """The placer's placement in pool `pool` (its index) only, or None (on one pool: `propose`)."""
+        ...
+
+    def choose_pool(self, job: JobView, room: list[int]) -> int | None:
+        """The pool the run's pool choice picks for `job` if pool p had `room[p]` GPUs, judging pools by the
+        job's empty-pool estimates (placement.pool; no placement is made), or None if none can take it."""
         ...
 
     def start(self, proposal: Proposal) -> None:

@@ -22,10 +22,12 @@ BLOCK = 64
 @dataclass
 class Window:
     """EASY's window behind a blocked head: its shadow time and the GPUs to spare then (`extra`, used up by
-    the jobs that pass on it)."""
+    the jobs that pass on it); on a cluster of several pools, the pool the head's reservation is in
+    (`pool`; shadow and extra are that pool's)."""
 
     shadow: float
     extra: int
+    pool: int | None = None
 
 
 class _Blocks(Generic[T]):

@@ -28,7 +28,9 @@ class JobView:
     `order` is the job's position in the input (row order of a job table); it breaks ties where
     the paper says "by id". `iterations` is None unless the scheduler is an oracle.
     `alpha_min` is the empty-cluster estimate alpha~min and `min_servers` the servers its
-    placement used; `comm_ratio` = alpha_max / alpha_min.
+    placement used; `comm_ratio` = alpha_max / alpha_min. On a cluster of several pools they are those
+    of the job's fastest pool, and `pool_alpha_min` holds the empty-pool estimate in every pool (inf where
+    the pool's type cannot run the job or the pool cannot hold it); on one pool it is (alpha_min,).
     """
 
     job_id: Hashable
@@ -43,6 +45,7 @@ class JobView:
     alpha_max: float
     min_servers: int
     iterations: int | None = None
+    pool_alpha_min: tuple[float, ...] = ()
 
     @property
     def comm_ratio(self) -> float:
@@ -65,11 +68,13 @@ DURATION_SOURCES = ("predicted", "oracle")
 
 @dataclass(frozen=True)
 class Proposal:
-    """A validated placement the simulator would apply now, with its per-iteration time."""
+    """A validated placement the simulator would apply now, with its per-iteration time and the index of
+    the pool it is in (0 on a cluster of one pool)."""
 
     job_id: Hashable
     placement: Placement
     alpha: float
+    pool: int = 0
 
 
 class RunningJob(NamedTuple):
@@ -106,6 +111,21 @@ class DispatchContext(Protocol):
 
     def start(self, proposal: Proposal, eligible: float) -> None:
         """Start the proposed job now; `eligible` is when it became dispatchable."""
+        ...
+
+    @property
+    def pool_idle(self) -> tuple[int, ...]:
+        """Idle GPUs per pool (one entry on a cluster of one pool)."""
+        ...
+
+    def restrict(self, only: int | None = None, exclude: int | None = None) -> None:
+        """Until the next call, `propose` places only in pool `only`, or anywhere but pool `exclude`
+        (backfilling's reservations on a cluster of several pools); no arguments: anywhere again."""
+        ...
+
+    @property
+    def last_pool(self) -> int:
+        """The pool of the job started last."""
         ...
 
 

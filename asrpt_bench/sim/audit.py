@@ -3,7 +3,9 @@
 Checks: every job completed exactly once; no start before release or eligibility; one
 contiguous interval on a fixed set of distinct GPUs matching the recorded placement
 (non-preemption); C_i = S_i + n_i * alpha_i with alpha recomputed from the placement; no GPU held by
-two jobs at once (so, as every GPU belongs to its recorded server, no server runs over capacity).
+two jobs at once (so, as every GPU belongs to its recorded server, no server runs over capacity). On a
+cluster given as pools also: every job's servers lie in one pool, the recorded pool is theirs, and its
+alpha is its pool's (the job's plan on that pool's type, on the pool's links).
 
 The checks run as one vectorised (numpy) pass over all records, cheap enough to stay on for every
 run; the first record it flags is checked again one rule at a time, which names the job and the rule.
@@ -24,7 +26,8 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from ..core import Cluster, Job, Placement
+from ..cluster import ClusterPool
+from ..core import Cluster, Job, Placement, TrainingPlan
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .records import JobRecord, Segment
 
@@ -60,6 +63,26 @@ def _check_jobs_once(records: Sequence[JobRecord], jobs: Sequence[Job]) -> dict[
     return by_id
 
 
+def _pool_and_plan(record: JobRecord | Segment, job: Job, cluster: Cluster, name: str
+                   ) -> tuple[ClusterPool, TrainingPlan, Placement]:
+    """The pool holding every server of the placement, the job's plan on its type and the placement in the
+    pool's numbering; a placement over several pools, a pool whose type cannot run the job and a recorded
+    pool other than the placement's raise."""
+    pools = {cluster.pool_of(h).index for h in record.placement if 0 <= h < cluster.server_count}
+    if len(pools) != 1:
+        raise ScheduleAuditError(f"{name}: placement {record.placement} spans pools "
+                                 f"{sorted(cluster.pool_list[p].name for p in pools)}; a gang runs inside one pool")
+    pool = cluster.pool_list[pools.pop()]
+    if not cluster.pooled:  # the one-pool shorthand: the simulator ran each job's plan on the cluster's type
+        return pool, job.plan, Placement(record.placement)
+    if isinstance(record, JobRecord) and record.pool != pool.name:
+        raise ScheduleAuditError(f"{name}: recorded pool {record.pool!r} but its placement is in pool {pool.name!r}")
+    plan = job.plan_on(pool.type)
+    if plan is None:
+        raise ScheduleAuditError(f"{name} ran in pool {pool.name!r}, whose type {pool.type} cannot run it")
+    return pool, plan, Placement(pool.to_local(record.placement))
+
+
 def _check_job(record: JobRecord, job: Job, cluster: Cluster, timing: TimingModel) -> None:
     name = f"job {record.job_id!r}"
     if record.start < record.release or record.release != job.release:
@@ -69,17 +92,18 @@ def _check_job(record: JobRecord, job: Job, cluster: Cluster, timing: TimingMode
                                  f"released at {record.release}")
     if record.gpus != job.gpus or len(record.gpu_ids) != job.gpus or len(set(record.gpu_ids)) != job.gpus:
         raise ScheduleAuditError(f"{name} needs {job.gpus} distinct GPUs, holds {record.gpu_ids}")
-    per = cluster.gpus_per_server
-    if len(record.placement) != job.gpus or any(
-            not 0 <= gpu < cluster.total_gpus or gpu // per != h for gpu, h in zip(record.gpu_ids, record.placement)):
+    if len(record.placement) != job.gpus or any(not 0 <= gpu < cluster.total_gpus or cluster.server_of_gpu(gpu) != h
+                                                for gpu, h in zip(record.gpu_ids, record.placement)):
         raise ScheduleAuditError(f"{name}: GPUs {record.gpu_ids} do not match placement {record.placement}")
     placement = Placement(record.placement)
     if record.servers_used != placement.servers_used:
         raise ScheduleAuditError(f"{name}: servers_used {record.servers_used} but the placement uses "
                                  f"{placement.servers_used}")
-    alpha = timing.alpha(job.plan, placement, cluster)
+    pool, plan, local = _pool_and_plan(record, job, cluster, name)
+    alpha = timing.alpha(plan, local, pool.cluster)
     if not _close(alpha, record.alpha):
-        raise ScheduleAuditError(f"{name}: recorded alpha {record.alpha} but its placement gives {alpha}")
+        raise ScheduleAuditError(f"{name}: recorded alpha {record.alpha} but its placement gives {alpha} in pool "
+                                 f"{pool.name!r}")
     if record.iterations != job.iterations:
         raise ScheduleAuditError(f"{name}: recorded {record.iterations} iterations, true {job.iterations}")
     expected_end = record.start + job.iterations * alpha
@@ -119,6 +143,19 @@ def _expected_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.nd
     return expected
 
 
+def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], cluster: Cluster,
+                           timing: TimingModel) -> np.ndarray:
+    """alpha of every record's placement in its pool (the pool of its first server), for the job's plan on
+    that pool's type (NaN where the type cannot run it, which then fails)."""
+    shapes = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
+    expected = np.empty(len(records))
+    for k, (record, job) in enumerate(zip(records, jobs)):
+        pool = cluster.pool_of(record.placement[0])
+        plan = job.plan_on(pool.type)
+        expected[k] = np.nan if plan is None else shapes[pool.index].alpha(plan, Placement(pool.to_local(record.placement)))
+    return expected
+
+
 def _lengths_match(records: Sequence[JobRecord], job_gpus: np.ndarray) -> bool:
     """Every record holds one GPU and one server per vertex of its job (else the slow path runs)."""
     return all(np.array_equal(job_gpus, np.fromiter(map(len, map(attrgetter(name), records)), dtype=np.int64,
@@ -137,13 +174,27 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
     bad |= _field(records, "gpus", np.int64) != job_gpus
     rows = np.repeat(np.arange(n), job_gpus)
     gpu, server = _flat(records, "gpu_ids"), _flat(records, "placement")
-    total, per = cluster.total_gpus, cluster.gpus_per_server
-    mismatch = (gpu < 0) | (gpu >= total) | (gpu // per != server)
+    total = cluster.total_gpus
+    mismatch = (gpu < 0) | (gpu >= total) | (cluster.server_of_gpus(gpu) != server)
     bad |= np.bincount(rows[mismatch], minlength=n) > 0
     bad |= _distinct_per_row(rows, gpu, total, n) != job_gpus
-    servers_used = _distinct_per_row(rows, server, cluster.servers, n)
+    servers_used = _distinct_per_row(rows, server, cluster.server_count, n)
     bad |= _field(records, "servers_used", np.int64) != servers_used
-    alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
+    if cluster.pooled:
+        outside = (server < 0) | (server >= cluster.server_count)
+        bad |= np.bincount(rows[outside], minlength=n) > 0
+        if bad.any():
+            return int(np.flatnonzero(bad)[0])
+        pool = cluster.pool_of_server[server]
+        bad |= _distinct_per_row(rows, pool, len(cluster.pool_list), n) != 1
+        names = {p.name: p.index for p in cluster.pool_list}
+        recorded = np.array([names.get(record.pool, -1) for record in records], dtype=np.int64)
+        bad |= np.bincount(rows[pool != recorded[rows]], minlength=n) > 0
+        if bad.any():
+            return int(np.flatnonzero(bad)[0])
+        alpha = _expected_pooled_alpha(records, jobs, cluster, timing)
+    else:
+        alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
     iterations = _field(jobs, "iterations", np.int64)
     bad |= ~_close_all(alpha, _field(records, "alpha", float))
     bad |= _field(records, "iterations", np.int64) != iterations
@@ -187,24 +238,25 @@ def audit_schedule(records: Sequence[JobRecord], cluster: Cluster, jobs: Sequenc
         raise ScheduleAuditError(f"job {records[failing].job_id!r} breaks a rule of the schedule audit")
 
 
-def _check_segment(segment: Segment, job: Job, cluster: Cluster, alphas: AlphaByShape) -> None:
+def _check_segment(segment: Segment, job: Job, cluster: Cluster, alphas: list[AlphaByShape]) -> None:
     name = f"job {job.job_id!r}, segment [{segment.start}, {segment.end})"
     if segment.start < job.release:
         raise ScheduleAuditError(f"{name} starts before the job's release {job.release}")
     if not (segment.start <= segment.end and 0 <= segment.restart_s <= segment.end - segment.start):
         raise ScheduleAuditError(f"{name}: restart part {segment.restart_s} does not fit in the segment")
-    per = cluster.gpus_per_server
     if len(segment.gpu_ids) != job.gpus or len(set(segment.gpu_ids)) != job.gpus or len(segment.placement) != job.gpus \
-            or any(not 0 <= gpu < cluster.total_gpus or gpu // per != h
+            or any(not 0 <= gpu < cluster.total_gpus or cluster.server_of_gpu(gpu) != h
                    for gpu, h in zip(segment.gpu_ids, segment.placement)):
         raise ScheduleAuditError(f"{name}: needs {job.gpus} distinct GPUs on placement {segment.placement}, "
                                  f"holds {segment.gpu_ids}")
-    alpha = alphas.alpha(job.plan, Placement(segment.placement))
+    pool, plan, local = _pool_and_plan(segment, job, cluster, name)
+    alpha = alphas[pool.index].alpha(plan, local)
     if not _close(alpha, segment.alpha):
-        raise ScheduleAuditError(f"{name}: alpha {segment.alpha} but its placement gives {alpha}")
+        raise ScheduleAuditError(f"{name}: alpha {segment.alpha} but its placement gives {alpha} in pool "
+                                 f"{pool.name!r}")
 
 
-def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart_s: float) -> None:
+def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart_s: float, cluster: Cluster) -> None:
     """One job's segments in time order: they follow each other, the first pays no restart and every
     later one `restart_s` (or all of it, if shorter), progress sums to the iterations, and the record
     agrees with them."""
@@ -229,6 +281,7 @@ def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart
     if (record.release != job.release or record.iterations != job.iterations or record.gpus != job.gpus
             or record.start != own[0].start or record.end != last.end or record.placement != last.placement
             or record.gpu_ids != last.gpu_ids or record.alpha != last.alpha
+            or (cluster.pooled and record.pool != cluster.pool_of(last.placement[0]).name)
             or record.preemptions != len(own) - 1
             or not _close(record.restart_s, sum(segment.restart_s for segment in own))):
         raise ScheduleAuditError(f"{name}: its record does not match its {len(own)} segment(s)")
@@ -240,7 +293,7 @@ def audit_preemptive(records: Sequence[JobRecord], segments: Sequence[Segment], 
 
     `restart_s`: the price every resumed segment must pay."""
     by_id = _check_jobs_once(records, jobs)
-    alphas = AlphaByShape(timing, cluster)
+    alphas = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
     per_job: dict[Hashable, list[Segment]] = defaultdict(list)
     for segment in segments:
         job = by_id.get(segment.job_id)
@@ -250,7 +303,7 @@ def audit_preemptive(records: Sequence[JobRecord], segments: Sequence[Segment], 
         per_job[segment.job_id].append(segment)
     for record in records:
         own = sorted(per_job.get(record.job_id, []), key=attrgetter("start", "end"))
-        _check_job_segments(record, by_id[record.job_id], own, restart_s)
+        _check_job_segments(record, by_id[record.job_id], own, restart_s, cluster)
     if segments:
         widths = np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), dtype=np.int64, count=len(segments))
         rows = np.repeat(np.arange(len(segments)), widths)

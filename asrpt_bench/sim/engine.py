@@ -23,28 +23,19 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen
+from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, pool_plans
 from ..placement.base import Placer
-from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..rules import instance_of
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
-from .metrics import dispatch_counts, schedule_metrics
+from .metrics import dispatch_counts, schedule_metrics, type_metrics
+from .pooled import EmptyClusterEstimate, PoolPlacement, check_pools, empty_cluster_estimate, pooled_estimate
 from .records import JobRecord, Segment, records_frame, segments_frame
 from .state import ClusterState
 
 
 _new_tuple = tuple.__new__
-
-
-@dataclass(frozen=True)
-class EmptyClusterEstimate:
-    """alpha~min (the estimate placer's alpha on the empty cluster), the servers it used, alpha_max."""
-
-    alpha_min: float
-    min_servers: int
-    alpha_max: float
 
 
 @dataclass(frozen=True)
@@ -64,23 +55,15 @@ class SimulationResult:
         return segments_frame(self.segments)
 
 
-def empty_cluster_estimate(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
-                           placer: Placer | None = None) -> EmptyClusterEstimate:
-    """alpha~min and the servers of `placer`'s empty-cluster placement (Heavy-Edge when None), and
-    alpha_max (paper-notes 2.4); the placement and alpha are cached by placement.estimates."""
-    placement = empty_cluster_placement(plan, cluster, timing, placer)
-    placement.validate(plan, cluster.empty_free())
-    return EmptyClusterEstimate(alpha_min_estimate(plan, cluster, timing, placer), placement.servers_used,
-                                timing.alpha_max(plan, cluster))
-
-
 def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> tuple[list[Job], list[Hashable]]:
-    """Reject duplicate ids and negative values; drop (or reject) jobs larger than the cluster."""
+    """Reject duplicate ids and negative values; drop (or reject) jobs larger than the cluster (on a cluster
+    given as pools: than every pool that runs them)."""
     seen: set[Hashable] = set()
     kept, dropped = [], []
     total = cluster.total_gpus
     full = []
-    for job in jobs:
+    fits = check_pools(jobs, cluster) if cluster.pooled else None
+    for k, job in enumerate(jobs):
         if job.job_id in seen:
             raise ConfigError(f"job {job.job_id!r}: duplicate job id")
         seen.add(job.job_id)
@@ -88,23 +71,25 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
             raise ConfigError(f"job {job.job_id!r}: release must be >= 0, got {job.release}")
         if job.iterations < 0:
             raise ConfigError(f"job {job.job_id!r}: iterations must be >= 0, got {job.iterations}")
-        if job.gpus > total:
+        if job.gpus > total if fits is None else not fits[k]:
             if not drop_oversize:
-                raise ConfigError(f"job {job.job_id!r} needs {job.gpus} GPUs but the cluster has {total}; "
+                where = f"the cluster has {total}" if fits is None else "no pool that runs it holds them"
+                raise ConfigError(f"job {job.job_id!r} needs {job.gpus} GPUs but {where}; "
                                   "drop such jobs with workload.drop_oversize=true "
                                   "(in Python: simulate(..., drop_oversize=True))")
             dropped.append(job.job_id)
             continue
-        if job.gpus == total:
+        if job.gpus == total and fits is None:
             full.append(job.job_id)
         kept.append(job)
+    larger = f"the cluster's {total} GPUs" if fits is None else "the GPUs of every pool that runs them"
     if dropped and not kept:
-        raise ConfigError(f"every job ({len(dropped)}) needs more than the cluster's {total} GPUs (first: "
-                          f"{dropped[0]!r}), so nothing is left to simulate; use a larger cluster (cluster.servers, "
-                          "cluster.gpus_per_server)")
+        raise ConfigError(f"every job ({len(dropped)}) needs more than {larger} (first: {dropped[0]!r}), so nothing "
+                          "is left to simulate; use a larger cluster (cluster.servers, cluster.gpus_per_server"
+                          f"{', cluster.pools' if fits is not None else ''})")
     if dropped:
         adjust("dropped_oversize_jobs", len(dropped),
-               f"dropped {len(dropped)} job(s) needing more than the cluster's {total} GPUs "
+               f"dropped {len(dropped)} job(s) needing more than {larger} "
                f"(first: {dropped[0]!r}; workload.drop_oversize=true)", stacklevel=3)
     if full:
         warnings.warn(f"{len(full)} job(s) need all {total} GPUs (first: {full[0]!r}); the A-SRPT bound "
@@ -162,11 +147,13 @@ class _Context:
     never handed to a scheduler; this keeps the oracle boundary enforced, not just documented.
     """
 
-    __slots__ = ("_simulation", "_state")
+    __slots__ = ("_simulation", "_state", "_only", "_exclude")
 
     def __init__(self, simulation: "_Simulation") -> None:
         self._simulation = simulation
         self._state = simulation.state
+        self._only: int | None = None
+        self._exclude: int | None = None
 
     @property
     def now(self) -> float:
@@ -185,10 +172,23 @@ class _Context:
         return tuple(self._simulation.running.values())
 
     def propose(self, job: JobView) -> Proposal | None:
-        return self._simulation.propose(job)
+        if self._only is None and self._exclude is None:
+            return self._simulation.propose(job)
+        return self._simulation.propose(job, self._only, self._exclude)
 
     def start(self, proposal: Proposal, eligible: float) -> None:
         self._simulation.start(proposal, eligible)
+
+    @property
+    def pool_idle(self) -> tuple[int, ...]:
+        return self._simulation.pool_idle()
+
+    def restrict(self, only: int | None = None, exclude: int | None = None) -> None:
+        self._only, self._exclude = only, exclude
+
+    @property
+    def last_pool(self) -> int:
+        return self._simulation.last_pool
 
 
 class _Simulation:
@@ -204,7 +204,10 @@ class _Simulation:
         self.timing = timing
         self.estimates = estimates
         self.state = ClusterState(cluster)
-        self.alphas = AlphaByShape(timing, cluster)
+        self.alphas = AlphaByShape(timing, cluster.pool_list[0].cluster)
+        self.pools = PoolPlacement(cluster, placer, timing, jobs) if cluster.pooled else None
+        self.pool_names = [pool.name for pool in cluster.pool_list]
+        self.last_pool = 0
         self.index = {job.job_id: i for i, job in enumerate(jobs)}
         self.records: list[JobRecord | None] = [None] * len(jobs)
         self.heap: list[tuple[float, int, int, int]] = []
@@ -217,8 +220,22 @@ class _Simulation:
     def push(self, time: float, kind: EventKind, job_index: int) -> None:
         heapq.heappush(self.heap, (time, int(kind), next(self.sequence), job_index))
 
-    def propose(self, job: JobView) -> Proposal | None:
+    def pool_idle(self) -> tuple[int, ...]:
+        """Idle GPUs per pool."""
+        if self.pools is None:
+            return (self.state.idle,)
         free = self.state.free_view()
+        return tuple(sum(free[pool.first_server:pool.first_server + pool.servers]) for pool in self.cluster.pool_list)
+
+    def propose(self, job: JobView, pool: int | None = None, exclude: int | None = None) -> Proposal | None:
+        """The placer's proposal for `job` now (on a cluster of pools through the pool choice, in pool `pool`
+        only, or anywhere but pool `exclude`), or None."""
+        free = self.state.free_view()
+        if self.pools is not None:
+            proposal = self.pools.propose(self.index[job.job_id], job, free, only=pool, exclude=exclude)
+            if proposal is not None:
+                self.checked = (proposal, self.state.version)
+            return proposal
         placement = self.placer.place(job.plan, free, self.cluster)
         if placement is None:
             return None
@@ -236,7 +253,9 @@ class _Simulation:
         placement = proposal.placement
         if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
             placement.validate(job.plan, self.state.free_view())
-            if proposal.alpha != self.alphas.alpha(job.plan, placement):
+            if self.pools is not None:
+                self.pools.check(self.index[job.job_id], proposal)
+            elif proposal.alpha != self.alphas.alpha(job.plan, placement):
                 raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
                                    "carries a wrong alpha")
         return placement
@@ -251,6 +270,7 @@ class _Simulation:
                                f"released {job.release}, started {self.now}")
         placement = self.checked_placement(job, proposal)
         gpu_ids = self.state.allocate(job.job_id, placement)
+        self.last_pool = proposal.pool
         now, plan, estimate = self.now, job.plan, self.estimates[i]
         end = now + job.iterations * proposal.alpha
         self.records[i] = build_frozen(JobRecord, {
@@ -259,7 +279,8 @@ class _Simulation:
             "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
-            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restart_s": 0.0})
+            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restart_s": 0.0,
+            "pool": self.pool_names[proposal.pool]})
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
@@ -338,6 +359,22 @@ def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, pla
     _check_arguments(jobs, cluster, scheduler, placer, predictions)
     kept, dropped = _check_jobs(jobs, cluster, drop_oversize)
     predicted = _predicted(kept, predictions)
+    estimates = _pooled_estimates(kept, cluster, timing, estimate_placer) if cluster.pooled else \
+        _estimates(kept, cluster, timing, estimate_placer)
+    oracle = bool(getattr(scheduler, "oracle", False))
+    views = [build_frozen(JobView, {
+                 "job_id": job.job_id, "order": k, "release": float(job.release), "gpus": job.plan.gpus,
+                 "plan": job.plan, "user": job.user, "group": job.group, "predicted_iterations": predicted[k],
+                 "alpha_min": estimates[k].alpha_min, "alpha_max": estimates[k].alpha_max,
+                 "min_servers": estimates[k].min_servers, "iterations": job.iterations if oracle else None,
+                 "pool_alpha_min": estimates[k].pool_alpha_min})
+             for k, job in enumerate(kept)]
+    return kept, dropped, views, estimates
+
+
+def _estimates(kept: list[Job], cluster: Cluster, timing: TimingModel,
+               estimate_placer: Placer | None) -> list[EmptyClusterEstimate]:
+    """Each job's empty-cluster estimate on a one-pool cluster, computed once per plan."""
     cache: dict[TrainingPlan, EmptyClusterEstimate] = {}
     by_identity: dict[int, EmptyClusterEstimate] = {}  # jobs of one table share plan objects; hashing a plan is slow
     estimates = []
@@ -348,14 +385,21 @@ def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, pla
                 cache[job.plan] = empty_cluster_estimate(job.plan, cluster, timing, estimate_placer)
             estimate = by_identity[id(job.plan)] = cache[job.plan]
         estimates.append(estimate)
-    oracle = bool(getattr(scheduler, "oracle", False))
-    views = [build_frozen(JobView, {
-                 "job_id": job.job_id, "order": k, "release": float(job.release), "gpus": job.plan.gpus,
-                 "plan": job.plan, "user": job.user, "group": job.group, "predicted_iterations": predicted[k],
-                 "alpha_min": estimates[k].alpha_min, "alpha_max": estimates[k].alpha_max,
-                 "min_servers": estimates[k].min_servers, "iterations": job.iterations if oracle else None})
-             for k, job in enumerate(kept)]
-    return kept, dropped, views, estimates
+    return estimates
+
+
+def _pooled_estimates(kept: list[Job], cluster: Cluster, timing: TimingModel,
+                      estimate_placer: Placer | None) -> list[EmptyClusterEstimate]:
+    """Each job's estimate on a cluster given as pools (its fastest pool's, and one per pool), computed once
+    per set of plans."""
+    cache: dict[tuple[int, tuple], EmptyClusterEstimate] = {}
+    estimates = []
+    for job in kept:
+        key = (id(job.plan), job.type_plans)
+        if key not in cache:
+            cache[key] = pooled_estimate(pool_plans(job, cluster), cluster, timing, estimate_placer)
+        estimates.append(cache[key])
+    return estimates
 
 
 def simulate_nonpreemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
@@ -367,4 +411,5 @@ def simulate_nonpreemptive(kept: list[Job], dropped: list[Hashable], views: list
         audit_schedule(records, cluster, kept, timing)
     metrics = schedule_metrics(records, cluster, dropped=len(dropped))
     metrics.update(dispatch_counts(scheduler))
+    metrics.update(type_metrics(records, cluster, metrics))
     return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name)

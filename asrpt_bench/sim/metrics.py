@@ -68,6 +68,34 @@ def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: in
     return metrics
 
 
+def type_metrics(records: Sequence[JobRecord], cluster: Cluster, metrics: dict[str, float | int],
+                 busy: dict[str, float] | None = None) -> dict[str, float | int]:
+    """Per GPU type of a cluster given as pools (none on the one-pool shorthand): `busy_gpu_s_<type>`, the
+    GPU-seconds jobs held on that type (`busy`, from a preemptive run's segments, else each record's gpus x
+    (end - start)); `utilization_<type>`, that over the type's GPUs x (makespan - first release), as
+    `utilization`; `jobs_<type>` and `mean_jct_<type>`, the jobs that finished on that type (in a
+    preemptive run: their last segment's) and their mean JCT (NaN for none)."""
+    if not cluster.pooled:
+        return {}
+    type_of = {pool.name: pool.type for pool in cluster.pool_list}
+    gpus_of = {gpu_type: 0 for gpu_type in cluster.types}
+    for pool in cluster.pool_list:
+        gpus_of[pool.type] += pool.total_gpus
+    if busy is None:
+        busy = dict.fromkeys(cluster.types, 0.0)
+        for record in records:
+            busy[type_of[record.pool]] += record.gpus * (record.end - record.start)
+    span = metrics["makespan"] - min((record.release for record in records), default=0.0)
+    found: dict[str, float | int] = {}
+    for gpu_type in cluster.types:
+        jcts = [record.end - record.release for record in records if type_of[record.pool] == gpu_type]
+        found[f"busy_gpu_s_{gpu_type}"] = float(busy[gpu_type])
+        found[f"utilization_{gpu_type}"] = busy[gpu_type] / (gpus_of[gpu_type] * span) if span > 0 else 0.0
+        found[f"jobs_{gpu_type}"] = len(jcts)
+        found[f"mean_jct_{gpu_type}"] = float(np.mean(jcts)) if jcts else float("nan")
+    return found
+
+
 def dispatch_counts(scheduler: Any) -> dict[str, float]:
     """The scheduler's `backfilled_starts` (jobs started while a job ahead of them in its queue stayed
     queued) and `reservation_violations` (jobs started after the first shadow time or reservation they

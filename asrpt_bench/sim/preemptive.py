@@ -27,7 +27,7 @@ from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
-from .metrics import schedule_metrics
+from .metrics import schedule_metrics, type_metrics
 from .records import JobRecord, Segment
 from .running import RunningTable
 
@@ -93,6 +93,15 @@ class _PreemptiveContext:
     def propose(self, job: JobView) -> Proposal | None:
         return self._simulation.propose(job)
 
+    def propose_in(self, job: JobView, pool: int) -> Proposal | None:
+        return self._simulation.propose(job, pool if self._simulation.pools is not None else None)
+
+    def choose_pool(self, job: JobView, room: list[int]) -> int | None:
+        pools = self._simulation.pools
+        if pools is None:
+            return 0 if room[0] >= job.gpus else None
+        return pools.plan_pool(job, room)
+
     def start(self, proposal: Proposal) -> None:
         self._simulation.resume(proposal)
 
@@ -113,6 +122,7 @@ class _PreemptiveSimulation(_Simulation):
         self.run_start = [0.0] * n        # progress accrues from here (segment start + restart)
         self.protected_until = [0.0] * n
         self.alpha = [0.0] * n
+        self.pool = [0] * n
         self.placement: list[tuple[int, ...]] = [()] * n
         self.gpu_ids: list[tuple[int, ...]] = [()] * n
         self.epoch = [0] * n              # bumps on suspension and completion: older events are stale
@@ -146,6 +156,7 @@ class _PreemptiveSimulation(_Simulation):
         self.gpu_ids[i] = self.state.allocate(job.job_id, placement)
         self.placement[i] = placement.servers
         self.alpha[i] = proposal.alpha
+        self.pool[i] = proposal.pool
         fresh = math.isnan(self.first_start[i])
         if fresh:
             self.first_start[i] = now
@@ -196,7 +207,7 @@ class _PreemptiveSimulation(_Simulation):
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
             "placement": placement, "gpu_ids": self.gpu_ids[i], "preemptions": self.preemptions[i],
-            "restart_s": self.restarted[i]})
+            "restart_s": self.restarted[i], "pool": self.pool_names[self.pool[i]]})
         self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
 
     def run(self) -> list[JobRecord]:
@@ -249,13 +260,19 @@ class _PreemptiveSimulation(_Simulation):
 def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], cluster: Cluster,
                        dropped: int) -> dict[str, float | int]:
     """schedule_metrics, with utilization from the segments (busy GPU-seconds, restarts included, over
-    G x (makespan - first release)) and the total number of suspensions as `preemptions`."""
+    G x (makespan - first release)) and the total number of suspensions as `preemptions`; on a cluster
+    given as pools also the per-type metrics (metrics.type_metrics), busy time from the segments."""
     metrics = schedule_metrics(records, cluster, dropped=dropped)
     if records:
         span = metrics["makespan"] - min(record.release for record in records)
         busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
     metrics["preemptions"] = sum(record.preemptions for record in records)
+    if cluster.pooled:
+        busy = dict.fromkeys(cluster.types, 0.0)
+        for segment in segments:
+            busy[cluster.pool_of(segment.placement[0]).type] += len(segment.gpu_ids) * (segment.end - segment.start)
+        metrics.update(type_metrics(records, cluster, metrics, busy))
     return metrics
 
 

@@ -43,6 +43,9 @@ class JobRecord:
     gpu_ids: tuple[int, ...]
     preemptions: int = 0
     restart_s: float = 0.0
+    pool: str = ""
+    """The name of the pool the job ran in (its last segment's, in a preemptive run): its GPU type, unless
+    the cluster names its pools."""
 
     @property
     def jct(self) -> float:

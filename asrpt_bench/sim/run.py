@@ -1,5 +1,7 @@
 """simulate(): one run of a scheduler and a placer on jobs, by the event loop the scheduler needs (the
-non-preemptive engine, or sim/preemptive.py for a scheduler that declares `preemptive = True`)."""
+non-preemptive engine, or sim/preemptive.py for a scheduler that declares `preemptive = True`). On a
+cluster given as pools the placer places through its pool choice (sim/pooled.py); on the one-pool
+shorthand each job runs its plan on the cluster's GPU type."""
 
 from __future__ import annotations
 
@@ -51,15 +53,14 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     preemptive scheduler suspends jobs, so only its schedule depends on it.
     """
     PRICE.require("preemption", preemption)
-    if isinstance(cluster, Cluster) and cluster.pooled:
-        raise ConfigError("cluster.pools: the simulator does not run clusters given as pools yet; use the one-pool "
-                          "keys (cluster.servers, cluster.gpus_per_server, cluster.type)")
-    jobs = on_cluster_type(jobs, cluster)
-    if isinstance(placer, PooledPlacer):
-        if placer.choice.name != DEFAULT_POOL_CHOICE and isinstance(cluster, Cluster):
+    if isinstance(cluster, Cluster):
+        if isinstance(placer, PooledPlacer) and placer.choice.name != DEFAULT_POOL_CHOICE and \
+                len(cluster.pool_list) == 1:
             raise ConfigError(f"placement.pool={placer.choice.name} chooses among a cluster's pools; this cluster has "
                               f"one ({cluster.describe()}): give several with cluster.pools")
-        placer = placer.placer  # one pool: the placer itself
+        if not cluster.pooled:
+            jobs = on_cluster_type(jobs, cluster)
+            placer = placer.placer if isinstance(placer, PooledPlacer) else placer  # one pool: the placer itself
     kept, dropped, views, estimates = prepare_run(jobs, cluster, scheduler, placer, predictions, timing,
                                                   drop_oversize, estimate_placer)
     if getattr(scheduler, "preemptive", False):

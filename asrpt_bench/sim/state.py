@@ -9,7 +9,8 @@ from ..core import Cluster, Placement
 
 
 class ClusterState:
-    """Free GPU ids per server; GPU id = server * gpus_per_server + local index.
+    """Free GPU ids per server, in the cluster's numbering (Cluster.gpu_ids: on one pool, GPU id = server *
+    gpus_per_server + local index).
 
     `allocate` gives each vertex the lowest free GPU id on its server, so runs are deterministic.
     `version` changes whenever the free GPUs change, so a placement checked at one version stays valid.
@@ -17,9 +18,10 @@ class ClusterState:
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
-        per = cluster.gpus_per_server
-        self._free_ids: list[list[int]] = [list(range(h * per, (h + 1) * per)) for h in range(cluster.servers)]
-        self._free = [per] * cluster.servers
+        servers = range(cluster.server_count)
+        self._free_ids: list[list[int]] = [list(cluster.gpu_ids(h)) for h in servers]
+        self._free = [len(ids) for ids in self._free_ids]
+        self._server_of = [h for h in servers for _ in self._free_ids[h]]
         self._held: dict[Hashable, tuple[int, ...]] = {}
         self.idle = cluster.total_gpus
         self.version = 0
@@ -52,9 +54,9 @@ class ClusterState:
     def release(self, job_id: Hashable) -> None:
         """Return the GPUs of a finished job."""
         held = self._held.pop(job_id)
-        per = self.cluster.gpus_per_server
+        server_of = self._server_of
         for gpu in held:
-            h = gpu // per
+            h = server_of[gpu]
             bisect.insort(self._free_ids[h], gpu)
             self._free[h] += 1
         self.idle += len(held)

@@ -19,13 +19,13 @@ from ..schedulers import Scheduler
 from ..sim import simulate
 from ..sim.records import comm_heavy_labels
 from ..theory.bound import theory_symbols
-from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
+from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound, typed_lower_bound
 from ..workloads.pipeline import Workload
 from .base import asrpt_parameter, comm_heavy_threshold
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
-               "queueing_delay", "jct", "placement", "preemptions", "restart_s"]
+               "queueing_delay", "jct", "placement", "pool", "preemptions", "restart_s"]
 
 VOLATILE = ("sim_wall_time_s",)
 """Scalars of a scheduler run that differ between identical runs (kept out of comparison.csv)."""
@@ -42,6 +42,17 @@ def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
         values = alpha_min_for_jobs(missing, cluster, config.timing, config.theory.alpha_min_source, config.solver)
         cache.update(zip((job.job_id for job in missing), values.tolist()))
     return np.array([cache[job.job_id] for job in jobs], dtype=float)
+
+
+def schedule_lower_bound(kept: list[Job], cluster: Cluster, alpha_min: np.ndarray, source: str) -> float:
+    """The lower bound on sum C_i of the kept jobs (theory.lower_bounds; typed on a cluster given as pools,
+    where alpha_min is a jobs x pools matrix)."""
+    columns = dict(release=[job.release for job in kept], gpus=[job.gpus for job in kept],
+                   iterations=[job.iterations for job in kept])
+    if cluster.pooled:
+        return typed_lower_bound(**columns, alpha_min=alpha_min, sizes=[pool.total_gpus for pool in cluster.pool_list],
+                                 alpha_min_source=source).value
+    return lower_bound(**columns, alpha_min=alpha_min, G=cluster.total_gpus, alpha_min_source=source).value
 
 
 def undefined_theorem1(reason: str) -> dict[str, Any]:
@@ -102,19 +113,21 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     by_id = {job.job_id: job for job in workload.jobs}
     kept = [by_id[job_id] for job_id in frame["job_id"]] if len(frame) else []  # frame row order
     alpha_min = safe_alpha_min(config, kept, workload.cluster, alpha_min_cache)
-    lower = float("nan")
-    if kept:
-        lower = lower_bound(release=[job.release for job in kept], gpus=[job.gpus for job in kept],
-                            iterations=[job.iterations for job in kept], alpha_min=alpha_min,
-                            G=workload.cluster.total_gpus, alpha_min_source=source).value
+    lower = schedule_lower_bound(kept, workload.cluster, alpha_min, source) if kept else float("nan")
+    if not kept:
+        theorem1 = undefined_theorem1("no job was simulated")
+    elif workload.cluster.pooled:
+        theorem1 = undefined_theorem1("Theorem 1 assumes one pool of identical GPUs; the cluster is given as pools "
+                                      f"({workload.cluster.describe()})")
+    else:
+        theorem1 = theorem1_scalars(config, frame, alpha_min, workload.cluster.total_gpus, scheduler, source)
     scalars = {
         "scheduler": result.scheduler,
         "placer": result.placer,
         **metrics,
         "lower_bound": lower,
         "ratio_to_lower_bound": metrics["sum_completion"] / lower if lower > 0 else float("nan"),
-        **(theorem1_scalars(config, frame, alpha_min, workload.cluster.total_gpus, scheduler, source) if kept
-           else undefined_theorem1("no job was simulated")),
+        **theorem1,
         "sim_wall_time_s": time.perf_counter() - started,
         "warnings": " | ".join(str(w.message) for w in caught),
     }

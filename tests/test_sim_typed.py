@@ -1,0 +1,286 @@
+"""The simulator on typed clusters (clusters given as pools): hand-worked schedules of fastest_fit FIFO,
+A-SRPT's speed-weighted virtual machine, EASY and conservative reservations per pool and fifo_replan's
+moves; fastest_fit FIFO and fifo_replan against independent small implementations; the audit's pool rules;
+the per-type metrics; a typed run through the app."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from asrpt_bench.cluster import GPU_TYPES, Cluster, Pool
+from asrpt_bench.core import ConfigError, Job, PreemptionPrice, TrainingPlan
+from asrpt_bench.placement import make_placer
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.sim import simulate
+from asrpt_bench.sim.audit import ScheduleAuditError, audit_schedule
+
+FIRST_FIT = make_placer("first_fit")
+TWO_BY_TWO = Cluster(pools=[Pool("v100", 1, 2), Pool("k80", 1, 2)])
+ONE_EACH = Cluster(pools=[Pool("v100", 1, 1), Pool("k80", 1, 1)])
+
+
+def job(name: str, release: float, gpus: int, iterations: int, **alphas: float | None) -> Job:
+    """A fixed-alpha job with a measured alpha per GPU type (None: cannot run there)."""
+    plans = tuple((t, None if a is None else TrainingPlan.fixed(gpus, a)) for t, a in alphas.items())
+    return Job(name, release, TrainingPlan.fixed(gpus, 1.0), iterations, type_plans=plans)
+
+
+def schedule(result) -> list[tuple]:
+    return [(r.job_id, r.start, r.end, r.pool) for r in result.records]
+
+
+def run(jobs, cluster, scheduler, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return simulate(jobs, cluster, scheduler, options.pop("placer", FIRST_FIT), **options)
+
+
+# ---- hand-worked schedules
+
+
+def test_fastest_fit_fifo_by_hand():
+    # A takes the V100s; B finds them busy and runs on the K80s at its K80 speed; C runs only on V100 and,
+    # as the head, blocks D (which would run faster on K80) until A ends; then both fit the V100s
+    jobs = [job("A", 0, 2, 10, v100=1, k80=4), job("B", 1, 2, 10, v100=1, k80=2),
+            job("C", 2, 1, 5, v100=1, k80=None), job("D", 3, 1, 4, v100=2, k80=1)]
+    result = run(jobs, TWO_BY_TWO, make_scheduler("fifo"))
+    assert schedule(result) == [("A", 0, 10, "v100"), ("B", 1, 21, "k80"), ("C", 10, 15, "v100"),
+                                ("D", 10, 18, "v100")]
+    metrics = result.metrics
+    assert (metrics["busy_gpu_s_v100"], metrics["busy_gpu_s_k80"]) == (2 * 10 + 5 + 8, 2 * 20)
+    assert metrics["utilization_v100"] == pytest.approx(33 / (2 * 21))
+    assert (metrics["jobs_v100"], metrics["jobs_k80"]) == (3, 1)
+    assert metrics["mean_jct_v100"] == pytest.approx((10 + 13 + 15) / 3) and metrics["mean_jct_k80"] == 20
+
+
+def test_asrpt_virtual_machine_counts_gpus_at_their_speed_by_hand():
+    # one V100 and one K80: the virtual machine has 1 + 0.2064 GPUs of the fastest type (virtual_gpus
+    # speed_weighted), or 2 (count); sizes are g n alpha_fast / G
+    jobs = [job("A", 0, 1, 10, v100=1, k80=2), job("B", 1, 1, 2, v100=1, k80=1)]
+    capacity = 1 + GPU_TYPES["k80"].compute_speed
+    weighted = run(jobs, ONE_EACH, make_scheduler("asrpt_oracle"))
+    b_virtual = 1 + 2 / capacity  # B arrives at 1 with less virtual work left than A and finishes first
+    a_virtual = 10 / capacity + 2 / capacity
+    assert [(r.job_id, r.eligible, r.start, r.end, r.pool) for r in weighted.records] == [
+        ("A", a_virtual, a_virtual, a_virtual + 10, "v100"), ("B", b_virtual, b_virtual, b_virtual + 2, "v100")]
+    counted = run(jobs, ONE_EACH, make_scheduler("asrpt_oracle", virtual_gpus="count"))
+    assert schedule(counted) == [("A", 6.0, 16.0, "v100"), ("B", 2.0, 4.0, "v100")]
+
+
+EASY_JOBS = [job("X", 0, 1, 10, v100=1, k80=None), job("Y", 0, 1, 20, v100=None, k80=1),
+             job("H", 1, 2, 5, v100=1, k80=1), job("L1", 2, 1, 100, v100=1, k80=1),
+             job("L2", 3, 1, 5, v100=1, k80=None)]
+
+
+@pytest.mark.parametrize("dispatch", ["easy", "conservative"])
+def test_reservations_are_per_pool_by_hand(dispatch):
+    """H (2 GPUs) fits no pool at 1 though 2 GPUs are idle. Its reservation is in the V100 pool, where X
+    frees a GPU at 10 (the K80 pool's comes at 20). L1 (100 s) would delay it in the V100 pool, so it may
+    start only on the K80s; L2 ends by 10 in the V100 pool and starts there."""
+    result = run(EASY_JOBS, TWO_BY_TWO, make_scheduler("fifo", dispatch=dispatch))
+    assert schedule(result) == [("X", 0, 10, "v100"), ("Y", 0, 20, "k80"), ("H", 10, 15, "v100"),
+                                ("L1", 2, 102, "k80"), ("L2", 3, 8, "v100")]
+    assert result.metrics["reservation_violations"] == 0 and result.metrics["backfilled_starts"] == 2
+
+
+def test_without_reservations_the_head_waits_for_the_slow_pool():
+    # greedy: L1 takes the idle V100 (the tie goes to pool order) and H waits for the K80s
+    result = run(EASY_JOBS, TWO_BY_TWO, make_scheduler("fifo", dispatch="greedy"))
+    assert ("H", 20, 25, "k80") in schedule(result) and ("L1", 2, 102, "v100") in schedule(result)
+
+
+@pytest.mark.parametrize("restart, round_s, b_end", [(0, 0, 15.0), (30, 0, 45.0), (0, 4, 16.0)])
+def test_fifo_replan_moves_a_job_to_a_faster_type_by_hand(restart, round_s, b_end):
+    # A and B start at 0 on the V100 and the K80 (B at half speed); when A ends at 10, B moves to the V100
+    # with its 5 iterations done (10 s at alpha 2), pays the restart and does the last 5 at alpha 1. With
+    # rounds of 4 s it moves at 12 (6 done, 4 left)
+    jobs = [job("A", 0, 1, 10, v100=1, k80=2), job("B", 0, 1, 10, v100=1, k80=2)]
+    result = run(jobs, ONE_EACH, make_scheduler("fifo_replan", round_s=round_s),
+                 preemption=PreemptionPrice(restart_s=restart))
+    assert schedule(result) == [("A", 0, 10.0, "v100"), ("B", 0, b_end, "v100")]
+    moved = max(10.0, round_s * math.ceil(10.0 / round_s)) if round_s else 10.0
+    assert [(s.job_id, s.start, s.end, s.alpha, s.restart_s) for s in result.segments] == [
+        ("A", 0, 10.0, 1, 0.0), ("B", 0, moved, 2, 0.0), ("B", moved, b_end, 1, float(restart))]
+    assert result.records[1].preemptions == 1
+    fifo = run(jobs, ONE_EACH, make_scheduler("fifo"))
+    assert schedule(fifo)[1] == ("B", 0, 20, "k80")  # the non-migrating FIFO keeps B on the K80
+
+
+def test_fifo_replan_type_agnostic_plans_with_the_pool_choice():
+    jobs = [job(f"j{k}", 0, 1, 10, v100=1, k80=2) for k in range(6)]
+    agnostic = run(jobs, ONE_EACH, make_scheduler("fifo_replan"), placer=make_placer("first_fit", pool="type_agnostic"))
+    assert {r.pool for r in agnostic.records} == {"v100", "k80"}
+    again = run(jobs, ONE_EACH, make_scheduler("fifo_replan"), placer=make_placer("first_fit", pool="type_agnostic"))
+    assert schedule(again) == schedule(agnostic)
+
+
+# ---- against independent small implementations
+
+
+def random_typed_jobs(rng: np.random.Generator, n: int) -> list[Job]:
+    jobs = []
+    for k in range(n):
+        gpus = int(rng.choice([1, 1, 1, 2, 3]))
+        alphas = {t: float(rng.integers(1, 5)) for t in ("v100", "p100", "k80")}
+        if rng.random() < 0.3:
+            alphas[str(rng.choice(["p100", "k80"]))] = None
+        jobs.append(job(f"j{k}", float(rng.integers(0, 30)), gpus, int(rng.integers(1, 8)), **alphas))
+    return jobs
+
+
+RANDOM_CLUSTER = Cluster(pools=[Pool("v100", 1, 3), Pool("p100", 1, 3), Pool("k80", 1, 4)])
+TYPES = ("v100", "p100", "k80")
+SIZES = (3, 3, 4)
+
+
+def alpha_of(j: Job, pool: int) -> float:
+    plan = j.plan_on(TYPES[pool])
+    return math.inf if plan is None or j.gpus > SIZES[pool] else plan.declared_alpha
+
+
+def fastest_pool(j: Job, free: list[int]) -> int | None:
+    fitting = [(alpha_of(j, p), p) for p in range(3) if math.isfinite(alpha_of(j, p)) and free[p] >= j.gpus]
+    return min(fitting)[1] if fitting else None
+
+
+def reference_fifo(jobs: list[Job]) -> dict[str, float]:
+    """Strict FIFO with fastest_fit on GPU counts per pool (fixed alphas: placement inside a pool is moot)."""
+    queue = sorted(jobs, key=lambda j: (j.release, jobs.index(j)))
+    free, running, ends = list(SIZES), [], {}
+    now = queue[0].release
+    while True:
+        for end, j, pool in [r for r in running if r[0] <= now]:
+            running.remove((end, j, pool))
+            free[pool] += j.gpus
+        while queue and queue[0].release <= now and (pool := fastest_pool(queue[0], free)) is not None:
+            j = queue.pop(0)
+            free[pool] -= j.gpus
+            ends[j.job_id] = now + j.iterations * alpha_of(j, pool)
+            running.append((ends[j.job_id], j, pool))
+        if not queue and not running:
+            return ends
+        now = min([end for end, _, _ in running] + [j.release for j in queue if j.release > now])
+
+
+def reference_replan(jobs: list[Job]) -> dict[str, float]:
+    """fifo_replan with restart 0 at every event: fluid progress, plan from scratch in arrival order."""
+    order = sorted(jobs, key=lambda j: (j.release, jobs.index(j)))
+    done = {j.job_id: 0.0 for j in jobs}
+    ends: dict[str, float] = {}
+    now = 0.0
+    while len(ends) < len(jobs):
+        free, plan = list(SIZES), {}
+        for j in (j for j in order if j.release <= now and j.job_id not in ends):
+            pool = fastest_pool(j, free)
+            if pool is None:
+                break
+            free[pool] -= j.gpus
+            plan[j.job_id] = (j, pool)
+        finish = {jid: now + (j.iterations - done[jid]) * alpha_of(j, pool) for jid, (j, pool) in plan.items()}
+        step = min(list(finish.values()) + [j.release for j in order if j.release > now][:1])
+        for jid, (j, pool) in plan.items():
+            if finish[jid] <= step:
+                ends[jid] = finish[jid]
+            else:
+                done[jid] += (step - now) / alpha_of(j, pool)
+        now = step
+    return ends
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fastest_fit_fifo_equals_an_independent_implementation(seed):
+    jobs = random_typed_jobs(np.random.default_rng(seed), 12)
+    result = run(jobs, RANDOM_CLUSTER, make_scheduler("fifo"))
+    expected = reference_fifo(jobs)
+    assert {r.job_id: r.end for r in result.records} == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fifo_replan_equals_an_independent_implementation(seed):
+    jobs = random_typed_jobs(np.random.default_rng(100 + seed), 12)
+    result = run(jobs, RANDOM_CLUSTER, make_scheduler("fifo_replan"), preemption=PreemptionPrice(restart_s=0.0))
+    assert {r.job_id: r.end for r in result.records} == pytest.approx(reference_replan(jobs), rel=1e-9)
+
+
+# ---- every scheduler and dispatch rule on a typed cluster
+
+
+@pytest.mark.parametrize("name", ["fifo", "spjf+easy", "spjf+conservative", "wcs_duration", "wcs_workload",
+                                  "wcs_subtime", "asrpt", "asrpt+easy", "asrpt+conservative", "asrpt+greedy",
+                                  "asrpt_oracle", "srtf", "srtf_oracle", "las2d", "fifo_replan"])
+@pytest.mark.parametrize("pool", ["fastest_fit", "first_fit", "type_agnostic"])
+def test_every_scheduler_runs_audited_on_a_typed_cluster(name, pool):
+    jobs = random_typed_jobs(np.random.default_rng(7), 40)
+    result = run(jobs, RANDOM_CLUSTER, make_scheduler(name), placer=make_placer("heavy_edge", pool=pool),
+                 predictions={j.job_id: j.iterations * 1.5 for j in jobs})
+    metrics = result.metrics
+    assert sum(metrics[f"jobs_{t}"] for t in TYPES) == len(jobs)
+    busy = sum(metrics[f"busy_gpu_s_{t}"] for t in TYPES)
+    assert busy == pytest.approx(metrics["utilization"] * 10 * (metrics["makespan"] - min(j.release for j in jobs)))
+
+
+def test_zoo_jobs_run_slower_on_a_slower_type():
+    from asrpt_bench.profiles import build_plan
+
+    plan = build_plan("resnet50", "p1xd1")
+    result = run([Job("z", 0.0, plan, 100)], Cluster(pools=[Pool("k80", 1, 1)]), make_scheduler("fifo"))
+    alone = run([Job("z", 0.0, plan, 100)], Cluster(servers=1, gpus_per_server=1), make_scheduler("fifo"))
+    assert result.records[0].alpha == pytest.approx(alone.records[0].alpha / GPU_TYPES["k80"].compute_speed)
+    shorthand = run([Job("z", 0.0, plan, 100)], Cluster(servers=1, gpus_per_server=1, type="k80"), make_scheduler("fifo"))
+    assert shorthand.records[0].alpha == result.records[0].alpha
+
+
+# ---- refusals and the audit
+
+
+def test_a_job_no_pool_runs_is_refused_and_one_no_pool_holds_is_dropped():
+    with pytest.raises(ConfigError, match=r"job 'c' can run in no pool of the cluster: its alpha is empty on every "
+                                          r"GPU type the cluster has \(v100, k80\)"):
+        run([job("c", 0, 1, 5, v100=None, k80=None)], TWO_BY_TWO, make_scheduler("fifo"))
+    with pytest.raises(ConfigError, match=r"job 'big' needs 3 GPUs but no pool that runs it holds them"):
+        run([job("big", 0, 3, 5, v100=1, k80=1)], TWO_BY_TWO, make_scheduler("fifo"))
+    result = run([job("big", 0, 3, 5, v100=1, k80=1), job("a", 0, 1, 5, v100=1, k80=1)], TWO_BY_TWO,
+                 make_scheduler("fifo"), drop_oversize=True)
+    assert result.dropped == ("big",)
+
+
+def test_the_audit_checks_pools():
+    jobs = [job("A", 0, 2, 10, v100=1, k80=4), job("B", 1, 2, 10, v100=1, k80=2)]
+    result = run(jobs, TWO_BY_TWO, make_scheduler("fifo"))
+    a, b = result.records
+    spanning = dataclasses.replace(a, placement=(0, 1), gpu_ids=(0, 2), servers_used=2)
+    with pytest.raises(ScheduleAuditError, match=r"job 'A': placement \(0, 1\) spans pools \['k80', 'v100'\]"):
+        audit_schedule((spanning, b), TWO_BY_TWO, jobs)
+    with pytest.raises(ScheduleAuditError, match="job 'B': recorded pool 'v100' but its placement is in pool 'k80'"):
+        audit_schedule((a, dataclasses.replace(b, pool="v100")), TWO_BY_TWO, jobs)
+    with pytest.raises(ScheduleAuditError, match="job 'B': recorded alpha 1 but its placement gives 2 in pool 'k80'"):
+        audit_schedule((a, dataclasses.replace(b, alpha=1, end=11)), TWO_BY_TWO, jobs)
+
+
+def test_virtual_gpus_on_one_type_is_refused():
+    with pytest.raises(ConfigError, match=r"scheduler.virtual_gpus=count acts on a cluster of several GPU types; "
+                                          r"this cluster has one \(8 x 8 v100\)"):
+        run([job("a", 0, 1, 1, v100=1)], Cluster(), make_scheduler("asrpt", virtual_gpus="count"))
+
+
+def test_a_typed_compare_run_reports_per_type_metrics_and_a_valid_lower_bound(tmp_path):
+    from asrpt_bench.composition import compose_run_config
+    from asrpt_bench.experiment import run_experiment
+
+    config = compose_run_config(["cluster=gavel_36_36_36", "workload=gavel", "workload.num_jobs=150",
+                                 "predictor=oracle", "task.schedulers=[asrpt,fifo,fifo_replan]", "progress=false",
+                                 f"cache.dir={tmp_path / 'cache'}"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_experiment(config)
+    comparison = result.comparison.set_index("scheduler")
+    for name in ("asrpt", "fifo", "fifo_replan"):
+        row = comparison.loc[name]
+        assert row["sum_completion"] >= row["lower_bound"] > 0
+        assert sum(row[f"jobs_{t}"] for t in ("v100", "p100", "k80")) == row["num_jobs"]
+        assert 0 <= row["utilization_k80"] <= 1 and math.isnan(row["theorem1_bound"])
