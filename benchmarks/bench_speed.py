@@ -17,6 +17,9 @@ Sections (`--sections`, default all):
           CSV (oracle predictions), each the second run on its own cache (the first fills it)
   sweep   README's 16-point sweep with the basic, joblib (2 workers) and ray (2 CPUs) launchers, warm
           cache (the after code only: the before code has no cache and no ray launcher)
+  typed   simulate() on the full Philly trace for TYPED_SCHEDULERS: one pool of 64 x 8 GPUs (before and
+          after) and the same 512 GPUs as three pools of V100, P100 and K80 (22, 21 and 21 servers of 8;
+          after only), each in a fresh process; prints typed / one-pool and one-pool after / before
 
     python benchmarks/bench_speed.py --before /tmp/asrpt_before --repeat 3
     python benchmarks/bench_speed.py --sections warm --repeat 5 --output results/bench_warm.txt
@@ -43,6 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEDULERS = ["asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo"]
 GROWTH_SIZES = [5_000, 10_000, 20_000, 40_000, 82_247]
 SWEEP = ["-m", "scheduler.comm_heavy=1.2,1.5,2,3", "scheduler.tau=0,0.5,1,2"]
+TYPED_SCHEDULERS = ["asrpt", "fifo", "spjf+easy"]
+TYPED_POOLS = ("Cluster(pools=[{'type': 'v100', 'servers': 22}, {'type': 'p100', 'servers': 21}, "
+               "{'type': 'k80', 'servers': 21}])")
 
 FULL_TRACE = """
 from asrpt_bench.config import RunConfig, WorkloadConfig
@@ -182,6 +188,28 @@ def section_sim(versions: dict[str, Path], repeat: int, cache_home: Path) -> Non
     report("throughput", throughput, "jobs/s", "{:,.0f}", higher_is_better=True)
 
 
+def section_typed(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:
+    typed = SIM.replace("cluster=Cluster(servers=64)", f"cluster={TYPED_POOLS}")
+
+    def measure(label: str, code: Path) -> dict:
+        """Each scheduler in its own fresh process, one pool and (the after code) three pools."""
+        one = {name: run_snippet(code, SIM, cache_home, NAMES=[name], SIZE=None)[name] for name in TYPED_SCHEDULERS}
+        if label != "after":
+            return {"one pool": one}
+        return {"one pool": one, "typed": {name: run_snippet(code, typed, cache_home, NAMES=[name], SIZE=None)[name]
+                                           for name in TYPED_SCHEDULERS}}
+
+    runs = interleaved(versions, repeat, measure)
+    one_pool = {label: median_of([run["one pool"] for run in r]) for label, r in runs.items()}
+    report("simulate() on the full Philly trace, one pool of 64x8 GPUs, Heavy-Edge, audit on", one_pool, "s")
+    typed_after = median_of([run["typed"] for run in runs["after"]])
+    report("the same 512 GPUs as three pools (v100 22x8, p100 21x8, k80 21x8), after code",
+           {"one pool": one_pool["after"], "typed": typed_after}, "s")
+    for name in TYPED_SCHEDULERS:
+        print(f"  typed / one pool ({name}): {typed_after[name] / one_pool['after'][name]:.2f}")
+    print(f"  load: {uptime()}")
+
+
 def section_growth(versions: dict[str, Path], repeat: int, cache_home: Path) -> None:
     runs = interleaved(versions, repeat, lambda label, code: run_snippet(code, GROWTH, cache_home,
                                                                          SIZES=GROWTH_SIZES))
@@ -297,8 +325,8 @@ def section_sweep(versions: dict[str, Path], repeat: int, cache_home: Path) -> N
         print(f"  {name:>14}{statistics.median(values):>12.1f}   speed-up vs basic {basic / statistics.median(values):.2f}x")
 
 
-SECTIONS = {"sim": section_sim, "growth": section_growth, "phases": section_phases, "e2e": section_e2e,
-            "warm": section_warm, "sweep": section_sweep}
+SECTIONS = {"sim": section_sim, "typed": section_typed, "growth": section_growth, "phases": section_phases,
+            "e2e": section_e2e, "warm": section_warm, "sweep": section_sweep}
 
 
 class Tee:
