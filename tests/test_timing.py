@@ -145,6 +145,11 @@ def test_a_boundary_is_slow_only_when_its_stages_span_two_servers():
     plan = TrainingPlan("m", "p2xd1", (Stage(0.1, 0.0, 1e9, 1), Stage(0.1, 0.0, 0.0, 1)))
     assert DEFAULT_TIMING.alpha(plan, Placement((1, 1)), CLUSTER) == pytest.approx(0.1, rel=1e-12)
     assert DEFAULT_TIMING.alpha(plan, Placement((1, 2)), CLUSTER) == pytest.approx(0.2, rel=1e-12)
+    assert DEFAULT_TIMING.alpha_consolidated(plan, CLUSTER) == pytest.approx(0.1, rel=1e-12)
+    assert DEFAULT_TIMING.alpha_max(plan, CLUSTER) == pytest.approx(0.2, rel=1e-12)
+    folded = TimingModel(fold_p2p_into_stage=True)  # the sending stage pays its boundary: 0.1 + p2p
+    assert folded.alpha(plan, Placement((1, 1)), CLUSTER) == pytest.approx(0.12, rel=1e-12)
+    assert folded.alpha(plan, Placement((1, 2)), CLUSTER) == pytest.approx(0.3, rel=1e-12)
     sync = TimingModel(pipeline_mode="sync", microbatches=4)
     # per micro-batch: stage 1 = (0.1 + p2p) / 4; (4 + 1) micro-batch slots, no all-reduce
     assert sync.alpha(plan, Placement((1, 2)), CLUSTER) == pytest.approx(5 * 0.3 / 4, rel=1e-12)
