@@ -2,6 +2,7 @@
 
     python tools/mutation.py run timing --sample 120          # one module, a seeded sample of its mutants
     python tools/mutation.py run sim/engine --sample 150 --seed 1
+    python tools/mutation.py judge NAME yes "why it is equivalent"   # judge a survivor
     python tools/mutation.py report                           # rewrite docs/mutation.md from results/mutation/
 
 `run` copies the working tree into a scratch directory, lets mutmut generate every mutant of the module,
@@ -134,6 +135,7 @@ def run(args: argparse.Namespace) -> None:
 
     path = module_path(args.module)
     tests = args.tests or test_files(args.module)
+    commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--", "asrpt_bench", "tests"))
     workdir = Path(args.workdir or ROOT / ".mutation") / slug(args.module)
     if workdir.exists():
         shutil.rmtree(workdir)
@@ -157,8 +159,7 @@ def run(args: argparse.Namespace) -> None:
     outcome = {name: verdicts[name] for name in sample}
     survivors = {name: show(workdir, name) for name, status in outcome.items() if status not in KILLED}
     record = {
-        "module": args.module, "path": path.as_posix(), "commit": git("rev-parse", "HEAD"),
-        "uncommitted_changes": bool(git("status", "--porcelain", "--", "asrpt_bench", "tests")),
+        "module": args.module, "path": path.as_posix(), "commit": commit, "uncommitted_changes": dirty,
         "mutmut": mutmut_package.__version__, "population": len(population), "seed": args.seed,
         "sample": len(sample), "tests": tests, "outcome": outcome, "survivors": survivors,
         "command": " ".join(["python tools/mutation.py run", args.module, "--sample", str(args.sample),
@@ -212,13 +213,16 @@ def load_judgements() -> dict[str, dict]:
 
 def render(records: list[dict], judgements: dict[str, dict]) -> str:
     """The generated part of docs/mutation.md: one row per module, then every survivor with its judgement."""
-    out = ["| module | mutants | sampled | killed | survived | score | 95% interval | commit | run |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| module | mutants | sampled | killed | survived | judged equivalent | score | 95% interval | commit | run |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         killed, scored = score(r)
         low, high = wilson(killed, scored)
-        out.append(f"| `{r['path']}` | {r['population']} | {r['sample']} | {killed} | {scored - killed} | "
-                   f"{100 * killed / scored:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | {r['commit'][:7]} | "
+        interval = "all mutants run" if r["sample"] == r["population"] else f"{100 * low:.1f}-{100 * high:.1f}%"
+        equivalent = sum(judgement(name, diff, judgements).startswith("equivalent")
+                         for name, diff in r["survivors"].items())
+        out.append(f"| `{r['path']}` | {r['population']} | {r['sample']} | {killed} | {scored - killed} | {equivalent} | "
+                   f"{100 * killed / scored:.1f}% | {interval} | {r['commit'][:7]} | "
                    f"{r['wall_s'] / 60:.0f} min at load {r['load_average'][0]:g} |")
     for r in records:
         if not r["survivors"]:
@@ -241,15 +245,41 @@ def judgement(name: str, diff: str, judgements: dict[str, dict]) -> str:
     return f"{verdict}: {entry['why']}"
 
 
+JUDGEMENTS_HEADER = """\
+# Surviving mutants judged by hand, written by `python tools/mutation.py judge` (docs/mutation.md): mutant name ->
+# the line the mutant adds (a judgement goes stale when the code under it changes), whether the mutant is
+# equivalent (no input a user can give tells it from the original) and why.
+"""
+
+
+def judge(args: argparse.Namespace) -> None:
+    """Record a judgement of a survivor of a recorded run in tools/mutation_judgements.yaml."""
+    import yaml
+
+    survivors = {name: diff for record in records() for name, diff in record["survivors"].items()}
+    if args.name not in survivors:
+        sys.exit(f"mutation: {args.name} is not a survivor of any run in {RESULTS.relative_to(ROOT)}")
+    judgements = load_judgements()
+    judgements[args.name] = {"line": mutated_line(survivors[args.name]), "equivalent": args.equivalent == "yes",
+                             "why": " ".join(args.why.split())}
+    body = yaml.safe_dump(dict(sorted(judgements.items())), allow_unicode=True, sort_keys=False, width=110)
+    JUDGEMENTS.write_text(JUDGEMENTS_HEADER + body)
+
+
+def records() -> list[dict]:
+    """Every recorded run, by module."""
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+
+
 def report(_: argparse.Namespace) -> None:
-    records = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+    runs = records()
     text = DOC.read_text()
     if BEGIN not in text or END not in text:
         sys.exit(f"mutation: {DOC.relative_to(ROOT)} has no {BEGIN} ... {END} block")
     head, _, rest = text.partition(BEGIN)
     _, _, tail = rest.partition(END)
-    DOC.write_text(f"{head}{BEGIN}\n{render(records, load_judgements())}\n{END}{tail}")
-    print(f"wrote {DOC.relative_to(ROOT)} from {len(records)} runs")
+    DOC.write_text(f"{head}{BEGIN}\n{render(runs, load_judgements())}\n{END}{tail}")
+    print(f"wrote {DOC.relative_to(ROOT)} from {len(runs)} runs")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -263,6 +293,11 @@ def main(argv: list[str] | None = None) -> None:
     one.add_argument("--workdir", help="scratch directory (default .mutation/ in the repository)")
     one.add_argument("--keep", action="store_true", help="keep the scratch copy (mutmut browse, show, apply)")
     one.set_defaults(func=run)
+    verdict = commands.add_parser("judge", help="judge a surviving mutant in tools/mutation_judgements.yaml")
+    verdict.add_argument("name", help="the mutant, as results/mutation/*.json names it")
+    verdict.add_argument("equivalent", choices=("yes", "no"), help="whether no input tells it from the original")
+    verdict.add_argument("why", help="one or two sentences")
+    verdict.set_defaults(func=judge)
     commands.add_parser("report", help="rewrite docs/mutation.md from results/mutation/").set_defaults(func=report)
     args = parser.parse_args(argv)
     args.func(args)
