@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, TypeVar
@@ -39,6 +41,8 @@ from .workloads.load import best_durations, offered_load, scale_to_load
 from .workloads.schema import validate_job_table
 from .workloads.slicing import resample_single_gpu_share, slice_jobs
 from .workloads.sources import WORKLOADS, TraceParams
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -241,11 +245,18 @@ def _fit_inputs(spec: TableSpec, train_fraction: float, name: str, params: dict[
 
 
 def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any],
-                     cache: DiskCache) -> tuple[Any, str]:
-    """A predictor fit on a trace's history: from memory, the disk cache, or fitted now."""
+                     cache: DiskCache, progress: bool = False) -> tuple[Any, str]:
+    """A predictor fit on a trace's history: from memory, the disk cache, or fitted now (a cold forest
+    fit takes seconds to minutes: with `progress`, one line when it starts and one when it ends)."""
     def fit() -> Any:
         history, _ = chronological_split(_assigned_table(spec, cache)[0], train_fraction)
-        return make_predictor(name, **params).fit(history)
+        started = time.perf_counter()
+        if progress:
+            log.info("fitting predictor %r on %s history jobs ...", name, f"{len(history):,}")
+        predictor = make_predictor(name, **params).fit(history)
+        if progress:
+            log.info("fitted predictor %r in %.1f s", name, time.perf_counter() - started)
+        return predictor
 
     def compute() -> tuple[Any, str]:
         key = cache_key("predictor", **_fit_inputs(spec, train_fraction, name, params)) if cache.root else ""
@@ -260,7 +271,7 @@ def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     name, params = predictor_params(config)
     if is_trace(config.workload.name):
         predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.params.train_fraction, name, params,
-                                             run_cache(config))
+                                             run_cache(config), config.progress)
         workload.cache_status.setdefault("predictor", status)  # the run's first fit says where it came from
         return predictor
     return make_predictor(name, **params).fit(workload.history)

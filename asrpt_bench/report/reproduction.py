@@ -33,6 +33,7 @@ from ..tasks.compare import BASELINES
 from ..core import ConfigError
 from ..io import atomic_write_text
 from .doc_numbers import update_docs
+from .progress import progress_bar, step_name
 from .figures import FIGURES
 from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
@@ -357,8 +358,14 @@ def cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
-def render(results: Path) -> str:
-    claims = [build(results) for build in CLAIMS]
+def render(results: Path, progress: bool | None = None) -> str:
+    """REPRODUCTION.md from the tables in `results` (`progress`: a bar over the claims; None: on a terminal)."""
+    claims = []
+    with progress_bar(len(CLAIMS), "claims", "claim", progress) as bar:
+        for build in CLAIMS:
+            bar.set_postfix_str(step_name(build))
+            claims.append(build(results))
+            bar.update()
     drawn = {spec.name for spec in FIGURES}
     lines = [
         "# Reproduction report",
