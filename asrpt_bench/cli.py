@@ -38,6 +38,7 @@ from typing import Any, Iterator
 
 import hydra
 from hydra._internal.hydra import Hydra
+from hydra.core.global_hydra import GlobalHydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
@@ -45,7 +46,8 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from . import cli_args, io, rundir, signals
-from .composition import (CONFIG_DIR, compose_run_config, hydra_error_message, prepare,  # noqa: F401
+from .cli_help import help_text
+from .composition import (CONFIG_DIR, SCHEMA_GROUP, compose_run_config, hydra_error_message, prepare,  # noqa: F401
                           sweep_axes, to_run_config, validate_sweep)
 from .core import ConfigError
 from .experiment import run_experiment
@@ -61,6 +63,36 @@ record = logging.getLogger("asrpt_bench.record")
 
 # A single run's directory: its timestamp and `<pid>-<random>`, so runs started in one second never share it.
 OmegaConf.register_new_resolver("run_unique", rundir.unique_suffix, replace=True, use_cache=True)
+
+HIDDEN_GROUPS = ("hydra", SCHEMA_GROUP)
+"""Config groups --help does not list: Hydra's own (--hydra-help shows them) and the generated schemas."""
+
+
+def _help(*, _root_: DictConfig) -> str:
+    """`asrpt-bench --help` (conf/hydra/help/asrpt.yaml): cli_help's text for the composed config; `$`
+    escaped for the string.Template Hydra fills the help template into."""
+    loader = GlobalHydra.instance().config_loader()
+    groups = {group: sorted(loader.get_group_options(group)) for group in _groups(loader, "")}
+    values = {key: OmegaConf.to_container(_root_[key], resolve=True) if OmegaConf.is_config(_root_[key])
+              else _root_[key] for key in _root_ if key != "hydra"}
+    choices = {group: str(choice) for group, choice in _root_.hydra.runtime.choices.items() if choice is not None}
+    return help_text(values, choices, groups).replace("$", "$$")
+
+
+def _groups(loader: Any, parent: str) -> list[str]:
+    """Every config group under `parent` but the hidden ones, nested groups by their path."""
+    found = []
+    for name in loader.list_groups(parent):
+        path = f"{parent}/{name}" if parent else name
+        if path.split("/")[0] in HIDDEN_GROUPS:
+            continue
+        if loader.get_group_options(path):
+            found.append(path)
+        found.extend(_groups(loader, path))
+    return found
+
+
+OmegaConf.register_new_resolver("asrpt_help", _help, replace=True, use_cache=False)
 
 
 def _ignore_interrupts_in_workers() -> None:
