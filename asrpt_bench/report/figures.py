@@ -156,10 +156,10 @@ def index_text(written: list[Path]) -> str:
 
 def _draw(spec: FigureSpec, results: Path, out: Path, partial: bool) -> tuple[list[Path], str, str]:
     """One figure: the files written, why it was skipped (no table) and why its table was refused."""
-    path = table_path(results, spec.table)
-    if not path.exists():
-        return [], f"{spec.name} (no {path})", ""
     try:
+        path = table_path(results, spec.table)
+        if not path.exists():
+            return [], f"{spec.name} (no {path})", ""
         table = read_table(path)
         spec.check(table, path)
         check_sweep(table, spec.name, path, spec.columns, partial)

@@ -23,9 +23,10 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, require_type
+from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
+from ..rules import instance_of
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
@@ -111,18 +112,22 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
     return kept, dropped
 
 
+JOBS = instance_of((list, tuple), "a list of Job")
+JOB = instance_of(Job, "a list of Job (one element is not)")
+PREDICTIONS = instance_of(abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) or None")
+
+
 def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predictions: Any) -> None:
     """simulate()'s arguments are of the types it needs; each refusal names the argument."""
-    require_type("jobs", jobs, (list, tuple), "a list of Job")
+    JOBS.require("jobs", jobs)
     for job in jobs:
-        require_type("jobs", job, Job, "a list of Job (one element is not)")
-    require_type("cluster", cluster, Cluster, "a Cluster")
+        JOB.require("jobs", job)
+    CLUSTER.require("cluster", cluster)
     decision = "decide" if getattr(scheduler, "preemptive", False) else "dispatch"
     for name, value, method in (("scheduler", scheduler, decision), ("placer", placer, "place")):
         _require_component(name, value, method)
     if predictions is not None:
-        require_type("predictions", predictions, abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) "
-                     "or None")
+        PREDICTIONS.require("predictions", predictions)
 
 
 def _require_component(name: str, value: Any, method: str) -> None:
@@ -266,7 +271,7 @@ class _Simulation:
         # arrivals in (release, input order): a sorted list is already a heap
         self.heap[:] = [(release, arrival, next(self.sequence), i)
                         for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs))]
-        last_timer: tuple[float, EventKind] | None = None
+        timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
         heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
         completion = EventKind.COMPLETION.value
@@ -274,6 +279,7 @@ class _Simulation:
         context = _Context(self)
         while heap:
             self.now = now = heap[0][0]
+            decide = False
             while heap and heap[0][0] == now:
                 _, kind, _, i = heapq.heappop(heap)
                 if kind == completion:
@@ -283,13 +289,20 @@ class _Simulation:
                         progress(1)
                 elif kind == arrival:
                     on_arrival(views[i], now)
+                elif timer is None or (now, kind) != timer:
+                    continue  # a superseded timer (a virtual completion an arrival moved): no decision
+                else:
+                    timer = None
+                decide = True
+            if not decide:
+                continue
             dispatch(context)
-            timer = next_timer()
-            if timer is not None and timer != last_timer:
-                if not timer[0] > now:
-                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {timer[0]} <= now {now}")
-                self.push(timer[0], timer[1], -1)
-                last_timer = timer
+            wanted = next_timer()
+            if wanted is not None and wanted != timer:
+                if not wanted[0] > now:
+                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {wanted[0]} <= now {now}")
+                self.push(wanted[0], wanted[1], -1)
+            timer = None if wanted is None else (wanted[0], int(wanted[1]))
         self.bar.close()
         never = [job.job_id for job, record in zip(self.jobs, self.records) if record is None]
         if never:
