@@ -12,35 +12,23 @@ import dataclasses
 import textwrap
 from typing import Any, Iterator, Mapping
 
-from .config import COMPONENT_GROUPS, RunConfig, component_registry
+from .config import COMPONENT_GROUPS, PLUGINS, SEED, RunConfig, component_registry
 from .params import Params
-from .rules import RULES
-from .solvers import BACKENDS
-from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
-from .theory.lower_bounds import ALPHA_MIN_SOURCES
+from .report.open_choices import yaml_value
+from .rules import Rule, flag
 
 WIDTH = 100
 KEY_COLUMN = 36
 """Where a key's description starts (a longer `key=value` puts it on the next line)."""
 
-ROOT_KEYS = {
-    "seed": "the seed every random stream of the run derives from",
-    "progress": "progress bars and notes of long phases on stderr",
-    "tiny": "shrink the chosen components' sizes (the debug=tiny preset of tests and CI)",
-    "plugins": "modules imported first, registering your schedulers, placers, predictors, workloads or tasks",
+ROOT_KEYS: dict[str, tuple[str, Rule]] = {
+    "seed": ("the seed every random stream of the run derives from", SEED),
+    "progress": ("progress bars and notes of long phases on stderr", flag()),
+    "tiny": ("shrink the chosen components' sizes (the debug=tiny preset of tests and CI)", flag()),
+    "plugins": ("modules imported first, registering your schedulers, placers, predictors, workloads or tasks",
+                PLUGINS),
 }
-PLAIN_GROUP_KEYS = {
-    "solver.name": f"the MILP/CP backend by name; one of {BACKENDS.names()}",
-    "theory.rho_bar_definition": f"how rho-bar of the Theorem 1 bound is reconstructed (docs/paper.md); one of "
-                                 f"{sorted(RHO_BAR_DEFINITIONS)}",
-    "theory.eps_bar_definition": f"how epsilon-bar of the Theorem 1 bound is reconstructed; one of "
-                                 f"{sorted(EPS_BAR_DEFINITIONS)}",
-    "theory.alpha_min_source": f"which alpha_min the bound and lower bounds use; one of {sorted(ALPHA_MIN_SOURCES)}",
-    "cache.dir": "the cache directory (null: $XDG_CACHE_HOME/asrpt_bench, else ~/.cache/asrpt_bench)",
-    "cache.enabled": "false: compute everything in every run",
-    "cache.max_size_gb": "least recently used entries go past this size (null: no cap)",
-}
-"""Keys of plain groups that have no shared rule to describe them."""
+"""The root's own keys (RunConfig's fields that are no group): what each does, and its rule."""
 
 USAGE = """\
 asrpt-bench: A-SRPT (Luo et al., arXiv 2501.05563), its baselines and a simulator of a GPU cluster,
@@ -80,14 +68,17 @@ def _groups(choices: Mapping[str, str], groups: Mapping[str, list[str]]) -> str:
 
 def _keys(values: Mapping[str, Any]) -> str:
     lines = ["Keys (KEY=VALUE, as this configuration sets them; what each does, and what it accepts):"]
-    fields = {item.name: item for item in dataclasses.fields(RunConfig)}
+    groups = RunConfig.group_types()
     for name, value in values.items():
+        kind = groups.get(name)
         if name in COMPONENT_GROUPS and isinstance(value, Mapping):
             lines.extend(_component(name, value))
-        elif isinstance(value, Mapping) and name in fields:
-            lines.extend(_plain_group(name, value, fields[name]))
+        elif isinstance(kind, type) and issubclass(kind, Params) and isinstance(value, Mapping):
+            lines.extend(_wrapped("", f"{name}: {_first_line(kind.__doc__)}"))
+            lines.extend(_params(name, kind, value))
         else:
-            lines.extend(_key(name, value, _describe(name, ROOT_KEYS.get(name, ""))))
+            doc, rule = ROOT_KEYS.get(name, ("", None))
+            lines.extend(_key(name, value, _join(doc, rule.describe() if rule is not None else "")))
     return "\n".join(lines)
 
 
@@ -114,22 +105,6 @@ def _params(prefix: str, params: type[Params], values: Mapping[str, Any]) -> Ite
         yield from _key(key, value, _join(item.metadata.get("doc", ""), requirement), indent="  ")
 
 
-def _plain_group(name: str, values: Mapping[str, Any], field: dataclasses.Field) -> Iterator[str]:
-    kind = field.default_factory() if field.default_factory is not dataclasses.MISSING else None  # type: ignore[misc]
-    yield from _wrapped("", f"{name}: {_first_line(type(kind).__doc__)}")
-    prices = kind.price() if hasattr(kind, "price") else None  # the preemption group: its scheduler params' docs
-    docs = {item.name: item.metadata.get("doc", "") for item in dataclasses.fields(prices)} if prices else {}
-    for key, value in values.items():
-        full = f"{name}.{key}"
-        yield from _key(full, value, _describe(full, docs.get(key, "") or PLAIN_GROUP_KEYS.get(full, "")), indent="  ")
-
-
-def _describe(key: str, doc: str) -> str:
-    """A key's doc and, when a shared rule checks it, what it accepts."""
-    rule = RULES.get(key)
-    return _join(doc, rule.describe() if rule is not None else "")
-
-
 def _join(doc: str, requirement: str) -> str:
     doc = doc.strip().rstrip(".")
     if requirement and doc:
@@ -138,7 +113,7 @@ def _join(doc: str, requirement: str) -> str:
 
 
 def _key(key: str, value: Any, description: str, indent: str = "") -> list[str]:
-    return _wrapped(f"  {indent}{key}={_yaml(value)}", description)
+    return _wrapped(f"  {indent}{key}={yaml_value(value)}", description)
 
 
 def _wrapped(head: str, text: str, column: int = KEY_COLUMN) -> list[str]:
@@ -151,16 +126,6 @@ def _wrapped(head: str, text: str, column: int = KEY_COLUMN) -> list[str]:
     body = textwrap.wrap(text, WIDTH - column)
     lines = [head.ljust(column) + body[0]] if len(head) < column else [head, " " * column + body[0]]
     return lines + [" " * column + line for line in body[1:]]
-
-
-def _yaml(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_yaml(item) for item in value) + "]"
-    return str(value)
 
 
 def _first_line(text: str | None) -> str:

@@ -14,7 +14,8 @@ def test_a_point_names_its_place_in_the_sweep() -> None:
 
 
 def test_the_tally_counts_every_outcome_even_when_absent() -> None:
-    assert tally([SKIPPED, COMPLETE, SKIPPED], 5) == "sweep: 3 of 5 points done: 1 complete, 2 skipped (complete), 0 failed"
+    assert tally([SKIPPED, COMPLETE, SKIPPED], 5) == ("sweep: 3 of 5 points done: 1 complete, 2 skipped (complete), "
+                                                      "0 failed")
 
 
 def test_the_sweeper_reads_a_point_outcome_from_its_job_return() -> None:

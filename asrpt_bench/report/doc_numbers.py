@@ -9,7 +9,8 @@ A document holds a generated block between two markers,
 and `update_docs` rewrites every block's content (asrpt-bench-report does it with REPRODUCTION.md;
 `--check` fails when a block differs). No number inside a block is typed by hand: each comes from a
 table through `published.load_result` (checked complete and fresh against its experiment) or, for the
-placement studies that are not Hydra experiments, from their CSV. Percentages are arithmetic means,
+placement studies that are not Hydra experiments, from their CSV; the one block that reads no table,
+`open_choices`, lists the defaults of the composed configuration. Percentages are arithmetic means,
 ratios geometric means with the interval taken on the log; each with its 95% Student-t interval over
 seeds and the number of seeds n (`plots.mean_ci`, `plots.geometric_ci`).
 """
@@ -25,6 +26,7 @@ import pandas as pd
 from ..core import ConfigError
 from ..io import atomic_write_text
 from .intervals import fmt_interval, interval, per_seed_ratio
+from .open_choices import open_choices_block
 from .progress import progress_bar
 from .plots import SEED, geometric_ci, mean_ci
 from .dispatch_plots import ELIGIBILITY, dispatch_ratios, near_best
@@ -307,6 +309,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "heavy_edge_study": heavy_edge_study,
     "heavy_edge_patterns": heavy_edge_patterns,
     "solver_comparison": solver_comparison,
+    "open_choices": open_choices_block,
 }
 
 
