@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results" / "mutation"
 JUDGEMENTS = ROOT / "tools" / "mutation_judgements.yaml"
 DOC = ROOT / "docs" / "mutation.md"
-BEGIN, END = "<!-- generated:mutation -->", "<!-- /generated:mutation -->"
+BEGIN, END = "<!-- mutation-report -->", "<!-- /mutation-report -->"  # not doc_numbers' generated: blocks
 
 # The test files whose tests may call a module's functions, by module (the longest matching prefix wins).
 # mutmut runs each mutant against the tests of these files that called the mutated function in its stats run.
