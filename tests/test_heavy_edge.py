@@ -270,8 +270,31 @@ LONE_THEN_TRIPLE = TrainingPlan("t", "1+3", (Stage(0.1, 0.0, 0.01 * GB, 1), Stag
     (ring(4), (2, 1, 1), (0, 0, 1, 2), (0, 0, 2, 1)),
     # no parameters, so no edges: every vertex in turn to the most free server
     (ring(4, 0.0), (1, 2, 1), (1, 0, 1, 2), (1, 0, 1, 2)),
+    # ring of 6, cap 3: contract groups {0,1,5} (server 0) and {2,3,4}, split: 2 to the most free, 1; 3 joins
+    # its neighbour 2 there (room left), 4 (neighbours on full servers) to the most free, 2
+    (ring(6), (3, 2, 2), (0, 0, 1, 1, 2, 0), (0, 0, 1, 1, 2, 0)),
 ])
 def test_contract_and_greedy_edge_place_exactly_as_their_listings(plan, free, contract, greedy_edge):
     cluster = Cluster(len(free), 4, 100.0, 10.0)
     assert HeavyEdgePlacer(mode="contract").place(plan, free, cluster).servers == contract
     assert HeavyEdgePlacer(mode="greedy_edge").place(plan, free, cluster).servers == greedy_edge
+
+
+@pytest.mark.parametrize(("plan", "free", "servers"), [
+    # the 4 GB pair alone must share a server (best fit: server 1); stage 1 joins it there (its neighbour,
+    # with room), stage 2 takes the best fit of what is left, server 0
+    (TrainingPlan("t", "2+1+1", (Stage(0.2, 4 * GB, 0.01 * GB, 2), Stage(0.1, 0.0, 0.01 * GB, 1),
+                                 Stage(0.1, 0.0, 0.0, 1))), (1, 3), (1, 1, 1, 0)),
+    # the pair on server 0; of the two light pairs the one with more parameters (stage 2) is placed first
+    (TrainingPlan("t", "2+2+2", (Stage(0.2, 4 * GB, 0.01 * GB, 2), Stage(0.2, 0.1 * GB, 0.01 * GB, 2),
+                                 Stage(0.2, 0.3 * GB, 0.0, 2))), (2, 2, 2), (0, 0, 2, 2, 1, 1)),
+    # stage 1 fits no server whole after the pair: it is left to the end, stage 2 goes whole to server 0, and
+    # stage 1's replicas follow their edges to the most free servers
+    (TrainingPlan("t", "2+2+1", (Stage(0.2, 4 * GB, 0.05 * GB, 2), Stage(0.2, 0.4 * GB, 0.05 * GB, 2),
+                                 Stage(0.1, 0.0, 0.0, 1))), (3, 1, 1), (0, 0, 1, 2, 0)),
+])
+def test_refined_keeps_the_other_stages_whole_next_to_their_neighbours_heaviest_first(plan, free, servers):
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    placement = HeavyEdgePlacer().place(plan, free, cluster)
+    assert placement.servers == servers
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.14)  # all at the floor: ties
