@@ -46,8 +46,7 @@ TESTS: dict[str, list[str]] = {
     "schedulers/": _SCHEDULING,
     "schedulers/virtual_srpt": ["test_virtual_srpt_exact.py", "test_virtual_srpt_rounding.py"],
     "sim/": ["test_sim_engine.py", "test_scheduler_contract.py", "test_sim_metrics.py", "test_sim_audit.py",
-             "test_sim_job_tables.py",
-             "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py"],
+             "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }
