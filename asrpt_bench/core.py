@@ -18,6 +18,10 @@ GB = 1e9
 MAX_SECONDS = 1e12
 """Largest time (s) a job may be released at or run for: float64 keeps such times to about 1e-4 s, so
 event-time sums and differences stay exact to well below a second (about 31,700 years)."""
+MIN_ALPHA = 1e-6
+"""Shortest per-iteration time (s) a job may declare: no training iteration is shorter than one GPU kernel
+launch (microseconds), and a ratio of two alphas (rho_bar, the Theorem 1 bound) stays finite above it (alpha
+1e-320 once ran with an overflow warning)."""
 T = TypeVar("T")
 
 
@@ -161,6 +165,8 @@ class TrainingPlan:
         """
         require_integer("gpus", gpus, 1)
         require_number("alpha", alpha, 0.0, strict=True)
+        _require(alpha >= MIN_ALPHA, f"alpha must be >= {MIN_ALPHA:g} s (no training iteration is that short), "
+                 f"got {alpha!r}")
         if alpha_max is not None:
             require_number("alpha_max", alpha_max, 0.0, strict=True)
             _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import MAX_SECONDS as CORE_MAX_SECONDS
+from ..core import MIN_ALPHA
 from ..core import ConfigError
 from ..rules import shown
 from .parsing import location, require_columns
@@ -92,6 +93,8 @@ def _check_bounds(table: pd.DataFrame, raw: pd.DataFrame, source: str) -> None:
               ("iterations", MAX_COUNT, "iterations", exact), ("gpus", MAX_GPUS, "GPUs", "no cluster comes near"))
     for name, limit, unit, reason in limits:
         _first_bad(table[name] > limit, raw, name, source, f"must be <= {limit:.0e} {unit} ({reason})")
+    _first_bad(table["alpha"] < MIN_ALPHA, raw, "alpha", source,
+               f"must be >= {MIN_ALPHA:g} s (no training iteration is that short)")
     work = table["iterations"] * table["alpha"]
     _first_bad(work > MAX_SECONDS, raw, "iterations", source,
                f"iterations x alpha must be <= {MAX_SECONDS:.0e} s ({exact})", also="alpha")
