@@ -661,7 +661,7 @@ CASES: list[Case] = [
          "end-of-stream marker was reached); copy or download it again")(
         lambda tmp: refusal(lambda: load_pai2020(cut_archive(tmp)))),
     case("pai-two-copies-of-a-table", PAI,
-         "{dir}/pai: the directory holds 2 files named pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
+         "{dir}/pai: the directory holds 2 copies of pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
          "{dir}/pai/pai_job_table.csv); point workload.path at the one trace you mean")(
         lambda tmp: refusal(lambda: load_pai2020(pai_twice(tmp)))),
     case("pai-not-a-trace", PAI,
