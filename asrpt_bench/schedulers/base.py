@@ -200,7 +200,11 @@ class QueueScheduler:
         if proposal is None:
             return False
         ctx.start(proposal, eligible=job.release)
+        self.backfill_.running.add(job, ctx.now, proposal.alpha)
         return True
+
+    def on_completion(self, job: JobView, now: float) -> None:
+        self.backfill_.running.remove(job)
 
     def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
         """EASY or conservative over the whole queue in order (dispatch.Backfill)."""
@@ -241,7 +245,7 @@ class QueueScheduler:
         if window is None:
             return
         started = backfill.easy_scan(self._behind(head, ctx), ctx, _entry_job,
-                                     lambda entry: self._try_start(entry, ctx), *window)
+                                     lambda entry: self._try_start(entry, ctx), window)
         for gpus, position in sorted(started, reverse=True):
             candidates.remove(gpus, backfill.queued_duration(queues[gpus][position][3]))
             del queues[gpus][position]
