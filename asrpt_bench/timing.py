@@ -16,7 +16,7 @@ import numpy as np
 
 from .core import CLUSTER, GB, PLACEMENT, PLAN, SERVER_INDICES, Cluster, ConfigError, Placement, TrainingPlan
 from .params import Params, param
-from .rules import flag, integer, number, one_of
+from .rules import flag, integer, one_of, seconds
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class TimingModel(Params):
     pipeline_mode: str = param("async", one_of("async", "sync"),
                                "async: Eq 7, the slowest station; sync: a flush every iteration (GPipe/DAPPLE)")
     allreduce: str = param("ring", one_of("ring", "tree"), "ring: 2(m-1)/m P/b; tree: plus a latency per level")
-    tree_latency_s: float = param(0.0, number(0, what="a number of seconds"),
+    tree_latency_s: float = param(0.0, seconds(),
                                   "seconds per level of the tree all-reduce (allreduce=tree)")
     fold_p2p_into_stage: bool = param(False, flag(), "a boundary transfer adds to its stage instead of being a "
                                                       "station of its own")

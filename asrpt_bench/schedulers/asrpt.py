@@ -17,8 +17,9 @@ from typing import Callable, Hashable, Literal
 
 from ..core import Cluster, ConfigError
 from ..params import Params, param
-from ..rules import flag, number, one_of
-from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
+from ..rules import flag, number, one_of, seconds
+from .base import (DispatchContext, EventKind, JobView, Proposal, backfilling_only, inert_estimate_keys,
+                   register_scheduler)
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .queues import CountQueue
 from .virtual_srpt import VirtualSRPT
@@ -55,13 +56,17 @@ class ASRPTParams(Params):
                              "a job is dispatchable at its virtual completion (the paper's) or at release")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
-    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+    min_estimate_s: float = param(0.0, seconds(),
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
 
+    def inert_keys(self) -> list[str]:
+        """overrun acts only on backfilling estimates (min_estimate_s also floors the virtual sizes)."""
+        return inert_estimate_keys(self, ["overrun"])
+
+    def inert_message(self, prefix: str, key: str) -> str:
+        return backfilling_only(prefix, key, self.dispatch)
+
     def check_together(self, prefix: str) -> None:
-        if self.overrun != "none" and self.dispatch not in ("easy", "conservative"):
-            raise ConfigError(f"{prefix}.overrun acts only on backfilling estimates ({prefix}.dispatch=easy or "
-                              f"conservative); with {prefix}.dispatch={self.dispatch!r} it would change nothing")
         if self.backfill and self.dispatch not in ("strict", "greedy"):
             raise ConfigError(f"{prefix}.backfill=true means {prefix}.dispatch=greedy; it cannot be combined "
                               f"with {prefix}.dispatch={self.dispatch!r}")
