@@ -312,9 +312,9 @@ class RunConfig:
         if chosen in names or chosen == SchedulerConfig.DEFAULT:
             return
         listed = ",".join(names)
-        raise ConfigError(f"scheduler={chosen} is not among task.schedulers [{listed}]: task {self.task.name} runs those, "
-                          f"relative to the scheduler group's; add it ('task.schedulers=[{listed},{chosen}]') or run it "
-                          f"alone (task=simulate scheduler={chosen})")
+        raise ConfigError(f"scheduler={chosen} is not among task.schedulers [{listed}]: task {self.task.name} runs "
+                          f"those, relative to the scheduler group's; add it ('task.schedulers=[{listed},{chosen}]') "
+                          f"or run it alone (task=simulate scheduler={chosen})")
 
     def _check_preemption_acts(self) -> None:
         """Refuse a changed preemption price in a run whose schedulers never preempt."""

@@ -919,6 +919,10 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
          "one per CPU), got '0'")(
         lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=joblib", "hydra.launcher.n_jobs=0")),
+    case("cli-slurm-launcher-without-slurm", CONFIG,
+         "exit 2: asrpt-bench: error: hydra/launcher=submitit_slurm submits to Slurm, and this machine has no srun on "
+         "PATH: run the sweep on a Slurm login node, or try it here with hydra/launcher=submitit_local")(
+        lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=submitit_slurm", PATH=os.defpath)),
     case("cli-experiment-without-multirun", CONFIG,
          "exit 0: asrpt-bench: warning: experiment=compare_default is a sweep; without -m this runs one point of it "
          "(add -m to run the whole sweep)")(

@@ -1,4 +1,4 @@
-"""A-SRPT (paper-notes 5, Algorithm 1).
+"""A-SRPT (Algorithm 1; docs/paper.md, section 5).
 
 Each job gets a virtual single-machine size p~_i = (g_i / G) * n~_i * alpha~min_i; preemptive SRPT
 on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
@@ -39,7 +39,7 @@ DEFAULT_TAU = 1.0
 
 @dataclass(frozen=True)
 class ASRPTParams(Params):
-    """A-SRPT's parameters (asrpt and asrpt_oracle); paper-notes 5.3 and 10 for the open choices."""
+    """A-SRPT's parameters (asrpt and asrpt_oracle); docs/paper.md sections 5 and 10 for the open choices."""
 
     tau: float = param(DEFAULT_TAU, number(0), "delay budget tau * p~_i of a comm-heavy job (line 16)")
     comm_heavy: float = param(DEFAULT_COMM_HEAVY, number(1), "comm-heavy when alpha_max / alpha~min >= this (line 8)")
@@ -85,7 +85,7 @@ class _Pending:
 
 @register_scheduler("asrpt", ASRPTParams)
 class ASRPT:
-    """Algorithm 1 with every open choice of paper-notes 5.3 / 10 as a parameter (ASRPTParams).
+    """Algorithm 1 with every open choice (docs/paper.md, sections 5 and 10) as a parameter (ASRPTParams).
 
     consolidation_test: "alpha" (a <= alpha~min * (1 + 1e-9)), "servers" (no more servers than the
     empty-cluster placement) or "ratio" (a / alpha~min < comm_heavy).
@@ -372,7 +372,7 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
-    """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
+    """A-SRPT fed true iterations (the paper's perfect-prediction variant)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
                  overrun=overrun, min_estimate_s=min_estimate_s, oracle=True)
