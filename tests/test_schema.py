@@ -68,6 +68,8 @@ LIMIT = "(larger times lose precision in float64 arithmetic)"
     ({"gpus": [1, 2_000_000]}, "row 2 (line 3), column 'gpus': must be <= 1e+06 GPUs (no cluster comes near), got 2000000"),
     ({"iterations": [10, 10 ** 12]},
      f"row 2 (line 3), column 'iterations': iterations x alpha must be <= 1e+12 s {LIMIT}, got 1000000000000 x 2.0"),
+    ({"alpha": [1.0, 1e-7]}, "row 2 (line 3), column 'alpha': must be >= 1e-06 s (no training iteration is shorter "
+     "than a microsecond), got 1e-07"),
     ({"release": [0.0, float("inf")]}, "row 2 (line 3), column 'release': not a finite number: inf"),
     ({"gpus": [1, True]}, "row 2 (line 3), column 'gpus': not a number, got True"),
     ({"job_id": ["a", [1]]}, "row 2 (line 3), column 'job_id': must be a text value, got [1]"),
@@ -84,11 +86,11 @@ def test_every_refusal_names_file_row_column_and_value(overrides, message):
 
 
 def test_values_at_every_limit_are_accepted():
-    edge = table(release=[0.0, 1e12], duration=[0.0, 1e12], alpha=[1.0, 2.0], alpha_max=[1.0, 2.0],
-                 alpha_spread=[1.0, 1e12], iterations=[0, 5 * 10 ** 11], gpus=[1, 1_000_000])
+    edge = table(release=[0.0, 1e12], duration=[0.0, 1e12], alpha=[1e-6, 2.0], alpha_max=[1e-6, 2.0],
+                 alpha_spread=[1e-6, 1e12], iterations=[0, 5 * 10 ** 11], gpus=[1, 1_000_000])
     out = validate_job_table(edge, "jobs.csv")
     assert list(out["release"]) == [0.0, 1e12] and list(out["gpus"]) == [1, 1_000_000]
-    assert list(out["iterations"]) == [0, 5e11] and list(out["alpha_spread"]) == [1.0, 1e12]
+    assert list(out["iterations"]) == [0, 5e11] and list(out["alpha"]) == [1e-6, 2.0]
 
 
 def test_text_columns_take_numbers_written_as_text():
