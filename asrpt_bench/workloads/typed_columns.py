@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..cluster import GPU_TYPES, Cluster
-from ..core import MAX_SECONDS, ConfigError, TrainingPlan
+from ..core import MAX_SECONDS, MIN_ALPHA, ConfigError, TrainingPlan
 from ..rules import shown
 from .parsing import location
 
@@ -70,6 +70,9 @@ def check_typed_columns(table: pd.DataFrame, source: str) -> pd.DataFrame:
                       lambda row: "a per-type alpha needs the row's alpha (a zoo job, with model and config, runs "
                                   "each type at that type's compute speed)")
         _refuse_first(alpha <= 0, source, kinds["alpha_"], lambda row: f"must be > 0, got {shown(alpha.iloc[row])}")
+        _refuse_first(alpha < MIN_ALPHA, source, kinds["alpha_"],
+                      lambda row: f"must be >= {MIN_ALPHA:g} s (no training iteration is shorter than a microsecond), "
+                                  f"got {shown(alpha.iloc[row])}")
         _refuse_first(alpha > MAX_SECONDS, source, kinds["alpha_"],
                       lambda row: f"must be <= {MAX_SECONDS:.0e} s, got {shown(alpha.iloc[row])}")
         _refuse_first(alpha * table["iterations"] > MAX_SECONDS, source, kinds["alpha_"],
