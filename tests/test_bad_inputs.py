@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -434,9 +435,7 @@ def killed_then_rerun(tmp: Path, capsys: pytest.CaptureFixture) -> str:
 def committed_results(tmp: Path, damage: Callable[[Path], Any]) -> Path:
     """A copy of the committed results/ in `tmp`/results after `damage(copy)`."""
     results = tmp / "results"
-    results.mkdir()
-    for path in (ROOT / "results").iterdir():
-        (results / path.name).write_bytes(path.read_bytes())
+    shutil.copytree(ROOT / "results", results)
     damage(results)
     return results
 
