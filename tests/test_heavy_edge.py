@@ -298,3 +298,16 @@ def test_refined_keeps_the_other_stages_whole_next_to_their_neighbours_heaviest_
     placement = HeavyEdgePlacer().place(plan, free, cluster)
     assert placement.servers == servers
     assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.14)  # all at the floor: ties
+
+
+def test_refined_finds_the_least_threshold_whose_blocks_pack():
+    """Stages of 3, 3, 2 and 2 replicas, 4 GB each, on free (6, 4): link costs are 0.153 (floor, every
+    boundary), 0.5 and 0.633 (the stages). Only at the least threshold must every stage stay whole, and only
+    the packing 3+3 | 2+2 keeps them so; placing stages whole by best fit, dearest first, would split the
+    last one. The result equals the exhaustive optimum and is certified."""
+    cluster = Cluster(2, 6, 100.0, 10.0)
+    plan = TrainingPlan("t", "3322", tuple(Stage(0.1 * m, 4 * GB, 0.01 * GB, m) for m in (3, 3, 2, 2)))
+    placement, proven = HeavyEdgePlacer().place_with_certificate(plan, (6, 4), cluster)
+    best, optimum = optimal_placement(plan, (6, 4), cluster)
+    assert placement == best == Placement((0,) * 6 + (1,) * 4) and proven
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == optimum == pytest.approx(0.46 / 3, rel=1e-12)
