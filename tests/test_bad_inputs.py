@@ -914,6 +914,20 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: unknown option '-multirun'; the options are -m/--multirun, --cfg, --resolve, "
          "--help and Hydra's other flags (see --help), and overrides are key=value")(
         lambda tmp: app(tmp, "scheduler.tau=0,1", "-multirun")),
+    case("cli-option-without-its-value", CONFIG,
+         "exit 2: asrpt-bench: error: option --cfg needs a value, one of ['job', 'hydra', 'all']; the options are "
+         "-m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see --help), and overrides are key=value")(
+        lambda tmp: app(tmp, "seed=1", "--cfg")),
+    case("cli-option-value-outside-its-choices", CONFIG,
+         "exit 2: asrpt-bench: error: option --cfg takes one of ['job', 'hydra', 'all'], got 'config'; the options "
+         "are -m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see --help), and overrides are "
+         "key=value")(
+        lambda tmp: app(tmp, "--cfg", "config", "seed=1")),
+    case("cli-shell-completion-without-its-command", CONFIG,
+         "exit 2: asrpt-bench: error: option -sc needs one of install=SHELL, uninstall=SHELL, query=SHELL (e.g. -sc "
+         "install=bash); the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see "
+         "--help), and overrides are key=value")(
+        lambda tmp: app(tmp, "-sc")),
     case("cli-launcher-without-workers", CONFIG,
          "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
          "one per CPU), got '0'")(
@@ -1114,6 +1128,13 @@ CASES: list[Case] = [
          "segments.parquet: listed in COMPLETE but missing); nothing written, pass --allow-partial to write the "
          "table with them flagged", "capsys")(
         lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.SEGMENTS).unlink())),
+    case("collect-output-removed-with-its-line", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "comparison.csv: missing, while summary.json holds per_scheduler results); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.COMPARISON).unlink() or (
+            run / io.COMPLETE).write_text("".join(line for line in (run / io.COMPLETE).read_text().splitlines(
+                keepends=True) if not line.endswith(f"  {io.COMPARISON}\n"))))),
     case("collect-rows-do-not-match-the-summary", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
          "jobs.parquet: 1 rows, the summary says num_jobs 2); nothing written, pass --allow-partial to write the "
