@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, TypeVar
@@ -23,11 +24,12 @@ from typing import Any, Callable, Hashable, TypeVar
 import numpy as np
 import pandas as pd
 
+from .adjustments import adjust
 from .build import build_cluster, build_timing, predictor_params
 from .cache import DiskCache, cache_key, content_hash, frame_hash, resolve_cache
 from .config import RunConfig
 from .core import Cluster, Job
-from .prediction import accuracy_summary, chronological_split, make_predictor, prediction_errors
+from .prediction import PREDICTORS, accuracy_summary, chronological_split, make_predictor, prediction_errors
 from .timing import TimingModel
 from .params import Params
 from .workloads.assign import assign_models
@@ -38,6 +40,7 @@ from .workloads.jobs import jobs_from_table
 from .workloads.load import best_durations, offered_load, scale_to_load
 from .workloads.schema import validate_job_table
 from .workloads.slicing import resample_single_gpu_share, slice_jobs
+from .workloads.tracecard import format_trace_card
 from .workloads.sources import WORKLOADS, TraceParams
 
 
@@ -55,6 +58,8 @@ class Workload:
     durations: np.ndarray = field(default_factory=lambda: np.empty(0))
     scalars: dict[str, Any] = field(default_factory=dict)
     cache_status: dict[str, str] = field(default_factory=dict)
+    predictor: tuple[str, dict[str, Any]] = ("oracle", {})
+    """The predictor the run uses and its keywords (`run_predictor`)."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,7 @@ def load_workload(config: RunConfig) -> Workload:
                         cache_status={"table": table_status, "jobs": jobs_status})
     if "recurrence" in full.attrs:
         workload.scalars["recurrence"] = dict(full.attrs["recurrence"])
+    _report_log(full.attrs, workload)
     if "gavel_alpha_extrapolated" in full.attrs:
         workload.scalars["gavel_alpha_extrapolated"] = extrapolated = int(full.attrs["gavel_alpha_extrapolated"])
         if extrapolated:
@@ -194,9 +200,36 @@ def load_workload(config: RunConfig) -> Workload:
     return _finished(config, workload)
 
 
+def _report_log(attrs: dict[str, Any], workload: Workload) -> None:
+    """A job log's trace card, printed and kept in the summary, and its notes, warned once per run (also
+    when the table comes from a cache)."""
+    if "trace_card" in attrs:
+        workload.scalars["trace_card"] = attrs["trace_card"]
+        logging.getLogger("asrpt_bench").info(format_trace_card(attrs["trace_card"]))
+    for note in attrs.get("notes", ()):
+        adjust(str(note["key"]), int(note["count"]), str(note["message"]), stacklevel=3)
+
+
+def run_predictor(config: RunConfig, history: pd.DataFrame) -> tuple[str, dict[str, Any]]:
+    """The predictor group's predictor and keywords, or the oracle when that predictor learns from a history
+    (`needs_history`) and the workload has none (a CSV table simulates every row by default): said in one
+    warning line and counted as `predictor_oracle_without_history`."""
+    name, params = predictor_params(config)
+    if history.empty and getattr(PREDICTORS.entry(name).factory, "needs_history", False):
+        fraction = getattr(config.workload.params, "train_fraction", None)
+        adjust("predictor_oracle_without_history", 1,
+               f"predictor={name} learns from the jobs before workload.train_fraction, and workload "
+               f"{config.workload.name!r} has none" + ("" if fraction is None else f" (train_fraction={fraction:g})")
+               + "; the run predicts with predictor=oracle (true iterations) instead", stacklevel=3)
+        return "oracle", {}
+    return name, params
+
+
 def _finished(config: RunConfig, workload: Workload) -> Workload:
     """Scale releases to workload.target_load, add the injected jobs, record the offered load (an
-    instance has none of these keys: it is simulated as written)."""
+    instance has none of these keys: it is simulated as written); choose the run's predictor."""
+    workload.predictor = run_predictor(config, workload.history)
+    workload.scalars["predictor_used"] = workload.predictor[0]
     wl = config.workload.params
     timing, G = build_timing(config), workload.cluster.total_gpus
     durations = best_durations(workload.jobs, workload.cluster, timing)
@@ -256,8 +289,8 @@ def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: 
 
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
-    """The predictor group's predictor, fit on the workload's history."""
-    name, params = predictor_params(config)
+    """The run's predictor (`run_predictor`), fit on the workload's history."""
+    name, params = workload.predictor
     if is_trace(config.workload.name):
         predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.params.train_fraction, name, params,
                                              run_cache(config))
@@ -288,7 +321,7 @@ def simulated_predictions(config: RunConfig, workload: Workload) -> Predictions:
     `"predictions": "hit"` and `"predictor": "unused"`."""
     if not is_trace(config.workload.name):
         return _predict_simulated(config, workload)
-    name, params = predictor_params(config)
+    name, params = workload.predictor
     spec, cache = TableSpec.of(config), run_cache(config)
     train_fraction = config.workload.params.train_fraction
     jobs = frame_hash(workload.table)

@@ -21,7 +21,8 @@ def test_registries_hold_the_design_option_names():
     assert {"asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime",
             "fifo", "srtf", "srtf_oracle", "las2d"} == set(SCHEDULERS)
     assert {"forest", "oracle", "noisy"} == set(PREDICTORS)
-    assert {"philly", "gavel", "pai2020", "csv", "synthetic", "lemma2_reviewer", "head_of_line", "memory"} == set(WORKLOADS)
+    assert {"philly", "gavel", "pai2020", "csv", "synthetic", "slurm", "swf", "helios", "acme", "lemma2_reviewer",
+            "head_of_line", "memory"} == set(WORKLOADS)
     assert {"compare", "simulate", "placement", "predictor", "theory", "adversarial"} <= set(TASKS)
 
 

@@ -27,6 +27,9 @@ JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
                "queueing_delay", "jct", "placement", "preemptions", "restart_s"]
 
+OWNER_COLUMNS = ("user", "group", "partition")
+"""Who a job belongs to, copied from the job table into jobs.parquet when the workload has them."""
+
 VOLATILE = ("sim_wall_time_s",)
 """Scalars of a scheduler run that differ between identical runs (kept out of comparison.csv)."""
 
@@ -68,6 +71,15 @@ def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Serie
     return {"rho": symbols["rho"], "rho_bar": symbols["rho_bar"], "epsilon_bar": symbols["eps_bar"],
             "g_max": symbols["g_max"], "theorem1_bound": symbols["theorem1_bound"],
             "theory_note": f"{symbols['note']}; alpha_min: {alpha_min_source}"}
+
+
+def with_owners(jobs: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """`jobs` with the job table's user, group and partition (those the table has a value in), by job id."""
+    present = [c for c in OWNER_COLUMNS if c in table.columns and table[c].notna().any()]
+    if not present:
+        return jobs
+    owners = table[["job_id", *present]].astype({"job_id": str}).drop_duplicates("job_id")
+    return jobs.merge(owners, on="job_id", how="left", validate="one_to_one")
 
 
 @dataclass
@@ -121,5 +133,6 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     }
     jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
     jobs["job_id"] = jobs["job_id"].astype(str)
+    jobs = with_owners(jobs, workload.table)
     segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
     return SchedulerRun(scalars, jobs, segments)

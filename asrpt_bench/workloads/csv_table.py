@@ -27,12 +27,13 @@ from .parsing import check_columns, read_text_csv
 from .schema import COLUMNS, _where, validate_job_table
 
 
-def load_csv(path: str | Path) -> pd.DataFrame:
-    """The job table in `path` (.csv or .csv.gz), validated against the schema."""
+def load_csv(path: str | Path, delimiter: str = ",") -> pd.DataFrame:
+    """The job table in `path` (.csv or .csv.gz; fields separated by `delimiter`), validated against the schema."""
     if not isinstance(path, (str, os.PathLike)):
         raise ConfigError(f"path must be a CSV file path (str or Path), got {type(path).__name__} {path!r}")
     source = str(path)
-    raw = read_text_csv(Path(path), source)
+    raw = read_text_csv(Path(path), source, delimiter=delimiter)
+    _refuse_other_delimiter(raw, source, delimiter)
     check_columns(raw, [column.name for column in COLUMNS], source, "the job table's")
     table = validate_job_table(raw, source)
     if table.empty:
@@ -41,6 +42,17 @@ def load_csv(path: str | Path) -> pd.DataFrame:
     _check_iterations_kept(table, source)
     table.attrs.update({"source": source, "recurrence_keys": "file"})
     return table
+
+
+def _refuse_other_delimiter(raw: pd.DataFrame, source: str, delimiter: str) -> None:
+    """A header read as one field that holds another common delimiter: name the key that reads it."""
+    if raw.shape[1] != 1:
+        return
+    header = str(raw.columns[0])
+    for other in ",;|\t":
+        if other != delimiter and other in header:
+            raise ConfigError(f"{source}: the header line is one field {header[:60]!r}: its fields are separated by "
+                              f"{other!r}, not {delimiter!r}; set workload.delimiter={other!r}")
 
 
 def _check_iterations_kept(table: pd.DataFrame, source: str) -> None:
