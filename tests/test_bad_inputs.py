@@ -806,6 +806,12 @@ CASES: list[Case] = [
          "['asrpt', 'fifo']); it acts on the listed schedulers that share its parameters")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
                                                             "task.schedulers=[asrpt,fifo]"]))),
+    case("scheduler-not-compared", CONFIG,
+         "scheduler=srtf is not among task.schedulers [asrpt,asrpt_oracle,spjf,spwf,wcs_duration,wcs_workload,"
+         "wcs_subtime,fifo]: task compare runs those, relative to the scheduler group's; add it ('task.schedulers="
+         "[asrpt,asrpt_oracle,spjf,spwf,wcs_duration,wcs_workload,wcs_subtime,fifo,srtf]') or run it alone "
+         "(task=simulate scheduler=srtf)")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srtf"]))),
     case("preemption-price-without-preemption", CONFIG,
          "preemption.restart_s prices the suspensions of preemptive schedulers (las2d, srtf, srtf_oracle); this "
          "run's schedulers never preempt: ['asrpt', 'fifo']")(
