@@ -181,6 +181,8 @@ class Job:
 
     iterations is the true n_i; schedulers never read it unless they declare themselves oracles.
     `user` and `group` are recurrence features for the predictor (may be synthetic, see workloads).
+    `recorded_wait` is a job log's own queueing delay (start - submit), which `scheduler=recorded` replays
+    (sim/replay.py); None where the log has no start time.
     """
 
     job_id: Hashable
@@ -191,8 +193,13 @@ class Job:
     group: str | None = None
     duration: float | None = None
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+    recorded_wait: float | None = None
 
     def __post_init__(self) -> None:
+        _require(self.recorded_wait is None or (_is_number(self.recorded_wait) and
+                                                0 <= self.recorded_wait <= MAX_SECONDS),
+                 f"job {self.job_id!r}: recorded_wait must be None or in [0, {MAX_SECONDS:.0e}] s, got "
+                 f"{self.recorded_wait!r}")
         _require(_is_number(self.release) and self.release >= 0,
                  f"job {self.job_id!r}: release must be >= 0 (a finite number), got {self.release!r}")
         _require(self.release <= MAX_SECONDS, f"job {self.job_id!r}: release must be <= {MAX_SECONDS:.0e} s "

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tarfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,8 +24,8 @@ import pytest
 
 from asrpt_bench import cache, cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
-from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
-                                WorkloadConfig)
+from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig,
+                                SolverConfig, TaskConfig, WorkloadConfig)
 from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement import FirstFitPlacer
@@ -740,6 +740,17 @@ CASES: list[Case] = [
         lambda tmp: warned(lambda: run_experiment(log_run(sacct(
             tmp, "1|2024-10-27T01:00:00|2024-10-27T02:30:00|2024-10-27T04:00:00|COMPLETED|gres/gpu=1"),
             timezone="Europe/Berlin")).summary)),
+    case("recorded-without-start-times", LOGS,
+         "scheduler=recorded cannot replay the log: 1 of the 1 simulated jobs have no recorded start (first: 'a'); "
+         "only a job log's jobs (workload=slurm, swf, helios, acme, or a table with recorded_wait) have one")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), scheduler__name="recorded")))),
+    case("recorded-with-target-load", LOGS,
+         "scheduler=recorded cannot replay the log: workload.target_load rescales the releases the log's start "
+         "times are relative to")(
+        lambda tmp: refusal(lambda: run_experiment(replace(log_run(sacct(
+            tmp, "1|2024-03-01T08:00:00|2024-03-01T08:10:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1",
+            "2|2024-03-01T08:30:00|2024-03-01T08:30:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1"), target_load=0.5),
+            scheduler=SchedulerConfig("recorded"))))),
     # ---- selecting the simulated jobs
     case("num-jobs-beyond-the-table", SELECTION,
          "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "
@@ -747,10 +758,6 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__num_jobs=9)))),
     case("offset-past-the-jobs", SELECTION, "workload.offset=5 is past the 1 jobs in the selected window")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__offset=5)))),
-    case("forest-without-history", SELECTION,
-         "forest predictor: the training table is empty; set workload.train_fraction > 0 so the trace has a "
-         "history, or use predictor=oracle (true iterations)")(
-        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="forest")))),
     case("single-gpu-share-pool-too-small", SELECTION,
          "workload.single_gpu_share=0.5 with 2 jobs needs 1 multi-GPU jobs but the table has 0; lower "
          "workload.num_jobs or set workload.resample_replace=true")(

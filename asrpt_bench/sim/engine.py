@@ -118,8 +118,9 @@ def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predi
         require_type("jobs", job, Job, "a list of Job (one element is not)")
     require_type("cluster", cluster, Cluster, "a Cluster")
     decision = "decide" if getattr(scheduler, "preemptive", False) else "dispatch"
-    for name, value, method in (("scheduler", scheduler, decision), ("placer", placer, "place")):
-        _require_component(name, value, method)
+    if not getattr(scheduler, "replays_log", False):
+        _require_component("scheduler", scheduler, decision)
+    _require_component("placer", placer, "place")
     if predictions is not None:
         require_type("predictions", predictions, abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) "
                      "or None")

@@ -1,5 +1,6 @@
 """simulate(): one run of a scheduler and a placer on jobs, by the event loop the scheduler needs (the
-non-preemptive engine, or sim/preemptive.py for a scheduler that declares `preemptive = True`)."""
+non-preemptive engine, sim/preemptive.py for a scheduler that declares `preemptive = True`, or the
+replay of a log's own start times, sim/replay.py, for one that declares `replays_log = True`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..schedulers.views import Scheduler
 from ..timing import DEFAULT_TIMING, TimingModel
 from .engine import SimulationResult, prepare_run, simulate_nonpreemptive
 from .preemptive import simulate_preemptive
+from .replay import simulate_replay
 
 
 def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer: Placer,
@@ -26,4 +28,6 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     kept, dropped, views, estimates = prepare_run(jobs, cluster, scheduler, placer, predictions, timing,
                                                   drop_oversize, estimate_placer)
     run = simulate_preemptive if getattr(scheduler, "preemptive", False) else simulate_nonpreemptive
+    if getattr(scheduler, "replays_log", False):
+        run = simulate_replay
     return run(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)

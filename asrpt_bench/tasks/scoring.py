@@ -73,6 +73,27 @@ def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Serie
             "theory_note": f"{symbols['note']}; alpha_min: {alpha_min_source}"}
 
 
+RECORDED = "recorded"
+
+
+def replay_refusal(config: RunConfig, workload: Workload) -> str | None:
+    """Why the log's own start times cannot be replayed on the run's jobs (None: they can): the releases
+    they are relative to were rescaled or reassigned, a job the log never ran was added, or a job has none."""
+    wl = config.workload.params
+    if getattr(wl, "target_load", None) is not None:
+        return "workload.target_load rescales the releases the log's start times are relative to"
+    if getattr(wl, "inject_jobs", 0):
+        return "workload.inject_jobs adds jobs the log never ran"
+    if getattr(wl, "single_gpu_share", None) is not None and getattr(wl, "resample_releases", None) == "slots":
+        return "workload.single_gpu_share with resample_releases=slots gives jobs the releases of others"
+    missing = [job.job_id for job in workload.jobs if job.recorded_wait is None]
+    if missing:
+        return (f"{len(missing):,} of the {len(workload.jobs):,} simulated jobs have no recorded start (first: "
+                f"{missing[0]!r}); only a job log's jobs (workload=slurm, swf, helios, acme, or a table with "
+                "recorded_wait) have one")
+    return None
+
+
 def with_owners(jobs: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """`jobs` with the job table's user, group and partition (those the table has a value in), by job id."""
     present = [c for c in OWNER_COLUMNS if c in table.columns and table[c].notna().any()]
@@ -99,6 +120,10 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
     jobs.parquet keeps the scheduler's own estimate in `alpha_min`. `placer` defaults to the placement
     group's."""
+    if getattr(scheduler, "replays_log", False):
+        refusal = replay_refusal(config, workload)
+        if refusal is not None:
+            raise ConfigError(f"scheduler={scheduler.name} cannot replay the log: {refusal}")
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

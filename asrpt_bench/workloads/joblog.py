@@ -8,8 +8,9 @@ requested time limit. `log_job_table` then
 - refuses a start before its submission or an end before its start, naming the file, row and column;
 - leaves out, and counts by the first reason that applies: jobs that had not finished when the log was
   written (`not_finished`: PENDING, RUNNING, ...), jobs without an observed run time (`never_started`: no
-  start or no end, e.g. cancelled while queued), jobs without GPUs (`no_gpu`: CPU jobs) and jobs whose state is not among
-  `states` (`state_not_selected`; by default every finished state is kept, with its observed duration);
+  start or no end, e.g. cancelled while queued), jobs without GPUs (`no_gpu`: CPU jobs) and jobs whose
+  state is not among `states` (`state_not_selected`; by default every finished state is kept, with its
+  observed duration);
 - gives every kept job release = submit - the first kept submission, duration = end - start (the run
   time the log observed; SWF gives it as a field), recorded_wait = start - submit (unknown where the log
   has no start) (what `scheduler=recorded` replays) and
