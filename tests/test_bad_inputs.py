@@ -751,6 +751,10 @@ CASES: list[Case] = [
             tmp, "1|2024-03-01T08:00:00|2024-03-01T08:10:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1",
             "2|2024-03-01T08:30:00|2024-03-01T08:30:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1"), target_load=0.5),
             scheduler=SchedulerConfig("recorded"))))),
+    case("walltime-without-limits", LOGS,
+         "walltime predictor: none of the 1 jobs has a requested time limit (column 'time_limit'); predictor=walltime "
+         "reads the limits of a job log (workload=slurm, swf, ...) or of a job table with a time_limit column")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="walltime")))),
     # ---- selecting the simulated jobs
     case("num-jobs-beyond-the-table", SELECTION,
          "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "

@@ -33,7 +33,7 @@ def test_the_ilp_placer_conforms() -> None:
     check_placer("ilp", {"objective": "alpha"})
 
 
-@pytest.mark.parametrize("name", sorted(PREDICTORS))
+@pytest.mark.parametrize("name", sorted(set(PREDICTORS) - {"walltime"}))  # reads a log's limits: test_walltime.py
 def test_every_built_in_predictor_conforms(name: str) -> None:
     check_predictor(name)
 
