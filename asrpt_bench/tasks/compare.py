@@ -17,6 +17,7 @@ from ..rules import Rule
 from ..prepare import Workload, fit_predictions, prediction_scalars
 from .base import Context, placer_name, reference_scheduler, register_task, scheduler_names
 from .scoring import RECORDED, VOLATILE, replay_refusal, run_scheduler
+from .users import USER_COLUMNS
 
 
 BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
@@ -83,4 +84,7 @@ def compare(context: Context) -> RunResult:
     segments = pd.concat(preempted, ignore_index=True) if preempted else None
     summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
                "per_scheduler": {name: run.scalars for name, run in runs.items()}, **recorded}
-    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments)
+    users = pd.concat([run.users.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
+    users = users[["scheduler", *USER_COLUMNS]]
+    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments,
+                     tables={"users": users})

@@ -22,6 +22,7 @@ from ..sim.records import comm_heavy_labels
 from ..theory.bound import theory_symbols
 from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
 from .base import asrpt_parameter, comm_heavy_threshold
+from .users import fairness, user_table
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
@@ -107,6 +108,8 @@ def with_owners(jobs: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 class SchedulerRun:
     scalars: dict[str, Any]
     jobs: pd.DataFrame
+    users: pd.DataFrame
+    """Per-user metrics (tasks/users.py)."""
     segments: pd.DataFrame | None = None
     """The run segments of a preemptive scheduler (None for a non-preemptive one)."""
 
@@ -160,4 +163,6 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     jobs["job_id"] = jobs["job_id"].astype(str)
     jobs = with_owners(jobs, workload.table)
     segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
-    return SchedulerRun(scalars, jobs, segments)
+    users = user_table(jobs, segments)
+    scalars.update(fairness(users))
+    return SchedulerRun(scalars, jobs, users, segments)
