@@ -89,8 +89,11 @@ def test_the_replay_of_a_slurm_log_starts_jobs_when_the_log_says() -> None:
     config.scheduler = SchedulerConfig("recorded")
     replay = run_experiment(config)
     starts = dict(zip(replay.jobs["job_id"], replay.jobs["start"]))
-    # Start - the first Submit (08:00): 08:05, 08:30, 09:10, 11:30; job 1008 (16 GPUs) is dropped
+    ends = dict(zip(replay.jobs["job_id"], replay.jobs["end"]))
+    # Start and End - the first Submit (08:00): 08:05-09:05, 08:30-08:40, 09:10-10:10, 11:30-11:31:40;
+    # job 1008 (16 GPUs) is dropped
     assert starts == {"1001": 300.0, "1002": 1800.0, "1006": 4200.0, "1007_3": 12600.0}
+    assert ends == {"1001": 3900.0, "1002": 2400.0, "1006": 7800.0, "1007_3": 12700.0}
     assert replay.summary["dropped"] == 1 and replay.summary["over_capacity_instants"] == 0
 
 

@@ -16,7 +16,7 @@ from asrpt_bench.config import ClusterConfig, PredictorConfig, RunConfig, TaskCo
 from asrpt_bench.core import ConfigError
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.workloads.helios import load_acme, load_helios
-from asrpt_bench.workloads.slurm import load_slurm, tres_gpus
+from asrpt_bench.workloads.slurm import SAMPLE, load_slurm, tres_gpus
 from asrpt_bench.workloads.swf import load_swf
 from asrpt_bench.workloads.tracecard import format_trace_card, gpu_histogram
 
@@ -223,3 +223,18 @@ def test_a_run_on_a_log_keeps_user_account_and_partition_per_job_and_the_card_in
         "1007_3": {"user": "erin", "group": "vision", "partition": "gpu"},
         "1008": {"user": "erin", "group": None, "partition": "debug"}}
     assert result.summary["trace_card"] == load_slurm(LOGS / "sacct.txt").attrs["trace_card"]
+
+
+def test_the_shipped_sacct_sample_is_what_its_generator_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "data"))
+    try:
+        import make_sacct_sample
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setattr(make_sacct_sample, "OUT", tmp_path / "sample.txt")
+    make_sacct_sample.main()
+    assert (tmp_path / "sample.txt").read_bytes() == SAMPLE.read_bytes()
+    card = load_slurm(SAMPLE, timezone="Europe/Berlin").attrs["trace_card"]
+    assert (card["jobs"], card["kept"], card["dropped"]["no_gpu"]) == (600, 509, 40)

@@ -1,9 +1,10 @@
 """The log's own schedule replayed (`scheduler=recorded`): the "as it happened" baseline of a job log.
 
-Every job starts at release + its recorded wait (the log's start - submit) and runs n_i x alpha~min_i, its
-run time at its Heavy-Edge placement on the empty cluster (for a log's job, its observed run time up to the
-rounding of n_i: the same per-job service every scheduler's slowdown is measured against). The log does not
-say where a job ran, so records carry no placement (`placement` and `gpu_ids` empty, `servers_used` the
+Every job starts at release + its recorded wait (the log's start - submit) and runs its observed run time
+(`duration`), so it ends when the log says it ended (a job without a duration, from a hand-made table, runs
+n_i x alpha~min_i, its run time at its Heavy-Edge placement on the empty cluster, which for a log's job is
+its observed run time up to the rounding of n_i). The log does not say where a job ran, so records carry
+no placement (`placement` and `gpu_ids` empty, `servers_used` the
 empty-cluster placement's). The replay is not checked against the simulated cluster's capacity, as a
 schedule is: the cluster the log came from may have been larger or shaped otherwise. What it would take is
 counted instead (`capacity_excess`): the instants at which the replay holds more GPUs than the cluster has,
@@ -65,9 +66,9 @@ def replay_records(kept: Sequence[Job], views: Sequence[JobView],
             raise ConfigError(f"job {job.job_id!r} has no recorded start: scheduler=recorded replays a job log's own "
                               "start times (workload=slurm, swf, helios, acme, or a job table with recorded_wait)")
         start = job.release + job.recorded_wait
+        run = job.duration if job.duration is not None else job.iterations * alpha
         records.append(JobRecord(
-            job_id=job.job_id, release=job.release, eligible=job.release, start=start,
-            end=start + job.iterations * alpha, gpus=job.gpus, model=job.model, config=job.config,
+            job_id=job.job_id, release=job.release, eligible=job.release, start=start, end=start + run, gpus=job.gpus, model=job.model, config=job.config,
             servers_used=estimate.min_servers, alpha=alpha, alpha_min=alpha, alpha_max=estimate.alpha_max,
             iterations=job.iterations,
             predicted_iterations=view.predicted_iterations, comm_ratio=view.comm_ratio, placement=(), gpu_ids=()))

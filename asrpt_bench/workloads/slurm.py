@@ -62,6 +62,9 @@ UNFINISHED_STATES = ("PENDING", "RUNNING", "REQUEUED", "RESIZING", "REVOKED", "S
 UNKNOWN_TIMES = ("Unknown", "None", "")
 NO_LIMIT = ("UNLIMITED", "Partition_Limit", "")
 GPU_TRES = re.compile(r"gres/gpu(:[^=]+)?")
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "sacct_sample.txt"
+"""A synthetic sacct export shipped with the package (docs/operators.md runs on it; how it was made:
+data/samples/README.md)."""
 
 
 def load_slurm(path: str | Path, *, timezone: str = "UTC", states: list[str] | None = None) -> pd.DataFrame:
