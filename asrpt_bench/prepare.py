@@ -81,8 +81,9 @@ class TableSpec:
     def of(cls, config: RunConfig) -> "TableSpec":
         params = config.workload.params
         assert isinstance(params, TraceParams)
-        return cls(config.workload.name, tuple(sorted(params.table_key().items())), config.seed,
-                   build_cluster(config), build_timing(config), params)
+        frozen = {key: tuple(value) if isinstance(value, list) else value for key, value in params.table_key().items()}
+        return cls(config.workload.name, tuple(sorted(frozen.items())), config.seed, build_cluster(config),
+                   build_timing(config), params)
 
     def cache_inputs(self) -> dict[str, Any]:
         """The spec as cache-key inputs (without the full `params`, whose table-deciding part is in it)."""

@@ -238,3 +238,13 @@ def test_the_shipped_sacct_sample_is_what_its_generator_writes(tmp_path: Path, m
     assert (tmp_path / "sample.txt").read_bytes() == SAMPLE.read_bytes()
     card = load_slurm(SAMPLE, timezone="Europe/Berlin").attrs["trace_card"]
     assert (card["jobs"], card["kept"], card["dropped"]["no_gpu"]) == (600, 509, 40)
+
+
+def test_a_state_filter_from_the_command_line_reaches_the_loader_and_its_cache_key() -> None:
+    from asrpt_bench.cli import compose_run_config
+
+    config = compose_run_config(["workload=slurm", f"workload.path={LOGS / 'sacct.txt'}",
+                                 "workload.states=[COMPLETED,TIMEOUT]", "workload.train_fraction=0", "predictor=oracle", "task=simulate", "cluster.servers=2",
+                                 "progress=false"])
+    summary = run_experiment(config).summary
+    assert summary["num_jobs"] == 2 and summary["trace_card"]["dropped"]["state_not_selected"] == 3

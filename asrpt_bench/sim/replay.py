@@ -68,8 +68,8 @@ def replay_records(kept: Sequence[Job], views: Sequence[JobView],
         start = job.release + job.recorded_wait
         run = job.duration if job.duration is not None else job.iterations * alpha
         records.append(JobRecord(
-            job_id=job.job_id, release=job.release, eligible=job.release, start=start, end=start + run, gpus=job.gpus, model=job.model, config=job.config,
-            servers_used=estimate.min_servers, alpha=alpha, alpha_min=alpha, alpha_max=estimate.alpha_max,
-            iterations=job.iterations,
-            predicted_iterations=view.predicted_iterations, comm_ratio=view.comm_ratio, placement=(), gpu_ids=()))
+            job_id=job.job_id, release=job.release, eligible=job.release, start=start, end=start + run, gpus=job.gpus,
+            model=job.model, config=job.config, servers_used=estimate.min_servers, alpha=alpha, alpha_min=alpha,
+            alpha_max=estimate.alpha_max, iterations=job.iterations, predicted_iterations=view.predicted_iterations,
+            comm_ratio=view.comm_ratio, placement=(), gpu_ids=()))
     return tuple(records)

@@ -164,7 +164,8 @@ def rows(job: Job, export: float) -> list[str]:
     """The allocation row and its steps, as sacct prints them at `export`."""
     nodes = max(1, -(-job.gpus // GPUS_PER_NODE))
     gres = f",gres/gpu={job.gpus}" if job.gpus else ""
-    request = f"billing={max(job.gpus, 1) * 8},cpu={max(job.gpus, 1) * 8}{gres},mem={max(job.gpus, 1) * 64}G,node={nodes}"
+    units = max(job.gpus, 1)
+    request = f"billing={units * 8},cpu={units * 8}{gres},mem={units * 64}G,node={nodes}"
     limit = int(job.limit_s // 60)
     base = [job.job_id, job.user, job.account, job.partition, stamp(job.submit)]
     if job.state == "QUEUED_CANCEL":
