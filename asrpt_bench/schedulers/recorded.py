@@ -4,7 +4,6 @@ baseline). It decides nothing: the simulator replays every job at release + its 
 
 from __future__ import annotations
 
-from ..core import Cluster
 from .base import register_scheduler
 
 
@@ -15,8 +14,3 @@ class Recorded:
 
     name = "recorded"
     replays_log = True
-    oracle = False
-    preemptive = False
-
-    def reset(self, cluster: Cluster) -> None:
-        """Nothing to reset: the replay keeps no state."""
