@@ -58,8 +58,6 @@ class Workload:
     durations: np.ndarray = field(default_factory=lambda: np.empty(0))
     scalars: dict[str, Any] = field(default_factory=dict)
     cache_status: dict[str, str] = field(default_factory=dict)
-    predictor: tuple[str, dict[str, Any]] = ("oracle", {})
-    """The predictor the run uses and its keywords (`run_predictor`)."""
 
 
 @dataclass(frozen=True)
@@ -229,8 +227,7 @@ def run_predictor(config: RunConfig, history: pd.DataFrame) -> tuple[str, dict[s
 def _finished(config: RunConfig, workload: Workload) -> Workload:
     """Scale releases to workload.target_load, add the injected jobs, record the offered load (an
     instance has none of these keys: it is simulated as written); choose the run's predictor."""
-    workload.predictor = run_predictor(config, workload.history)
-    workload.scalars["predictor_used"] = workload.predictor[0]
+    workload.scalars["predictor_used"] = run_predictor(config, workload.history)[0]
     wl = config.workload.params
     timing, G = build_timing(config), workload.cluster.total_gpus
     durations = best_durations(workload.jobs, workload.cluster, timing)
@@ -291,7 +288,7 @@ def _fitted_on_trace(spec: TableSpec, train_fraction: float, name: str, params: 
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> Any:
     """The run's predictor (`run_predictor`), fit on the workload's history."""
-    name, params = workload.predictor
+    name, params = run_predictor(config, workload.history)
     if is_trace(config.workload.name):
         predictor, status = _fitted_on_trace(TableSpec.of(config), config.workload.params.train_fraction, name, params,
                                              run_cache(config))
@@ -322,7 +319,7 @@ def simulated_predictions(config: RunConfig, workload: Workload) -> Predictions:
     `"predictions": "hit"` and `"predictor": "unused"`."""
     if not is_trace(config.workload.name):
         return _predict_simulated(config, workload)
-    name, params = workload.predictor
+    name, params = run_predictor(config, workload.history)
     spec, cache = TableSpec.of(config), run_cache(config)
     train_fraction = config.workload.params.train_fraction
     jobs = frame_hash(workload.table)

@@ -839,7 +839,7 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
     # ---- configuration
     case("unknown-group-option", CONFIG,
-         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, spjf, spwf, srtf, "
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, recorded, spjf, spwf, srtf, "
          "srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
