@@ -402,6 +402,39 @@ def killed_then_rerun(tmp: Path, capsys: pytest.CaptureFixture) -> str:
     return f"exit {code}: {note}; rows {len(pd.read_csv(tmp / 'x.csv'))}"
 
 
+def committed_results(tmp: Path, damage: Callable[[Path], Any]) -> Path:
+    """A copy of the committed results/ in `tmp`/results after `damage(copy)`."""
+    results = tmp / "results"
+    results.mkdir()
+    for path in (ROOT / "results").iterdir():
+        (results / path.name).write_bytes(path.read_bytes())
+    damage(results)
+    return results
+
+
+def report_over(tmp: Path, capsys: pytest.CaptureFixture, results: Path) -> str:
+    code = report_main(["--results", str(results), "--out", str(ROOT / "REPRODUCTION.md"), "--check", "--docs", "none"])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def pai_twice(tmp: Path) -> Path:
+    """A PAI directory holding a second copy of its job table in a subdirectory."""
+    directory = pai(tmp)
+    write(directory, "old/pai_job_table.csv", PAI_JOBS)
+    return directory
+
+
+def cut_archive(tmp: Path) -> Path:
+    """A PAI .tar.gz cut after its first 2,000 bytes (its members padded so that they do not fit in them)."""
+    directory = pai(tmp)
+    write(directory, "padding.bin", os.urandom(20000))
+    archive = tmp / "pai.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(directory, arcname="trace")
+    archive.write_bytes(archive.read_bytes()[:2000])
+    return archive
+
+
 def truncate(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
 
@@ -586,6 +619,15 @@ CASES: list[Case] = [
     case("csv-gzip-named-csv", TRACE, "{dir}/jobs.csv: the file is gzip-compressed; name it jobs.csv.gz or gunzip it")(
         lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv",
                                                    gzip.compress(f"{HEADER}\n{GOOD_ROW}\n".encode()))))),
+    case("csv-plain-text-named-gz", TRACE,
+         "{dir}/jobs.csv.gz: named .gz but not gzip-compressed (it starts b'job_id,relea'); gzip it, or name it "
+         "jobs.csv")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv.gz", f"{HEADER}\n{GOOD_ROW}\n")))),
+    case("csv-gzip-cut-short", TRACE,
+         "{dir}/jobs.csv.gz: the gzip data ends early, so the file was cut short (an interrupted copy or "
+         "download?); copy it again")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv.gz", gzip.compress(
+            f"{HEADER}\n{GOOD_ROW}\n".encode())[:-10])))),
     case("csv-every-job-larger-than-cluster", TRACE,
          "every job (1) needs more than the cluster's 4 GPUs (first: 'big'), so nothing is left to simulate; use a "
          "larger cluster (cluster.servers, cluster.gpus_per_server)")(
@@ -609,6 +651,14 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
     case("pai-archive-member-missing", PAI, "{dir}/pai.tar.gz: the archive has no pai_group_tag_table.csv")(
         lambda tmp: refusal(lambda: load_pai2020(pai_tar_without_tags(tmp)))),
+    case("pai-archive-cut-short", PAI,
+         "{dir}/pai.tar.gz: the archive is cut short or damaged (EOFError: Compressed file ended before the "
+         "end-of-stream marker was reached); copy or download it again")(
+        lambda tmp: refusal(lambda: load_pai2020(cut_archive(tmp)))),
+    case("pai-two-copies-of-a-table", PAI,
+         "{dir}/pai: the directory holds 2 files named pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
+         "{dir}/pai/pai_job_table.csv); point workload.path at the one trace you mean")(
+        lambda tmp: refusal(lambda: load_pai2020(pai_twice(tmp)))),
     case("pai-not-a-trace", PAI,
          "{dir}/jobs.csv: not a directory or a .tar.gz archive holding ['pai_group_tag_table.csv', "
          "'pai_job_table.csv', 'pai_task_table.csv']")(
@@ -658,6 +708,11 @@ CASES: list[Case] = [
     case("gavel-wrong-field-count", GAVEL,
          "{dir}/vc1.trace: line 3 has 2 tab-separated field(s), expected 7 (Gavel per-VC format, as line 1)")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS + "A3C\tcmd\n")))),
+    case("gavel-trace-beside-its-gzipped-twin", GAVEL,
+         "{dir}/traces/vc1.trace and vc1.trace.gz both exist beside each other, and a reader cannot tell which is "
+         "current; keep one of them")(
+        lambda tmp: refusal(lambda: load_gavel((write(tmp, "traces/vc1.trace", GAVEL_ROWS), write(
+            tmp, "traces/vc1.trace.gz", gzip.compress(GAVEL_ROWS.encode())))[0].parent))),
     case("gavel-non-integer-steps", GAVEL,
          "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be an integer >= 0, got '1e3'")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace("\t1000\t", "\t1e3\t"))))),
@@ -1136,6 +1191,21 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: not UTF-8 text (byte 0: invalid "
          "start byte); a collected table is UTF-8 CSV", "capsys")(
         lambda tmp, capsys: figures_of(tmp, capsys, write(tmp, "results/fig6_num_jobs.csv", b"\xff\xfe\x00r").parent)),
+    case("report-gzipped-table-cut-short", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/dispatch_map.csv.gz: the gzip data ends early, so the "
+         "file was cut short (an interrupted copy or download?); copy it again", "capsys")(
+        lambda tmp, capsys: report_over(tmp, capsys, committed_results(
+            tmp, lambda results: truncate(results / "dispatch_map.csv.gz")))),
+    case("figure-plain-text-table-named-gz", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv.gz: named .gz but not "
+         "gzip-compressed (it starts b'experiment,s'); gzip it, or name it fig6_num_jobs.csv", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, write(tmp, "results/fig6_num_jobs.csv.gz",
+                                                          "experiment,seed\nfig6_num_jobs,0\n").parent)),
+    case("report-table-beside-its-gzipped-twin", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/dispatch_map.csv and dispatch_map.csv.gz both exist "
+         "beside each other, and a reader cannot tell which is current; keep one of them", "capsys")(
+        lambda tmp, capsys: report_over(tmp, capsys, committed_results(tmp, lambda results: write(
+            results, "dispatch_map.csv", gzip.decompress((results / "dispatch_map.csv.gz").read_bytes()))))),
     case("interrupted-sweep", IO,
          "exit 130: asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)",
          "monkeypatch", "capsys")(
