@@ -24,8 +24,7 @@ import pytest
 
 from asrpt_bench import cache, cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
-from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig,
-                                SolverConfig, TaskConfig, WorkloadConfig)
+from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement import FirstFitPlacer
@@ -115,7 +114,7 @@ def table(tmp: Path, *rows: str, header: str = HEADER) -> Path:
 
 def csv_run(path: Path, **changes: Any) -> RunConfig:
     """A small `task=simulate` run of the job table at `path` on 1 server x 4 GPUs, oracle predictions."""
-    config = RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=4),
+    config = RunConfig(cluster=Cluster(servers=1, gpus_per_server=4),
                        workload=WorkloadConfig(name="csv", path=str(path), num_jobs=None, train_fraction=0.0,
                                                drop_oversize=False),
                        predictor=PredictorConfig(name="oracle"), placement=PlacementConfig(name="first_fit"),
@@ -159,7 +158,7 @@ GAVEL_ROWS = ("ResNet-50 (batch size 64)\tpython3 main.py\t--num_steps\t1\t1000\
 
 def gavel_run(path: Path) -> RunConfig:
     """A `task=simulate` run of the Gavel trace at `path` on 3 servers x 8 GPUs, oracle predictions."""
-    return RunConfig(cluster=ClusterConfig(servers=3, gpus_per_server=8),
+    return RunConfig(cluster=Cluster(servers=3, gpus_per_server=8),
                      workload=WorkloadConfig(name="gavel", path=str(path), num_jobs=None, train_fraction=0.0),
                      predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
 SACCT_HEADER = "JobID|Submit|Start|End|State|AllocTRES"
@@ -223,7 +222,7 @@ def stopping_cpsat(monkeypatch: pytest.MonkeyPatch, incumbent: bool) -> None:
 
 def ilp_place(gpus_free: tuple[int, ...]) -> str:
     plan = build_plan("vgg19", "p1xd2")
-    placement, result = ILPPlacer(time_limit_s=5.0).place_with_result(plan, gpus_free, Cluster(2, 2))
+    placement, result = ILPPlacer(solver=SolverSettings(time_limit_s=5.0)).place_with_result(plan, gpus_free, Cluster(2, 2))
     return f"status {result.status}, placement {placement.servers if placement else None}, gap {result.gap}"
 
 
@@ -987,7 +986,7 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench-placement-study: error: cluster.servers must be an integer in [1, 100000], got 0", "capsys")(
         lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
     # ---- the Python API
-    case("api-fractional-replicas", API, "Stage.replicas must be an integer >= 1, got 1.5")(
+    case("api-fractional-replicas", API, "Stage.replicas must be a positive integer, got 1.5")(
         lambda tmp: refusal(lambda: Stage(compute_s=1.0, param_bytes=0.0, activation_bytes=0.0, replicas=1.5))),
     case("api-server-outside-the-cluster", API,
          "placement.servers: server index 9 is outside the cluster's 2 servers (0..1)")(
@@ -998,7 +997,7 @@ CASES: list[Case] = [
                                                          Cluster(2, 2)))),
     case("api-none-argument", API, "job 'a': release must be >= 0 (a finite number), got None")(
         lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
-    case("api-string-argument", API, "gpus must be an integer >= 1, got '2'")(
+    case("api-string-argument", API, "gpus must be a positive integer, got '2'")(
         lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
     case("api-release-beyond-exact-times", API,
          "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
@@ -1027,7 +1026,7 @@ CASES: list[Case] = [
         lambda tmp, monkeypatch: (restricted_backends(monkeypatch, (
             "gurobi", "size-limited Gurobi licence (models up to 2000 variables/rows)", True)),
             warned(lambda: run_experiment(RunConfig(
-                solver=SolverConfig(name="gurobi", time_limit_s=10.0),
+                solver=SolverSettings(name="gurobi", time_limit_s=10.0),
                 task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
                                 study_patterns=["empty"]), progress=False)).summary))[1]),
     case("solver-time-limit-with-incumbent", SOLVER, "status feasible, placement (1, 1), gap 1.0", "monkeypatch")(
@@ -1036,7 +1035,7 @@ CASES: list[Case] = [
          "ILP placement of vgg19/p1xd2 found no solution with cpsat in 5.0 s (status time_limit_no_solution)",
          "monkeypatch")(
         lambda tmp, monkeypatch: (stopping_cpsat(monkeypatch, incumbent=False), _solver_error(
-            lambda: ILPPlacer(time_limit_s=5.0).place(build_plan("vgg19", "p1xd2"), (1, 2), Cluster(2, 2))))[1]),
+            lambda: ILPPlacer(solver=SolverSettings(time_limit_s=5.0)).place(build_plan("vgg19", "p1xd2"), (1, 2), Cluster(2, 2))))[1]),
     case("solver-infeasible-model", SOLVER, "status infeasible, solution False")(
         lambda tmp: infeasible_model()),
     case("placement-does-not-fit", SOLVER, "status infeasible, placement None, gap None")(
@@ -1161,7 +1160,7 @@ CASES: list[Case] = [
     case("cache-directory-writable-by-all", IO,
          "cache.dir: {dir} is writable by every user (mode 0777); use a private directory, or set "
          "ASRPT_BENCH_CACHE_ALLOW_WRITABLE=1 to accept it (entries stay signed with your key)")(
-        lambda tmp: (tmp.chmod(0o777), refusal(lambda: cache.resolve_cache(str(tmp), True)))[1]),
+        lambda tmp: (tmp.chmod(0o777), refusal(lambda: cache.CacheSettings(dir=str(tmp)).open()))[1]),
     case("cache-clear-a-foreign-directory", IO,
          "exit 2: asrpt-bench-cache: error: {dir}: not an asrpt-bench cache (no ASRPT_BENCH_CACHE file); nothing "
          "removed; kept", "capsys")(

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asrpt_bench.config import (ClusterConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig,
-                                WorkloadConfig)
+from asrpt_bench.config import PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster, ConfigError, Job, TrainingPlan
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement import FirstFitPlacer
@@ -79,7 +78,7 @@ def test_a_job_without_a_recorded_start_is_refused() -> None:
 
 
 def log_run(**task: object) -> RunConfig:
-    return RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=8),
+    return RunConfig(cluster=Cluster(servers=1, gpus_per_server=8),
                      workload=WorkloadConfig("slurm", path=str(LOGS / "sacct.txt"), train_fraction=0.0),
                      predictor=PredictorConfig("oracle"), task=TaskConfig(**task), progress=False)
 
@@ -122,7 +121,7 @@ def test_a_rescaled_log_is_compared_without_its_schedule_and_says_why() -> None:
 def test_a_trace_without_start_times_gets_no_recorded_schedule(tmp_path: Path) -> None:
     path = tmp_path / "jobs.csv"
     path.write_text("job_id,release,gpus,iterations,alpha\na,0,1,10,1.0\nb,5,2,10,1.0\n")
-    config = RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=4),
+    config = RunConfig(cluster=Cluster(servers=1, gpus_per_server=4),
                        workload=WorkloadConfig("csv", path=str(path)), predictor=PredictorConfig("oracle"),
                        task=TaskConfig("compare", schedulers=["fifo"]), progress=False)
     result = run_experiment(config)
@@ -136,7 +135,7 @@ def test_a_trace_without_start_times_gets_no_recorded_schedule(tmp_path: Path) -
 def test_a_job_table_with_recorded_waits_is_replayed(tmp_path: Path) -> None:
     path = tmp_path / "jobs.csv"
     path.write_text("job_id,release,gpus,iterations,alpha,recorded_wait\na,0,1,10,1.0,4\nb,5,2,10,1.0,0\n")
-    config = RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=4),
+    config = RunConfig(cluster=Cluster(servers=1, gpus_per_server=4),
                        workload=WorkloadConfig("csv", path=str(path)), predictor=PredictorConfig("oracle"),
                        scheduler=SchedulerConfig("recorded"), task=TaskConfig("simulate"), progress=False)
     jobs = run_experiment(config).jobs

@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from asrpt_bench.config import ClusterConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.config import PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.tasks.users import fairness, user_table
 
@@ -52,7 +53,7 @@ def test_a_preempted_job_holds_gpus_only_in_its_segments() -> None:
 
 
 def test_every_compare_and_simulate_run_writes_users_with_the_fairness_in_the_summary() -> None:
-    config = RunConfig(cluster=ClusterConfig(servers=2, gpus_per_server=8),
+    config = RunConfig(cluster=Cluster(servers=2, gpus_per_server=8),
                        workload=WorkloadConfig("slurm", path=str(LOGS / "sacct.txt"), train_fraction=0.0),
                        predictor=PredictorConfig("oracle"), task=TaskConfig("compare", schedulers=["fifo", "spjf"]),
                        progress=False)

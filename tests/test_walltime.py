@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from asrpt_bench.config import ClusterConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
-from asrpt_bench.core import ConfigError
+from asrpt_bench.config import PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.prediction import make_predictor
 
@@ -34,7 +34,7 @@ def test_the_limit_in_iterations_on_the_empty_cluster() -> None:
 
 
 def log_run(task: str, predictor: str = "walltime", **workload: object) -> RunConfig:
-    return RunConfig(cluster=ClusterConfig(servers=2, gpus_per_server=8),
+    return RunConfig(cluster=Cluster(servers=2, gpus_per_server=8),
                      workload=WorkloadConfig("slurm", path=str(LOGS / "sacct.txt"), **workload),
                      predictor=PredictorConfig(predictor), task=TaskConfig(task), progress=False)
 

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from asrpt_bench.config import ClusterConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
-from asrpt_bench.core import ConfigError
+from asrpt_bench.config import PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.workloads.helios import load_acme, load_helios
 from asrpt_bench.workloads.slurm import SAMPLE, load_slurm, tres_gpus
@@ -210,7 +210,7 @@ def test_loading_never_modifies_the_users_file(loader, name: str, tmp_path: Path
 
 
 def test_a_run_on_a_log_keeps_user_account_and_partition_per_job_and_the_card_in_the_summary() -> None:
-    config = RunConfig(cluster=ClusterConfig(servers=2, gpus_per_server=8),
+    config = RunConfig(cluster=Cluster(servers=2, gpus_per_server=8),
                        workload=WorkloadConfig("slurm", path=str(LOGS / "sacct.txt"), train_fraction=0.0),
                        predictor=PredictorConfig("oracle"), task=TaskConfig("compare", schedulers=["fifo", "spjf"]),
                        progress=False)
