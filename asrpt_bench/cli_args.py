@@ -2,6 +2,8 @@
 
 - `key=~/file`: `~` is expanded (Hydra's override grammar cannot lex an unquoted `~`);
 - `hydra.launcher.n_jobs=0`: refused (joblib has no meaning for it and would print a traceback);
+- `hydra/launcher=submitit_slurm` in a sweep on a machine without Slurm (no `srun`): refused (submitit
+  would print a 25-line traceback);
 - `experiment=NAME` without `-m`: a named experiment is a sweep, so a single run of it runs one point;
   `single_point_warning` says so;
 - an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
@@ -15,11 +17,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 
 from .errors import ConfigError
 
 HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
 N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
+SLURM_LAUNCHER = re.compile(r"^\+{0,2}hydra/launcher=submitit_slurm$")
 EXPERIMENT = re.compile(r"^\+{0,2}experiment=(.+)$")
 MULTIRUN_FLAGS = ("-m", "--multirun")
 FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun",
@@ -53,7 +57,12 @@ def expand_home(args: list[str]) -> list[str]:
 
 
 def check_launcher(args: list[str]) -> None:
-    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers)."""
+    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers), and the Slurm
+    launcher in a sweep where there is no Slurm to submit to."""
+    if any(flag in args for flag in MULTIRUN_FLAGS) and any(map(SLURM_LAUNCHER.match, args)) \
+            and shutil.which("srun") is None:
+        raise ConfigError("hydra/launcher=submitit_slurm submits to Slurm, and this machine has no srun on PATH: run "
+                          "the sweep on a Slurm login node, or try it here with hydra/launcher=submitit_local")
     for arg in args:
         match = N_JOBS.match(arg)
         if not match:

@@ -41,12 +41,13 @@ def run_predictor(config: RunConfig, workload: Workload) -> tuple[str, dict[str,
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> IterationPredictor:
     """The run's predictor (`run_predictor`), fit on the workload's history."""
-    return prepared.fitted_predictor(workload, *run_predictor(config, workload), config.cache.open())
+    return prepared.fitted_predictor(workload, *run_predictor(config, workload), config.cache.open(), config.progress)
 
 
 def simulated_predictions(config: RunConfig, workload: Workload) -> prepared.Predictions:
     """The run's predictor's output on the simulated jobs."""
-    return prepared.simulated_predictions(workload, *run_predictor(config, workload), config.cache.open())
+    return prepared.simulated_predictions(workload, *run_predictor(config, workload), config.cache.open(),
+                                          config.progress)
 
 
 def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, float]:

@@ -84,6 +84,7 @@ def test_sweep_records_failures_and_resume_skips_complete_points(tmp_path: Path)
     first = run_app(*args, cwd=tmp_path)
     assert first.returncode == 1, first.stderr
     assert "asrpt-bench: error: sweep point" in first.stderr and "workload.num_jobs=9" in first.stderr
+    assert "sweep: 2 of 2 points done: 1 complete, 0 skipped (complete), 1 failed" in first.stdout  # Hydra's log
     good = next(sweep.glob("*workload.num_jobs=2*"))
     bad = next(sweep.glob("*workload.num_jobs=9*"))
     assert io.run_status(good) == "complete"
@@ -91,7 +92,8 @@ def test_sweep_records_failures_and_resume_skips_complete_points(tmp_path: Path)
     stamp = (good / "summary.json").stat().st_mtime_ns
     second = run_app(*args, cwd=tmp_path)
     assert second.returncode == 1
-    assert "already complete" in second.stderr
+    assert "workload.num_jobs=2): skipped (complete), sweep/" in second.stderr, second.stderr
+    assert "sweep: 2 of 2 points done: 0 complete, 1 skipped (complete), 1 failed" in second.stdout
     assert (good / "summary.json").stat().st_mtime_ns == stamp
     assert io.run_status(bad) == "failed"
 
@@ -105,6 +107,13 @@ def test_joblib_launcher_runs_points_in_parallel_processes(tmp_path: Path) -> No
     assert [io.run_status(p) for p in dirs] == ["complete", "complete"]
     hashes = {io.read_summary(p)["config_hash"] for p in dirs}
     assert len(hashes) == 2
+    again = run_app("-m", *TINY, "task=simulate", "seed=0,1", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
+                    f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    said = sorted(line.split(" (")[0] for line in again.stderr.splitlines() if line.endswith(tuple(p.name for p in dirs)))
+    assert said == ["point 1 of 2", "point 2 of 2"]  # each worker says its point was skipped, with the count
+    assert again.stderr.count(": skipped (complete), ") == 2
+    assert "sweep: 2 of 2 points done: 0 complete, 2 skipped (complete), 0 failed" in again.stdout
 
 
 def test_two_ad_hoc_sweeps_get_two_directories_and_a_rerun_the_same_one(tmp_path: Path) -> None:

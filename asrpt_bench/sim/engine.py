@@ -275,6 +275,7 @@ class _Simulation:
         timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
         heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
+        on_completion = getattr(scheduler, "on_completion", None)
         completion = EventKind.COMPLETION.value
         progress = None if self.bar.disable else self.bar.update
         context = _Context(self)
@@ -286,6 +287,8 @@ class _Simulation:
                 if kind == completion:
                     release(jobs[i].job_id)
                     del running[i]
+                    if on_completion is not None:
+                        on_completion(views[i], now)
                     if progress is not None:
                         progress(1)
                 elif kind == arrival:
