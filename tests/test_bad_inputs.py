@@ -1091,7 +1091,7 @@ CASES: list[Case] = [
     case("api-table-misspelt-column", API,
          "the in-memory table: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
          "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
-         "'user', 'group', 'duration']")(
+         "'user', 'group', 'duration', 'partition', 'state', 'recorded_wait', 'time_limit']")(
         lambda tmp: refusal(lambda: compare(frame(alpha_mx=[2.0, 2.0]), ["fifo"]))),
     case("api-table-repeated-column", API, "the in-memory table: column 'gpus' appears more than once")(
         lambda tmp: refusal(lambda: compare(pd.concat([frame(), frame()[["gpus"]]], axis=1), ["fifo"]))),
@@ -1108,7 +1108,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: compare(frame().iloc[:0], ["fifo"]))),
     case("plugin-table-unknown-column", API,
          "workload 'door_plugin': unknown column 'vc'; the job table's columns are ['job_id', 'release', 'gpus', "
-         "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration']")(
+         "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration', "
+         "'partition', 'state', 'recorded_wait', 'time_limit']")(
         lambda tmp: plugin_table(tmp, vc=["x", "y"])),
     case("api-predictions-as-a-list", API,
          "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
