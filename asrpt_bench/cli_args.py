@@ -9,7 +9,9 @@
 - an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
   Hydra's argparse usage text;
 - an ad-hoc sweep (`-m` without `experiment=` or `hydra.sweep.dir=`) gets a directory of its own,
-  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`).
+  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`);
+- options may come anywhere (`seed=0,1 -m scheduler.tau=0,1`): the overrides are handed to Hydra first,
+  the options after them (`overrides_first`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import os
 import re
 import shutil
 
+import yaml
+
+from .conf import CONFIG_DIR
 from .errors import ConfigError
 
 HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
@@ -45,6 +50,37 @@ def check_options(args: list[str]) -> None:
         problem = f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}"
         raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
                           "flags (see --help), and overrides are key=value")
+
+
+OPTIONAL_VALUE_FLAGS = {"--info": ("all", "config", "defaults", "defaults-tree", "plugins", "searchpath")}
+"""Hydra's options whose value may follow them as the next argument or be left out (its choices)."""
+
+
+def overrides_first(args: list[str]) -> list[str]:
+    """The overrides (in their order), then the options, each with its value. Hydra's parser reads the
+    overrides only as one run of arguments, so `seed=0,1 -m` followed by an override (one the user typed
+    after `-m`, or the sweep directory this module adds) would be refused with its usage text."""
+    overrides: list[str] = []
+    options: list[str] = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if not arg.startswith("-"):
+            overrides.append(arg)
+            continue
+        options.append(arg)
+        takes_value = arg in VALUE_FLAGS or arg in OPTIONAL_VALUE_FLAGS
+        if takes_value and position < len(args) and args[position] in OPTIONAL_VALUE_FLAGS.get(arg, (args[position],)):
+            options.append(args[position])
+            position += 1
+    return overrides + options
+
+
+def default_run_dir() -> str:
+    """The single run's directory pattern of the config tree (`hydra.run.dir` in conf/config.yaml)."""
+    tree = yaml.safe_load((CONFIG_DIR / "config.yaml").read_text(encoding="utf-8"))
+    return str(tree["hydra"]["run"]["dir"])
 
 
 def expand_home(args: list[str]) -> list[str]:

@@ -12,11 +12,15 @@ from typing import Any, Hashable, Sequence, TypeVar
 
 from .errors import ConfigError  # noqa: F401  (re-exported: the historical import path)
 from .params import Params, param
-from .rules import Rule, instance_of, integer, number, plain, seconds
+from .rules import MAX_SECONDS, Rule, instance_of, integer, number, plain, seconds
 
 GB = 1e9
 MAX_COUNT = 10**12
 """Largest iteration count of a job (exact integers in float64 and int64 alike)."""
+MIN_ALPHA = 1e-6
+"""Shortest per-iteration time (s) a job may declare: no training iteration is shorter than one GPU kernel
+launch (microseconds), and a ratio of two alphas (rho_bar, the Theorem 1 bound) stays finite above it (alpha
+1e-320 once ran with an overflow warning)."""
 T = TypeVar("T")
 
 
@@ -189,7 +193,9 @@ class TrainingPlan:
 FIXED_MODEL = "fixed-alpha"
 STAGE = instance_of(Stage, "a tuple of Stage")
 NAME = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
-PER_ITERATION = seconds(strict=True)
+PER_ITERATION = Rule(f"a per-iteration time in [{MIN_ALPHA:g}, {MAX_SECONDS:.0e}] s (no training iteration is "
+                     "shorter than a microsecond)",
+                     lambda v: seconds(strict=True).accepts(v) and float(plain(v)) >= MIN_ALPHA)
 DECLARED = Rule(f"None or {PER_ITERATION.describe()}", lambda v: v is None or PER_ITERATION.accepts(v))
 PLAN = instance_of(TrainingPlan, "a TrainingPlan")
 JOB_ID = Rule("a job id (a string or an integer)", lambda v: isinstance(plain(v), (str, int)) and not isinstance(v, bool),

@@ -305,6 +305,50 @@ def first_line_of_app(tmp: Path, *args: str) -> str:
     return f"exit {done.returncode}: {done.stderr.splitlines()[0]}"
 
 
+EXITING_WORKLOAD = """import sys
+from dataclasses import dataclass
+from asrpt_bench.workloads.sources import TraceParams, register_workload
+
+
+@dataclass(frozen=True)
+class QuitParams(TraceParams):
+    pass
+
+
+@register_workload("quit", QuitParams)
+def quit_loader(params, seed):
+    sys.exit(0)
+"""
+
+
+def plugin_exits_in_the_run(tmp: Path) -> str:
+    """A plugin workload whose loader calls sys.exit(0): the run fails (once exit 0, nothing run, no word)."""
+    write(tmp, "exiting_workload.py", EXITING_WORKLOAD)
+    return app(tmp, "plugins=[exiting_workload]", "workload=quit", "predictor=oracle", "task=simulate",
+               "hydra.run.dir=run")
+
+
+def refused_in_the_users_folders(tmp: Path) -> str:
+    """A refused run into runs/mine/r1 and into outputs/, where the user made runs/mine/ and outputs/ (empty)."""
+    for folder in ("runs/mine", "outputs"):
+        (tmp / folder).mkdir(parents=True)
+    outcome = app(tmp, "workload=csv", "workload.path=absent.csv", "hydra.run.dir=runs/mine/r1")
+    app(tmp, "workload=csv", "workload.path=absent.csv")
+    left = sorted(str(path.relative_to(tmp)) for path in tmp.rglob("*"))
+    return f"{outcome}; left {left}"
+
+
+def api_warning(tmp: Path) -> str:
+    """What api.compare prints on stderr for a table whose jobs take the whole cluster."""
+    write(tmp, "two.csv", f"{HEADER}\na,0,1,10,1.0\nb,0,1,10,1.0\n")
+    code = ("import pandas as pd\nfrom asrpt_bench.api import compare\n"
+            "compare(pd.read_csv('two.csv'), ['fifo'], servers=1, gpus_per_server=1)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return f"{done.stderr.count(chr(10))} line: {done.stderr.strip()}"
+
+
 def one_line(capsys: pytest.CaptureFixture, code: int) -> str:
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
@@ -547,6 +591,16 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,soon,1,10,1.0")))),
     case("csv-infinite-alpha", TRACE, "{dir}/jobs.csv: row 2 (line 3), column 'alpha': not a finite number: 'inf'")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,inf")))),
+    case("csv-alpha-below-any-iteration", TRACE,
+         "{dir}/jobs.csv: row 2 (line 3), column 'alpha': must be >= 1e-06 s (no training iteration is shorter than "
+         "a microsecond), got '1e-320'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,1e-320")))),
+    case("csv-model-beyond-gpu-memory", TRACE,
+         "{dir}/jobs.csv: row 2 (line 3), columns 'model' and 'config': model 't5' under config p1xd1 does not fit "
+         "in 32.0 GB per GPU (weights, gradients, Adam states and stashed activations)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(
+            tmp, "a,5,1,10,resnet50,p1xd1", "b,0,1,10,t5,p1xd1",
+            header="job_id,release,gpus,iterations,model,config"))))),
     case("csv-negative-release", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'release': must be >= 0, got -4.0")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,-4,1,10,1.0")))),
     case("csv-fractional-gpus", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'gpus': not an integer: '1.5'")(
@@ -677,7 +731,7 @@ CASES: list[Case] = [
          "end-of-stream marker was reached); copy or download it again")(
         lambda tmp: refusal(lambda: load_pai2020(cut_archive(tmp)))),
     case("pai-two-copies-of-a-table", PAI,
-         "{dir}/pai: the directory holds 2 files named pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
+         "{dir}/pai: the directory holds 2 copies of pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
          "{dir}/pai/pai_job_table.csv); point workload.path at the one trace you mean")(
         lambda tmp: refusal(lambda: load_pai2020(pai_twice(tmp)))),
     case("pai-not-a-trace", PAI,
@@ -1039,6 +1093,17 @@ CASES: list[Case] = [
          "(add -m to run the whole sweep)")(
         lambda tmp: first_line_of_app(tmp, "experiment=compare_default", "debug=tiny", "workload=synthetic",
                                       "task=simulate", f"hydra.run.dir={tmp}/run")),
+    case("plugin-exits-on-import", CONFIG,
+         "plugins: importing 'exiting' called sys.exit(3); a plugin module registers components and must not exit")(
+        lambda tmp: refusal(lambda: plugin(tmp, "exiting", "import sys\nsys.exit(3)\n"))),
+    case("plugin-exits-in-the-run", CONFIG,
+         "exit 1: asrpt-bench: error: the run failed (SystemExit: sys.exit(0) was called during the run); traceback "
+         "in {dir}/run/FAILED")(
+        lambda tmp: plugin_exits_in_the_run(tmp)),
+    case("plugin-warns-on-import", CONFIG,
+         "exit 0: asrpt-bench: warning: careful: this plugin is old")(
+        lambda tmp: (write(tmp, "warner.py", "import warnings\nwarnings.warn('careful: this plugin is old')\n"),
+                     app(tmp, "debug=tiny", "plugins=[warner]", "task=simulate", "progress=false"))[1]),
     case("placement-study-bad-argument", CONFIG,
          "exit 2: asrpt-bench-placement-study: error: cluster.servers must be an integer in [1, 100000], got 0", "capsys")(
         lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
@@ -1059,6 +1124,13 @@ CASES: list[Case] = [
     case("api-release-beyond-exact-times", API,
          "job 'a': release must be a finite number of seconds in [0, 1e+12], got 1e+300")(
         lambda tmp: refusal(lambda: Job("a", 1e300, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-alpha-below-any-iteration", API,
+         "alpha must be a per-iteration time in [1e-06, 1e+12] s (no training iteration is shorter than a "
+         "microsecond), got 1e-320")(
+        lambda tmp: refusal(lambda: TrainingPlan.fixed(1, 1e-320))),
+    case("api-warning-in-one-line", API,
+         "1 line: asrpt-bench: warning: 2 job(s) need all 1 GPUs (first: 'a'); the A-SRPT bound assumes g_max < G")(
+        lambda tmp: api_warning(tmp)),
     case("api-scheduler-missing", API,
          "scheduler must be a scheduler object with a dispatch() method (e.g. from make_scheduler), got NoneType None")(
         lambda tmp: refusal(lambda: simulate([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3)], Cluster(1, 2), None,
@@ -1146,6 +1218,22 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: cannot write the output directory: [Errno 20] Not a directory: "
          "'{dir}/file.txt/run'")(
         lambda tmp: (write(tmp, "file.txt", "x"), app(tmp, "debug=tiny", f"hydra.run.dir={tmp}/file.txt/run"))[1]),
+    case("refused-run-keeps-the-users-empty-folders", IO,
+         "exit 2: asrpt-bench: error: absent.csv: file not found; left ['outputs', 'runs', 'runs/mine']")(
+        lambda tmp: refused_in_the_users_folders(tmp)),
+    case("placement-study-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-placement-study: error: --out {dir} is a directory; give the name of the file to "
+         "write", "capsys")(
+        lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp), "--models", "vgg19"]))),
+    case("report-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-report: error: cannot write: [Errno 21] Is a directory: '{dir}'", "capsys")(
+        lambda tmp, capsys: one_line(capsys, report_main(["--results", str(ROOT / "results"), "--out", str(tmp),
+                                                          "--docs", "none"]))),
+    case("collect-out-below-a-file", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir}/file.txt/x.csv: {dir}/file.txt is a file, not a "
+         "directory", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: write(tmp, "file.txt", "x"), "--out",
+                                            str(tmp / "file.txt" / "x.csv"))),
     case("failing-writer", IO,
          "[Errno 28] No space left on device; status incomplete; files ['INCOMPLETE', 'config.json', "
          "'overrides.json']", "monkeypatch")(
@@ -1228,8 +1316,8 @@ CASES: list[Case] = [
          "run, not counted (first: {dir}/runs/.r1.staging-*); rows 1", "capsys")(
         lambda tmp, capsys: killed_then_rerun(tmp, capsys)),
     case("collect-out-is-a-directory", IO,
-         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the file to write (.csv, .csv.gz, "
-         ".parquet)", "capsys")(
+         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the name of the file to write",
+         "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
     case("collect-out-of-unknown-format", IO,
          "exit 2: asrpt-bench-collect: error: --out {dir}/x.json: give a file ending in .csv, .csv.gz, .parquet "

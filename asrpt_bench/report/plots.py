@@ -206,8 +206,9 @@ def _ratio_panel(axes: Axes, table: pd.DataFrame, x: str, x_scale: float) -> pd.
         chosen = summary[summary["excludes_one"] == excludes]
         axes.scatter(x_scale * chosen[x], chosen["mean"], s=26, facecolors=face, edgecolors=style["color"], zorder=3)
     for _, row in summary.iterrows():
-        axes.annotate(f"{row['mean']:.3g} vs {label(row['best_wcs'])}", (x_scale * row[x], row["mean"]),
-                      textcoords="offset points", xytext=(0, 7), ha="center", fontsize=6)
+        axes.annotate(f"{row['mean']:.3g}\nvs {label(row['best_wcs'])}", (x_scale * row[x], row["mean"]),
+                      textcoords="offset points", xytext=(0, 7), ha="center", va="bottom", fontsize=6.5,
+                      linespacing=1.0)
     ratio_axis(axes)
     axes.set_ylabel("total JCT: A-SRPT / best baseline")
     axes.legend(title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds; filled: CI excludes 1",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core import MAX_COUNT, ConfigError
+from ..core import MAX_COUNT, MIN_ALPHA, ConfigError
 from ..profiles import model_names
 from ..profiles.configs import ParallelConfig
 from ..profiles.zoo import DEFAULT_GPU_COUNTS
@@ -111,6 +111,8 @@ def _check_bounds(table: pd.DataFrame, raw: pd.DataFrame, source: str) -> None:
               ("iterations", MAX_COUNT, "iterations", exact), ("gpus", MAX_GPUS, "GPUs", "no cluster comes near"))
     for name, limit, unit, reason in limits:
         _first_bad(table[name] > limit, raw, name, source, f"must be <= {limit:.0e} {unit} ({reason})")
+    _first_bad(table["alpha"] < MIN_ALPHA, raw, "alpha", source,
+               f"must be >= {MIN_ALPHA:g} s (no training iteration is shorter than a microsecond)")
     work = table["iterations"] * table["alpha"]
     _first_bad(work > MAX_SECONDS, raw, "iterations", source,
                f"iterations x alpha must be <= {MAX_SECONDS:.0e} s ({exact})", also="alpha")
