@@ -88,7 +88,7 @@ def _component(kind: str, values: Mapping[str, Any]) -> Iterator[str]:
     registry = component_registry(kind)
     entry = registry.entry(name)
     yield from _wrapped("", f"{kind}={name}: {_first_line(entry.factory.__doc__) or _first_line(entry.params.__doc__)}")
-    yield from _params(kind, entry.params, {k: v for k, v in values.items() if k != "name"})
+    yield from _params(kind, registry.params_type(name), {k: v for k, v in values.items() if k != "name"})
 
 
 def _params(prefix: str, params: type[Params], values: Mapping[str, Any]) -> Iterator[str]:

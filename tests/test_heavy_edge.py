@@ -298,3 +298,28 @@ def test_refined_keeps_the_other_stages_whole_next_to_their_neighbours_heaviest_
     placement = HeavyEdgePlacer().place(plan, free, cluster)
     assert placement.servers == servers
     assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.14)  # all at the floor: ties
+
+
+def test_refined_finds_the_least_threshold_whose_blocks_pack():
+    """Stages of 3, 3, 2 and 2 replicas, 4 GB each, on free (6, 4): link costs are 0.153 (floor, every
+    boundary), 0.5 and 0.633 (the stages). Only at the least threshold must every stage stay whole, and only
+    the packing 3+3 | 2+2 keeps them so; placing stages whole by best fit, dearest first, would split the
+    last one. The result equals the exhaustive optimum and is certified."""
+    cluster = Cluster(2, 6, 100.0, 10.0)
+    plan = TrainingPlan("t", "3322", tuple(Stage(0.1 * m, 4 * GB, 0.01 * GB, m) for m in (3, 3, 2, 2)))
+    placement, proven = HeavyEdgePlacer().place_with_certificate(plan, (6, 4), cluster)
+    best, optimum = optimal_placement(plan, (6, 4), cluster)
+    assert placement == best == Placement((0,) * 6 + (1,) * 4) and proven
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == optimum == pytest.approx(0.46 / 3, rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_with_faster_inter_server_links_every_mode_spreads_the_job(mode):
+    """b_intra 10, b_inter 100 GB/s: the light vector on one server costs 0.17 s (every link slow); spread,
+    the exhaustive optimum 0.152 s. With room for one server only, it stays there."""
+    cluster = Cluster(4, 4, b_intra=10.0, b_inter=100.0)
+    placement = HeavyEdgePlacer(mode=mode).place(LIGHT, (4, 4, 4, 4), cluster)
+    assert DEFAULT_TIMING.alpha(LIGHT, placement, cluster) == pytest.approx(0.152, rel=1e-12)
+    assert optimal_placement(LIGHT, (4, 4, 4, 4), cluster)[1] == pytest.approx(0.152, rel=1e-12)
+    assert len(set(placement.servers)) > 1
+    assert HeavyEdgePlacer(mode=mode).place(LIGHT, (4, 0, 0, 0), cluster) == Placement((0, 0, 0, 0))

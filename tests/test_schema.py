@@ -108,7 +108,7 @@ def given(**overrides):
     (table().set_axis(["job_id", "release", "gpus", "gpus", "alpha"], axis=1), "column 'gpus' appears more than once"),
     (table(alpha_mx=[1.0, 2.0]), "unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
      "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', "
-     "'group', 'duration']"),
+     "'group', 'duration', 'partition', 'state', 'recorded_wait', 'time_limit']"),
     (table().iloc[:0], "no job rows"),
     (given(config=[None, None], duration=[5.0, None]),
      "row 1 (line 2), column 'config': value is missing (a row with a model needs both model and config)"),

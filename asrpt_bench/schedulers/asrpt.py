@@ -61,7 +61,7 @@ class ASRPTParams(Params):
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
     virtual_gpus: str = param("speed_weighted", one_of(*VIRTUAL_GPUS),
                               "a typed cluster's virtual machine: its GPUs in GPUs of its fastest type "
-                              "(speed_weighted) or all counted alike (count, type-agnostic)")
+                              "(speed_weighted) or all counted alike (count, as if types were equal)")
 
     def inert_keys(self) -> list[str]:
         """overrun acts only on backfilling estimates (min_estimate_s also floors the virtual sizes)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..core import Cluster
 from ..params import Params, param
-from ..rules import number
+from ..rules import seconds
 from .base import register_scheduler
 from .preemptive import PreemptiveContext
 from .views import JobView
@@ -34,7 +34,7 @@ from .views import JobView
 class ReplanParams(Params):
     """fifo_replan's parameters."""
 
-    round_s: float = param(0.0, number(0, what="a number of seconds"),
+    round_s: float = param(0.0, seconds(),
                            "re-plan only every round_s seconds (0: at every decision instant; Gavel: 360)")
 
 

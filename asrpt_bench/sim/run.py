@@ -1,5 +1,6 @@
 """simulate(): one run of a scheduler and a placer on jobs, by the event loop the scheduler needs (the
-non-preemptive engine, or sim/preemptive.py for a scheduler that declares `preemptive = True`). On a
+non-preemptive engine, sim/preemptive.py for a scheduler that declares `preemptive = True`, or the
+replay of a log's own start times, sim/replay.py, for one that declares `replays_log = True`). On a
 cluster given as pools the placer places through its pool choice (sim/pooled.py); on the one-pool
 shorthand each job runs its plan on the cluster's GPU type."""
 
@@ -17,7 +18,9 @@ from ..schedulers.views import Scheduler
 from ..timing import DEFAULT_TIMING, TimingModel
 from .engine import SimulationResult, prepare_run, simulate_nonpreemptive
 from .preemptive import simulate_preemptive
+from .replay import simulate_replay
 
+POOLED_REPLAY = "a log does not say which GPU type a job ran on, and this cluster is given as pools"
 PRICE = instance_of(PreemptionPrice, "a PreemptionPrice (the preemption group)")
 
 
@@ -54,6 +57,9 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     """
     PRICE.require("preemption", preemption)
     if isinstance(cluster, Cluster):
+        if getattr(scheduler, "replays_log", False) and cluster.pooled:
+            raise ConfigError(f"scheduler={scheduler.name} cannot replay the log: {POOLED_REPLAY} "
+                              f"({cluster.describe()})")
         if isinstance(placer, PooledPlacer) and placer.choice.name != DEFAULT_POOL_CHOICE and \
                 len(cluster.pool_list) == 1:
             raise ConfigError(f"placement.pool={placer.choice.name} chooses among a cluster's pools; this cluster has "
@@ -63,6 +69,8 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
             placer = placer.placer if isinstance(placer, PooledPlacer) else placer  # one pool: the placer itself
     kept, dropped, views, estimates = prepare_run(jobs, cluster, scheduler, placer, predictions, timing,
                                                   drop_oversize, estimate_placer)
+    if getattr(scheduler, "replays_log", False):
+        return simulate_replay(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
     if getattr(scheduler, "preemptive", False):
         return simulate_preemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress,
                                    preemption)

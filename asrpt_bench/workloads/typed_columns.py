@@ -22,6 +22,8 @@ from .parsing import location
 KINDS = ("alpha_max_", "alpha_spread_", "alpha_")
 BASE = ("alpha", "alpha_max", "alpha_spread")
 """Column prefixes of a type's values, longest first (so `alpha_max_k80` is never read as type `max_k80`)."""
+NOT_TYPED = ("alpha_min_estimate",)
+"""alpha_ columns of another meaning: model assignment's alpha~min estimate (the walltime predictor's divisor)."""
 MEASURED_TYPES = "measured_types"
 """A loader's table attribute: the GPU types its alpha_<type> columns measure in full (Gavel's K80, P100,
 V100), so columns of types the cluster lacks are not the user's mistake and are left out."""
@@ -33,7 +35,7 @@ def typed_columns(columns: pd.Index | list[str], source: str) -> dict[str, dict[
     found: dict[str, dict[str, str]] = {}
     for column in columns:
         name = str(column)
-        if name in BASE or not name.startswith("alpha_"):
+        if name in BASE or name in NOT_TYPED or not name.startswith("alpha_"):
             continue
         kind = next(prefix for prefix in KINDS if name.startswith(prefix))
         gpu_type = name[len(kind):]
