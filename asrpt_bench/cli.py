@@ -58,12 +58,13 @@ def _main(full_error: bool) -> None:
     sys.argv[1:] = cli_args.expand_home(sys.argv[1:])
     args = sys.argv[1:]
     multirun = any(flag in args for flag in cli_args.MULTIRUN_FLAGS)
-    earlier = rundir.HydraRecord(None) if multirun else rundir.HydraRecord.of_arguments(args)
+    earlier = (rundir.HydraRecord(None) if multirun
+               else rundir.HydraRecord.of_arguments(args, cli_args.default_run_dir()))
     signals.install()
     from . import cli_app  # Hydra and every component: what a run needs, imported once it is one
 
     try:
-        cli_app.run(args)
+        cli_app.run(args, earlier)
     except KeyboardInterrupt as interrupt:
         signals.stop_descendants()
         terminated = isinstance(interrupt, signals.Terminated)

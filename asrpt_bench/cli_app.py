@@ -114,9 +114,13 @@ class SweepPointFailed(RunFailed):
 
 # The single run's failure, reported by main(): raising it through Hydra would add Hydra's own line.
 _FAILURES: list[Exception] = []
+# What the run directory held, and which folders existed, before the run (set by `run`, read on a refusal).
+_EARLIER: list[rundir.HydraRecord] = [rundir.HydraRecord(None)]
 
 
 def _first_line(error: BaseException) -> str:
+    if isinstance(error, SystemExit):  # a component (a plugin's) called sys.exit: say so, not just its code
+        return f"sys.exit({error.code!r}) was called during the run"
     text = str(error).strip()
     return text.splitlines()[0].strip() if text else type(error).__name__
 
@@ -131,7 +135,7 @@ def _log_warning(message: Warning | str, category: type[Warning], filename: str,
     log.warning("%s: warning: %s", PROG, message)
 
 
-def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], error: Exception,
+def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], error: BaseException,
           point: str = "") -> RunFailed:
     """Record the failure (FAILED with the traceback) and publish it into the run directory; the
     exception to raise (Hydra marks the point failed). If the record cannot be published it stays in
@@ -175,7 +179,7 @@ def _run_point(cfg: DictConfig) -> str:
         identity = run_identity(run_config)
     except ConfigError as error:
         if not multirun:
-            rundir.remove_if_only_hydra(run_dir, job_name)
+            _EARLIER[0].remove_created(run_dir, job_name)
             raise
         raise _fail(rundir.stage(run_dir, {}, overrides), run_dir, multirun, overrides, error, point) from error
     if multirun and is_current(run_dir, identity):
@@ -190,10 +194,10 @@ def _run_point(cfg: DictConfig) -> str:
     except ConfigError as error:
         if not multirun:
             rundir.discard(staging)
-            rundir.remove_if_only_hydra(run_dir, job_name)
+            _EARLIER[0].remove_created(run_dir, job_name)
             raise
         raise _fail(staging, run_dir, multirun, overrides, error, point) from error
-    except Exception as error:  # recorded in the run dir; a sweep runs its other points first
+    except (Exception, SystemExit) as error:  # recorded in the run dir; a sweep runs its other points first
         raise _fail(staging, run_dir, multirun, overrides, error, point) from error
     except BaseException:  # interrupted: nothing is published
         rundir.discard(staging)
@@ -246,9 +250,12 @@ def _mode_from_flags(args: list[str]) -> Iterator[None]:
         Hydra.get_mode = original  # type: ignore[method-assign]
 
 
-def run(args: list[str]) -> None:
+def run(args: list[str], earlier: rundir.HydraRecord) -> None:
     """Check the arguments and run the app on them (one run, or a sweep); a single run's failure is
-    raised here, as Hydra's own errors are (cli.main turns each into its line and exit code)."""
+    raised here, as Hydra's own errors are (cli.main turns each into its line and exit code). `earlier`
+    is what the run directory held before, restored by a refused single run."""
+    warnings.showwarning = _log_warning  # a plugin's warning at import time is one line too
+    _EARLIER[:] = [earlier]
     use_help(args)
     prepare([a for a in args if not a.startswith("-")])  # launcher workers inherit the ConfigStore
     cli_args.check_options(args)
@@ -260,8 +267,7 @@ def run(args: list[str]) -> None:
     if multirun and all(a in cli_args.MULTIRUN_FLAGS or not a.startswith("-") for a in args):
         validate_sweep([a for a in args if a not in cli_args.MULTIRUN_FLAGS])
     own_dir = cli_args.sweep_dir_override(args)
-    if own_dir:
-        sys.argv.append(own_dir)
+    sys.argv[1:] = cli_args.overrides_first(args + ([own_dir] if own_dir else []))
     with _mode_from_flags(args):
         _app()
     if _FAILURES:

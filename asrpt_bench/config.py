@@ -373,3 +373,6 @@ def import_plugins(modules: list[str]) -> None:
             importlib.import_module(module)
         except Exception as error:  # any failure while importing a user's module is that module's fault
             raise ConfigError(f"plugins: cannot import {module!r}: {type(error).__name__}: {error}") from None
+        except SystemExit as error:  # a module written as a script: exiting would end the run without a word
+            raise ConfigError(f"plugins: importing {module!r} called sys.exit({error.code!r}); a plugin module "
+                              "registers components and must not exit") from None

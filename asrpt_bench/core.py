@@ -12,11 +12,15 @@ from typing import Any, Hashable, Sequence, TypeVar
 
 from .errors import ConfigError  # noqa: F401  (re-exported: the historical import path)
 from .params import Params, param
-from .rules import Rule, instance_of, integer, number, plain, seconds
+from .rules import MAX_SECONDS, Rule, instance_of, integer, number, plain, seconds
 
 GB = 1e9
 MAX_COUNT = 10**12
 """Largest iteration count of a job (exact integers in float64 and int64 alike)."""
+MIN_ALPHA = 1e-6
+"""Shortest per-iteration time (s) a job may declare: no training iteration is shorter than one GPU kernel
+launch (microseconds), and a ratio of two alphas (rho_bar, the Theorem 1 bound) stays finite above it (alpha
+1e-320 once ran with an overflow warning)."""
 T = TypeVar("T")
 
 
@@ -189,7 +193,9 @@ class TrainingPlan:
 FIXED_MODEL = "fixed-alpha"
 STAGE = instance_of(Stage, "a tuple of Stage")
 NAME = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
-PER_ITERATION = seconds(strict=True)
+PER_ITERATION = Rule(f"a per-iteration time in [{MIN_ALPHA:g}, {MAX_SECONDS:.0e}] s (no training iteration is "
+                     "shorter than a microsecond)",
+                     lambda v: seconds(strict=True).accepts(v) and float(plain(v)) >= MIN_ALPHA)
 DECLARED = Rule(f"None or {PER_ITERATION.describe()}", lambda v: v is None or PER_ITERATION.accepts(v))
 PLAN = instance_of(TrainingPlan, "a TrainingPlan")
 JOB_ID = Rule("a job id (a string or an integer)", lambda v: isinstance(plain(v), (str, int)) and not isinstance(v, bool),
@@ -200,7 +206,8 @@ KEY = Rule("None or a string", lambda v: v is None or isinstance(v, str))
 JOB_FIELDS = (("release", RELEASE), ("iterations", ITERATIONS), ("plan", PLAN), ("user", KEY), ("group", KEY),
               ("duration", Rule(f"None or {RELEASE.describe()}", lambda v: v is None or RELEASE.accepts(v))),
               ("features", Rule("a tuple of (name, value) pairs", lambda v: isinstance(v, tuple) and all(
-                  isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in v))))
+                  isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in v))),
+              ("recorded_wait", Rule(f"None or {RELEASE.describe()}", lambda v: v is None or RELEASE.accepts(v))))
 """Job's fields after its id, each with its rule (checked in this order when a Job is made)."""
 STAGES = instance_of((tuple, list), "a tuple of Stage")
 
@@ -211,6 +218,8 @@ class Job:
 
     iterations is the true n_i; schedulers never read it unless they declare themselves oracles.
     `user` and `group` are recurrence features for the predictor (may be synthetic, see workloads).
+    `recorded_wait` is a job log's own queueing delay (start - submit), which `scheduler=recorded` replays
+    (sim/replay.py); None where the log has no start time.
     """
 
     job_id: Hashable
@@ -221,6 +230,7 @@ class Job:
     group: str | None = None
     duration: float | None = None
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+    recorded_wait: float | None = None
 
     def __post_init__(self) -> None:
         JOB_ID.require("job_id", self.job_id)

@@ -129,11 +129,24 @@ def test_two_ad_hoc_sweeps_get_two_directories_and_a_rerun_the_same_one(tmp_path
     assert sweep_dir_override(["scheduler.tau=0"]) is None
     assert sweep_dir_override(["-m", "experiment=fig6_num_jobs"]) is None
     assert sweep_dir_override(["-m", "seed=0,1", "hydra.sweep.dir=here"]) is None
-    for taus in ("0,2", "0,1"):
-        done = run_app("-m", *TINY, "task=simulate", f"scheduler.tau={taus}", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
+    for taus in ("0,2", "0,1"):  # -m first, then -m between the overrides (once Hydra's usage text)
+        args = ["-m", *TINY, "task=simulate", f"scheduler.tau={taus}"] if taus == "0,2" else [
+            *TINY, "task=simulate", "-m", f"scheduler.tau={taus}"]
+        done = run_app(*args, cwd=tmp_path)
+        assert done.returncode == 0 and "usage" not in done.stderr, done.stderr
     sweeps = [p for p in (tmp_path / "multirun" / "simulate").iterdir()]
     assert len(sweeps) == 2 and all(p.name.startswith("scheduler.tau-") for p in sweeps)
     taus = [{part for point in sweep.iterdir() if point.is_dir() for part in point.name.split(",")
              if part.startswith("scheduler.tau=")} for sweep in sweeps]
     assert sorted(map(sorted, taus)) == [["scheduler.tau=0", "scheduler.tau=1"], ["scheduler.tau=0", "scheduler.tau=2"]]
+
+
+def test_options_go_after_the_overrides_with_their_values() -> None:
+    """Hydra reads the overrides as one run of arguments: `-m` (or `--cfg job`) anywhere is moved after them."""
+    from asrpt_bench.cli_args import overrides_first
+
+    assert overrides_first(["seed=0,1", "-m", "scheduler.tau=0,1", "hydra.sweep.dir=x"]) == [
+        "seed=0,1", "scheduler.tau=0,1", "hydra.sweep.dir=x", "-m"]
+    assert overrides_first(["--cfg", "job", "seed=1", "-p", "task", "--info", "config", "x=1", "--info"]) == [
+        "seed=1", "x=1", "--cfg", "job", "-p", "task", "--info", "config", "--info"]
+    assert overrides_first(["--info", "seed=1", "--cfg=job"]) == ["seed=1", "--info", "--cfg=job"]

@@ -1,5 +1,6 @@
 """PAI 2020 loader on hand-made files in the published headerless schema."""
 
+import gzip
 import tarfile
 from pathlib import Path
 
@@ -78,6 +79,18 @@ def test_tar_gz_archive_with_nested_folder_gives_the_same_table(tmp_path):
     from_dir = load_pai2020(folder)
     from_tar = load_pai2020(archive)
     assert from_tar.equals(from_dir)
+
+
+def test_gzipped_tables_read_as_the_plain_ones_in_a_directory_and_an_archive(tmp_path):
+    plain = load_pai2020(write_trace(tmp_path / "plain"))
+    folder = write_trace(tmp_path / "packed")
+    for name in ("pai_job_table.csv", "pai_task_table.csv"):
+        (folder / f"{name}.gz").write_bytes(gzip.compress((folder / name).read_bytes()))
+        (folder / name).unlink()
+    archive = tmp_path / "packed.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname="trace")
+    assert load_pai2020(folder).equals(plain) and load_pai2020(archive).equals(plain)
 
 
 @pytest.mark.parametrize("table_name, line, column, problem", [
