@@ -24,7 +24,7 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-from asrpt_bench import cache, cli, composition, io, rundir, solvers
+from asrpt_bench import cache, cli, cli_app, composition, io, rundir, solvers
 from asrpt_bench.api import compare
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
@@ -258,9 +258,9 @@ def interrupted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) 
     def ctrl_c() -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_app", ctrl_c)
+    monkeypatch.setattr(cli_app, "_app", ctrl_c)
     monkeypatch.setattr(sys, "argv", ["asrpt-bench", "-m", "seed=0,1"])
-    monkeypatch.setattr(cli, "validate_sweep", lambda overrides: 2)
+    monkeypatch.setattr(cli_app, "validate_sweep", lambda overrides: 2)
     with pytest.raises(SystemExit) as exit_info:
         cli.main()
     return f"exit {exit_info.value.code}: {capsys.readouterr().err.strip()}"
