@@ -18,11 +18,10 @@ from .workloads.seeding import component_rng
 
 
 def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
-    """Scheduler `name` (default: the scheduler group's), with the group's parameters when it shares them
-    (`RunConfig.takes_scheduler_group`), else with its own defaults."""
+    """Scheduler `name` (default: the scheduler group's) with the parameters it runs with
+    (`RunConfig.scheduler_params`)."""
     name = name or config.scheduler.name
-    params = config.scheduler.params if config.takes_scheduler_group(name) else None
-    return SCHEDULERS.make(name, params)
+    return SCHEDULERS.make(name, config.scheduler_params(name))
 
 
 def placer_dependencies(config: RunConfig) -> dict[str, Any]:

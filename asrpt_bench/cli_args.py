@@ -2,12 +2,16 @@
 
 - `key=~/file`: `~` is expanded (Hydra's override grammar cannot lex an unquoted `~`);
 - `hydra.launcher.n_jobs=0`: refused (joblib has no meaning for it and would print a traceback);
+- `hydra/launcher=submitit_slurm` in a sweep on a machine without Slurm (no `srun`): refused (submitit
+  would print a 25-line traceback);
 - `experiment=NAME` without `-m`: a named experiment is a sweep, so a single run of it runs one point;
   `single_point_warning` says so;
 - an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
   Hydra's argparse usage text;
 - an ad-hoc sweep (`-m` without `experiment=` or `hydra.sweep.dir=`) gets a directory of its own,
-  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`).
+  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`);
+- options may come anywhere (`seed=0,1 -m scheduler.tau=0,1`): the overrides are handed to Hydra first,
+  the options after them (`overrides_first`).
 """
 
 from __future__ import annotations
@@ -15,11 +19,16 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 
+import yaml
+
+from .conf import CONFIG_DIR
 from .errors import ConfigError
 
 HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
 N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
+SLURM_LAUNCHER = re.compile(r"^\+{0,2}hydra/launcher=submitit_slurm$")
 EXPERIMENT = re.compile(r"^\+{0,2}experiment=(.+)$")
 MULTIRUN_FLAGS = ("-m", "--multirun")
 FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun",
@@ -43,6 +52,37 @@ def check_options(args: list[str]) -> None:
                           "flags (see --help), and overrides are key=value")
 
 
+OPTIONAL_VALUE_FLAGS = {"--info": ("all", "config", "defaults", "defaults-tree", "plugins", "searchpath")}
+"""Hydra's options whose value may follow them as the next argument or be left out (its choices)."""
+
+
+def overrides_first(args: list[str]) -> list[str]:
+    """The overrides (in their order), then the options, each with its value. Hydra's parser reads the
+    overrides only as one run of arguments, so `seed=0,1 -m` followed by an override (one the user typed
+    after `-m`, or the sweep directory this module adds) would be refused with its usage text."""
+    overrides: list[str] = []
+    options: list[str] = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if not arg.startswith("-"):
+            overrides.append(arg)
+            continue
+        options.append(arg)
+        takes_value = arg in VALUE_FLAGS or arg in OPTIONAL_VALUE_FLAGS
+        if takes_value and position < len(args) and args[position] in OPTIONAL_VALUE_FLAGS.get(arg, (args[position],)):
+            options.append(args[position])
+            position += 1
+    return overrides + options
+
+
+def default_run_dir() -> str:
+    """The single run's directory pattern of the config tree (`hydra.run.dir` in conf/config.yaml)."""
+    tree = yaml.safe_load((CONFIG_DIR / "config.yaml").read_text(encoding="utf-8"))
+    return str(tree["hydra"]["run"]["dir"])
+
+
 def expand_home(args: list[str]) -> list[str]:
     """`key=~/file` with `~` expanded."""
     expanded = []
@@ -53,7 +93,12 @@ def expand_home(args: list[str]) -> list[str]:
 
 
 def check_launcher(args: list[str]) -> None:
-    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers)."""
+    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers), and the Slurm
+    launcher in a sweep where there is no Slurm to submit to."""
+    if any(flag in args for flag in MULTIRUN_FLAGS) and any(map(SLURM_LAUNCHER.match, args)) \
+            and shutil.which("srun") is None:
+        raise ConfigError("hydra/launcher=submitit_slurm submits to Slurm, and this machine has no srun on PATH: run "
+                          "the sweep on a Slurm login node, or try it here with hydra/launcher=submitit_local")
     for arg in args:
         match = N_JOBS.match(arg)
         if not match:

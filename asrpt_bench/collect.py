@@ -335,14 +335,11 @@ OUT_FORMATS = (".csv", ".csv.gz", ".parquet")
 
 def out_problem(out: Path) -> str:
     """'' if a table can be written to `out`, else why not (checked before any run is read)."""
-    if out.is_dir():
-        return f"--out {out} is a directory; give the file to write ({', '.join(OUT_FORMATS)})"
+    problem = io.output_file_problem(out)
+    if problem:
+        return f"--out {problem}"
     if not out.name.endswith(OUT_FORMATS):
         return f"--out {out}: give a file ending in {', '.join(OUT_FORMATS)} (the name says the format)"
-    twin = io.compressed_twin(out)
-    if twin.exists():
-        return (f"--out {out}: {twin} exists beside it, and a reader could not tell which is current; remove "
-                f"{twin.name} or write to it")
     return ""
 
 

@@ -22,12 +22,12 @@ def load_workload(config: RunConfig) -> Workload:
 
 def fitted_predictor(config: RunConfig, workload: Workload) -> IterationPredictor:
     """The predictor group's predictor, fit on the workload's history."""
-    return prepared.fitted_predictor(workload, *predictor_params(config), config.cache.open())
+    return prepared.fitted_predictor(workload, *predictor_params(config), config.cache.open(), config.progress)
 
 
 def simulated_predictions(config: RunConfig, workload: Workload) -> prepared.Predictions:
     """The predictor group's output on the simulated jobs."""
-    return prepared.simulated_predictions(workload, *predictor_params(config), config.cache.open())
+    return prepared.simulated_predictions(workload, *predictor_params(config), config.cache.open(), config.progress)
 
 
 def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, float]:

@@ -23,10 +23,12 @@ import pandas as pd
 import pytest
 
 from asrpt_bench import cache, cli, io, rundir, solvers
+from asrpt_bench.api import compare
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
+from asrpt_bench.graph import build_omega
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.placement.ilp import ILPPlacer
 from asrpt_bench.placement.study import main as placement_study_main
@@ -41,6 +43,7 @@ from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.gavel import load_gavel
 from asrpt_bench.workloads.pai2020 import load_pai2020
 from asrpt_bench.workloads.philly import load_philly
+from asrpt_bench.workloads.synthetic import synthetic_workload
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "bad-inputs.md"
@@ -266,16 +269,79 @@ def first_line_of_app(tmp: Path, *args: str) -> str:
     return f"exit {done.returncode}: {done.stderr.splitlines()[0]}"
 
 
+EXITING_WORKLOAD = """import sys
+from dataclasses import dataclass
+from asrpt_bench.workloads.sources import TraceParams, register_workload
+
+
+@dataclass(frozen=True)
+class QuitParams(TraceParams):
+    pass
+
+
+@register_workload("quit", QuitParams)
+def quit_loader(params, seed):
+    sys.exit(0)
+"""
+
+
+def plugin_exits_in_the_run(tmp: Path) -> str:
+    """A plugin workload whose loader calls sys.exit(0): the run fails (once exit 0, nothing run, no word)."""
+    write(tmp, "exiting_workload.py", EXITING_WORKLOAD)
+    return app(tmp, "plugins=[exiting_workload]", "workload=quit", "predictor=oracle", "task=simulate",
+               "hydra.run.dir=run")
+
+
+def refused_in_the_users_folders(tmp: Path) -> str:
+    """A refused run into runs/mine/r1 and into outputs/, where the user made runs/mine/ and outputs/ (empty)."""
+    for folder in ("runs/mine", "outputs"):
+        (tmp / folder).mkdir(parents=True)
+    outcome = app(tmp, "workload=csv", "workload.path=absent.csv", "hydra.run.dir=runs/mine/r1")
+    app(tmp, "workload=csv", "workload.path=absent.csv")
+    left = sorted(str(path.relative_to(tmp)) for path in tmp.rglob("*"))
+    return f"{outcome}; left {left}"
+
+
+def api_warning(tmp: Path) -> str:
+    """What api.compare prints on stderr for a table whose jobs take the whole cluster."""
+    write(tmp, "two.csv", f"{HEADER}\na,0,1,10,1.0\nb,0,1,10,1.0\n")
+    code = ("import pandas as pd\nfrom asrpt_bench.api import compare\n"
+            "compare(pd.read_csv('two.csv'), ['fifo'], servers=1, gpus_per_server=1)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return f"{done.stderr.count(chr(10))} line: {done.stderr.strip()}"
+
+
 def one_line(capsys: pytest.CaptureFixture, code: int) -> str:
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     return f"exit {code}: {err.strip()}"
 
 
-def two_job_simulation(predictions: Any) -> None:
+def two_job_simulation(predictions: Any, **options: Any) -> None:
     plan = TrainingPlan.fixed(1, 1.0)
     jobs = [Job("a", 0.0, plan, 3), Job("b", 1.0, plan, 2)]
-    simulate(jobs, Cluster(1, 2), make_scheduler("fifo"), FirstFitPlacer(), predictions=predictions)
+    simulate(jobs, Cluster(1, 2), make_scheduler(options.pop("scheduler", "fifo")), FirstFitPlacer(),
+             predictions=predictions, **options)
+
+
+def frame(**columns: Any) -> pd.DataFrame:
+    """A two-job table for api.compare, with `columns` changed or added."""
+    return pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 1.0], "gpus": [1, 2], "iterations": [10, 20],
+                         "alpha": [1.0, 1.0], **columns})
+
+
+def plugin_table(tmp: Path, **columns: Any) -> str:
+    """The refusal of a plugin trace source whose table is `frame(**columns)`."""
+    from asrpt_bench.workloads.pipeline import load_table
+    from asrpt_bench.workloads.sources import WORKLOADS, HandMadeParams, register_workload
+
+    register_workload("door_plugin", HandMadeParams)(lambda params, seed: frame(**columns))
+    try:
+        return refusal(lambda: load_table("door_plugin", HandMadeParams(), 0))
+    finally:
+        del WORKLOADS["door_plugin"]
 
 
 class Planted:
@@ -489,6 +555,16 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,soon,1,10,1.0")))),
     case("csv-infinite-alpha", TRACE, "{dir}/jobs.csv: row 2 (line 3), column 'alpha': not a finite number: 'inf'")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,inf")))),
+    case("csv-alpha-below-any-iteration", TRACE,
+         "{dir}/jobs.csv: row 2 (line 3), column 'alpha': must be >= 1e-06 s (no training iteration is shorter than "
+         "a microsecond), got '1e-320'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,1e-320")))),
+    case("csv-model-beyond-gpu-memory", TRACE,
+         "{dir}/jobs.csv: row 2 (line 3), columns 'model' and 'config': model 't5' under config p1xd1 does not fit "
+         "in 32.0 GB per GPU (weights, gradients, Adam states and stashed activations)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(
+            tmp, "a,5,1,10,resnet50,p1xd1", "b,0,1,10,t5,p1xd1",
+            header="job_id,release,gpus,iterations,model,config"))))),
     case("csv-negative-release", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'release': must be >= 0, got -4.0")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,-4,1,10,1.0")))),
     case("csv-fractional-gpus", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'gpus': not an integer: '1.5'")(
@@ -606,7 +682,7 @@ CASES: list[Case] = [
          "end-of-stream marker was reached); copy or download it again")(
         lambda tmp: refusal(lambda: load_pai2020(cut_archive(tmp)))),
     case("pai-two-copies-of-a-table", PAI,
-         "{dir}/pai: the directory holds 2 files named pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
+         "{dir}/pai: the directory holds 2 copies of pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
          "{dir}/pai/pai_job_table.csv); point workload.path at the one trace you mean")(
         lambda tmp: refusal(lambda: load_pai2020(pai_twice(tmp)))),
     case("pai-not-a-trace", PAI,
@@ -713,6 +789,14 @@ CASES: list[Case] = [
          "event times exact; raise workload.target_load")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
                                                            workload__target_load=1e-300)))),
+    case("time-compression-beyond-exact-times", SELECTION,
+         "workload.time_compression=1e-300 stretches the releases to 9.41e+306 s, beyond 1e+12 s where float64 keeps "
+         "event times exact; raise workload.time_compression")(
+        lambda tmp: refusal(lambda: load_philly(None, time_compression=1e-300))),
+    case("arrival-rate-beyond-exact-times", SELECTION,
+         "workload.arrival_rate=1e-300 stretches the releases to 1.05e+302 s, beyond 1e+12 s where float64 keeps "
+         "event times exact; raise workload.arrival_rate")(
+        lambda tmp: refusal(lambda: synthetic_workload(100, 0, arrival_rate=1e-300))),
     # ---- profiles
     case("profile-bad-edge-line", PROFILE,
          "{dir}/bad.graph.txt, line 2: expected an edge line 'nodeX -- nodeY', got 'node1 -> node2'")(
@@ -782,6 +866,29 @@ CASES: list[Case] = [
     case("missing-required-key", CONFIG,
          "workload.path is required for this workload: set it on the command line (workload.path=...)")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["workload=csv"]))),
+    case("variant-overrides-group-dispatch", CONFIG,
+         "scheduler.dispatch='conservative' conflicts with task.schedulers ['asrpt+easy']: each names its own "
+         "dispatch rule, which is the one that runs; drop scheduler.dispatch, or list a scheduler without '+<rule>'")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler.dispatch=conservative",
+                                                            "task.schedulers=[asrpt+easy]"]))),
+    case("group-key-inert-in-every-entry", CONFIG,
+         "scheduler.overrun changes nothing in any scheduler it configures, given their dispatch rules: fifo "
+         "(strict), fifo+greedy (greedy)")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.overrun=double",
+                                                            "task.schedulers=[fifo,fifo+greedy]"]))),
+    case("null-for-a-key", CONFIG,
+         "scheduler.dispatch must be one of ['strict', 'easy', 'conservative', 'greedy'], got None")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.dispatch=null",
+                                                            "task=simulate"]))),
+    case("number-for-a-flag", CONFIG, "cache.enabled must be true or false, got 3")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cache.enabled=3"]))),
+    case("time-key-beyond-exact-times", CONFIG,
+         "preemption.restart_s must be a number of seconds in [0, 1e+12], got 1e+17")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["preemption.restart_s=1e17", "task.schedulers=[srtf]"]))),
+    case("estimate-floor-beyond-exact-times", CONFIG,
+         "scheduler.min_estimate_s must be a number of seconds in [0, 1e+12], got 1e+300")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.dispatch=easy",
+                                                            "scheduler.min_estimate_s=1e300", "task=simulate"]))),
     case("unknown-solver", CONFIG,
          "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["solver.name=glpk"]))),
@@ -812,11 +919,26 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
          "one per CPU), got '0'")(
         lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=joblib", "hydra.launcher.n_jobs=0")),
+    case("cli-slurm-launcher-without-slurm", CONFIG,
+         "exit 2: asrpt-bench: error: hydra/launcher=submitit_slurm submits to Slurm, and this machine has no srun on "
+         "PATH: run the sweep on a Slurm login node, or try it here with hydra/launcher=submitit_local")(
+        lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=submitit_slurm", PATH=os.defpath)),
     case("cli-experiment-without-multirun", CONFIG,
          "exit 0: asrpt-bench: warning: experiment=compare_default is a sweep; without -m this runs one point of it "
          "(add -m to run the whole sweep)")(
         lambda tmp: first_line_of_app(tmp, "experiment=compare_default", "debug=tiny", "workload=synthetic",
                                       "task=simulate", f"hydra.run.dir={tmp}/run")),
+    case("plugin-exits-on-import", CONFIG,
+         "plugins: importing 'exiting' called sys.exit(3); a plugin module registers components and must not exit")(
+        lambda tmp: refusal(lambda: plugin(tmp, "exiting", "import sys\nsys.exit(3)\n"))),
+    case("plugin-exits-in-the-run", CONFIG,
+         "exit 1: asrpt-bench: error: the run failed (SystemExit: sys.exit(0) was called during the run); traceback "
+         "in {dir}/run/FAILED")(
+        lambda tmp: plugin_exits_in_the_run(tmp)),
+    case("plugin-warns-on-import", CONFIG,
+         "exit 0: asrpt-bench: warning: careful: this plugin is old")(
+        lambda tmp: (write(tmp, "warner.py", "import warnings\nwarnings.warn('careful: this plugin is old')\n"),
+                     app(tmp, "debug=tiny", "plugins=[warner]", "task=simulate", "progress=false"))[1]),
     case("placement-study-bad-argument", CONFIG,
          "exit 2: asrpt-bench-placement-study: error: cluster.servers must be an integer in [1, 100000], got 0", "capsys")(
         lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
@@ -830,13 +952,20 @@ CASES: list[Case] = [
     case("api-negative-server", API, "placement.servers: server index -1 is outside the cluster's 2 servers (0..1)")(
         lambda tmp: refusal(lambda: DEFAULT_TIMING.alpha(build_plan("vgg19", "p1xd2"), Placement((-1, 0)),
                                                          Cluster(2, 2)))),
-    case("api-none-argument", API, "job 'a': release must be >= 0 (a finite number), got None")(
+    case("api-none-argument", API, "job 'a': release must be a finite number of seconds in [0, 1e+12], got None")(
         lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
     case("api-string-argument", API, "gpus must be a positive integer, got '2'")(
         lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
     case("api-release-beyond-exact-times", API,
-         "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
+         "job 'a': release must be a finite number of seconds in [0, 1e+12], got 1e+300")(
         lambda tmp: refusal(lambda: Job("a", 1e300, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-alpha-below-any-iteration", API,
+         "alpha must be a per-iteration time in [1e-06, 1e+12] s (no training iteration is shorter than a "
+         "microsecond), got 1e-320")(
+        lambda tmp: refusal(lambda: TrainingPlan.fixed(1, 1e-320))),
+    case("api-warning-in-one-line", API,
+         "1 line: asrpt-bench: warning: 2 job(s) need all 1 GPUs (first: 'a'); the A-SRPT bound assumes g_max < G")(
+        lambda tmp: api_warning(tmp)),
     case("api-scheduler-missing", API,
          "scheduler must be a scheduler object with a dispatch() method (e.g. from make_scheduler), got NoneType None")(
         lambda tmp: refusal(lambda: simulate([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3)], Cluster(1, 2), None,
@@ -845,6 +974,49 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(None))),
     case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
         lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
+    case("api-job-fractional-iterations", API, "job 'a': iterations must be an integer in [0, 1e+12], got 2.5")(
+        lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 2.5))),
+    case("api-job-list-as-id", API, "job_id must be a job id (a string or an integer), got list ['a']")(
+        lambda tmp: refusal(lambda: Job(["a"], 0.0, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-job-number-as-user", API, "job 'a': user must be None or a string, got 7")(
+        lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3, user=7))),
+    case("api-plan-without-a-name", API, "TrainingPlan.model must be a non-empty string, got None")(
+        lambda tmp: refusal(lambda: TrainingPlan(None, "c", (Stage(1.0, 0.0, 0.0, 1),)))),
+    case("api-stage-time-beyond-exact-times", API,
+         "Stage.compute_s must be a number of seconds in [0, 1e+12], got 1e+300")(
+        lambda tmp: refusal(lambda: Stage(compute_s=1e300, param_bytes=0.0, activation_bytes=0.0, replicas=1))),
+    case("api-omega-of-nothing", API, "plan must be a TrainingPlan, got NoneType None")(
+        lambda tmp: refusal(lambda: build_omega(None))),
+    case("api-preemption-price-as-a-mapping", API,
+         "preemption must be a PreemptionPrice (the preemption group), got dict {'restart_s': 0}")(
+        lambda tmp: refusal(lambda: two_job_simulation(None, scheduler="srtf", preemption={"restart_s": 0}))),
+    case("api-solver-by-name", API, "solver must be a SolverSettings (the solver group), got str 'cpsat'")(
+        lambda tmp: refusal(lambda: ILPPlacer(solver="cpsat"))),
+    case("api-variant-with-another-dispatch", API,
+         "scheduler.dispatch='strict' conflicts with scheduler 'fifo+easy', whose name sets its dispatch rule 'easy'")(
+        lambda tmp: refusal(lambda: make_scheduler("fifo+easy", dispatch="strict"))),
+    case("api-table-misspelt-column", API,
+         "the in-memory table: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
+         "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
+         "'user', 'group', 'duration']")(
+        lambda tmp: refusal(lambda: compare(frame(alpha_mx=[2.0, 2.0]), ["fifo"]))),
+    case("api-table-repeated-column", API, "the in-memory table: column 'gpus' appears more than once")(
+        lambda tmp: refusal(lambda: compare(pd.concat([frame(), frame()[["gpus"]]], axis=1), ["fifo"]))),
+    case("api-table-true-for-a-number", API,
+         "the in-memory table: row 1 (line 2), column 'gpus': not a number, got True")(
+        lambda tmp: refusal(lambda: compare(frame(gpus=[True, True]), ["fifo"]))),
+    case("api-table-list-as-id", API,
+         "the in-memory table: row 1 (line 2), column 'job_id': must be a text value, got ['a']")(
+        lambda tmp: refusal(lambda: compare(frame(job_id=[["a"], "b"]), ["fifo"]))),
+    case("api-table-fractional-iterations", API,
+         "the in-memory table: row 1 (line 2), column 'iterations': not an integer: 2.5")(
+        lambda tmp: refusal(lambda: compare(frame(iterations=[2.5, 3]), ["fifo"]))),
+    case("api-table-no-rows", API, "the in-memory table: no job rows")(
+        lambda tmp: refusal(lambda: compare(frame().iloc[:0], ["fifo"]))),
+    case("plugin-table-unknown-column", API,
+         "workload 'door_plugin': unknown column 'vc'; the job table's columns are ['job_id', 'release', 'gpus', "
+         "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration']")(
+        lambda tmp: plugin_table(tmp, vc=["x", "y"])),
     case("api-predictions-as-a-list", API,
          "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
         lambda tmp: refusal(lambda: two_job_simulation([3, 2]))),
@@ -880,6 +1052,22 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: cannot write the output directory: [Errno 20] Not a directory: "
          "'{dir}/file.txt/run'")(
         lambda tmp: (write(tmp, "file.txt", "x"), app(tmp, "debug=tiny", f"hydra.run.dir={tmp}/file.txt/run"))[1]),
+    case("refused-run-keeps-the-users-empty-folders", IO,
+         "exit 2: asrpt-bench: error: absent.csv: file not found; left ['outputs', 'runs', 'runs/mine']")(
+        lambda tmp: refused_in_the_users_folders(tmp)),
+    case("placement-study-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-placement-study: error: --out {dir} is a directory; give the name of the file to "
+         "write", "capsys")(
+        lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp), "--models", "vgg19"]))),
+    case("report-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-report: error: cannot write: [Errno 21] Is a directory: '{dir}'", "capsys")(
+        lambda tmp, capsys: one_line(capsys, report_main(["--results", str(ROOT / "results"), "--out", str(tmp),
+                                                          "--docs", "none"]))),
+    case("collect-out-below-a-file", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir}/file.txt/x.csv: {dir}/file.txt is a file, not a "
+         "directory", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: write(tmp, "file.txt", "x"), "--out",
+                                            str(tmp / "file.txt" / "x.csv"))),
     case("failing-writer", IO,
          "[Errno 28] No space left on device; status incomplete; files ['INCOMPLETE', 'config.json', "
          "'overrides.json']", "monkeypatch")(
@@ -962,8 +1150,8 @@ CASES: list[Case] = [
          "run, not counted (first: {dir}/runs/.r1.staging-*); rows 1", "capsys")(
         lambda tmp, capsys: killed_then_rerun(tmp, capsys)),
     case("collect-out-is-a-directory", IO,
-         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the file to write (.csv, .csv.gz, "
-         ".parquet)", "capsys")(
+         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the name of the file to write",
+         "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
     case("collect-out-of-unknown-format", IO,
          "exit 2: asrpt-bench-collect: error: --out {dir}/x.json: give a file ending in .csv, .csv.gz, .parquet "

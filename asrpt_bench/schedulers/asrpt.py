@@ -1,4 +1,4 @@
-"""A-SRPT (paper-notes 5, Algorithm 1).
+"""A-SRPT (Algorithm 1; docs/paper.md, section 5).
 
 Each job gets a virtual single-machine size p~_i = (g_i / G) * n~_i * alpha~min_i; preemptive SRPT
 on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
@@ -17,8 +17,9 @@ from typing import Callable, Hashable, Literal
 
 from ..core import Cluster, ConfigError
 from ..params import Params, param
-from ..rules import flag, number, one_of
-from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
+from ..rules import flag, number, one_of, seconds
+from .base import (DispatchContext, EventKind, JobView, Proposal, backfilling_only, inert_estimate_keys,
+                   register_scheduler)
 from .conservative import ConservativeFold
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .queues import CountQueue
@@ -39,7 +40,7 @@ DEFAULT_TAU = 1.0
 
 @dataclass(frozen=True)
 class ASRPTParams(Params):
-    """A-SRPT's parameters (asrpt and asrpt_oracle); paper-notes 5.3 and 10 for the open choices."""
+    """A-SRPT's parameters (asrpt and asrpt_oracle); docs/paper.md sections 5 and 10 for the open choices."""
 
     tau: float = param(DEFAULT_TAU, number(0), "delay budget tau * p~_i of a comm-heavy job (line 16)")
     comm_heavy: float = param(DEFAULT_COMM_HEAVY, number(1), "comm-heavy when alpha_max / alpha~min >= this (line 8)")
@@ -56,13 +57,17 @@ class ASRPTParams(Params):
                              "a job is dispatchable at its virtual completion (the paper's) or at release")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
-    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+    min_estimate_s: float = param(0.0, seconds(),
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
 
+    def inert_keys(self) -> list[str]:
+        """overrun acts only on backfilling estimates (min_estimate_s also floors the virtual sizes)."""
+        return inert_estimate_keys(self, ["overrun"])
+
+    def inert_message(self, prefix: str, key: str) -> str:
+        return backfilling_only(prefix, key, self.dispatch)
+
     def check_together(self, prefix: str) -> None:
-        if self.overrun != "none" and self.dispatch not in ("easy", "conservative"):
-            raise ConfigError(f"{prefix}.overrun acts only on backfilling estimates ({prefix}.dispatch=easy or "
-                              f"conservative); with {prefix}.dispatch={self.dispatch!r} it would change nothing")
         if self.backfill and self.dispatch not in ("strict", "greedy"):
             raise ConfigError(f"{prefix}.backfill=true means {prefix}.dispatch=greedy; it cannot be combined "
                               f"with {prefix}.dispatch={self.dispatch!r}")
@@ -81,7 +86,7 @@ class _Pending:
 
 @register_scheduler("asrpt", ASRPTParams)
 class ASRPT:
-    """Algorithm 1 with every open choice of paper-notes 5.3 / 10 as a parameter (ASRPTParams).
+    """Algorithm 1 with every open choice (docs/paper.md, sections 5 and 10) as a parameter (ASRPTParams).
 
     consolidation_test: "alpha" (a <= alpha~min * (1 + 1e-9)), "servers" (no more servers than the
     empty-cluster placement) or "ratio" (a / alpha~min < comm_heavy).
@@ -387,7 +392,7 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
-    """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
+    """A-SRPT fed true iterations (the paper's perfect-prediction variant)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
                  overrun=overrun, min_estimate_s=min_estimate_s, oracle=True)

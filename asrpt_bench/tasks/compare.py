@@ -66,5 +66,6 @@ def compare(context: Context) -> RunResult:
     preempted = [run.segments.assign(scheduler=name) for name, run in runs.items() if run.segments is not None]
     segments = pd.concat(preempted, ignore_index=True) if preempted else None
     summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
-               "per_scheduler": {name: run.scalars for name, run in runs.items()}}
+               "per_scheduler": {name: {**run.scalars, "scheduler_params": config.scheduler_params(name).to_dict()}
+                                 for name, run in runs.items()}}
     return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments)

@@ -124,7 +124,9 @@ def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel,
     alpha_min[table["alpha"].notna().to_numpy()] = table["alpha"].dropna().to_numpy(dtype=float)
     for key, positions in table[with_model].groupby(["model", "config"], sort=True).indices.items():
         rows = np.flatnonzero(with_model)[positions]
-        plan = plans.setdefault(key, build_plan(key[0], key[1], gpu_memory_gb=gpu_memory_gb, timing=timing))
+        if key not in plans:
+            plans[key] = _given_plan(table, int(rows[0]), gpu_memory_gb, timing)
+        plan = plans[key]
         alpha_min[rows] = alpha_min_estimate(plan, _cluster_holding(plan, cluster), timing, placer)
         table.loc[table.index[rows], "gpus"] = plan.gpus
     need = (table["iterations"].isna() & table["duration"].notna()).to_numpy() & ~np.isnan(alpha_min)
@@ -133,6 +135,17 @@ def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel,
     iterations[need] = np.maximum(1.0, np.rint(durations[need] / alpha_min[need]))
     table["iterations"] = iterations
     table["gpus"] = table["gpus"].astype(np.int64)
+
+
+def _given_plan(table: pd.DataFrame, row: int, gpu_memory_gb: float, timing: TimingModel) -> TrainingPlan:
+    """The plan of a row's own model+config; one that does not fit in GPU memory (or cannot be split into
+    its stages) is refused naming the table, the row and the two columns."""
+    model, config = table["model"].iloc[row], table["config"].iloc[row]
+    try:
+        return build_plan(model, config, gpu_memory_gb=gpu_memory_gb, timing=timing)
+    except ConfigError as error:
+        source = table.attrs.get("source", "the job table")
+        raise ConfigError(f"{source}: row {row + 1} (line {row + 2}), columns 'model' and 'config': {error}") from None
 
 
 def _cluster_holding(plan: TrainingPlan, cluster: Cluster) -> Cluster:

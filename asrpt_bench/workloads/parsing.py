@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..io import GZIP_MAGIC, read_file_bytes
+from ..io import GZIP_MAGIC, compressed_twin, read_file_bytes
 
 
 
@@ -37,7 +37,9 @@ def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | 
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], header=None if names else "infer",
                            names=names, compression=compression)
     except FileNotFoundError:
-        raise ConfigError(f"{source}: file not found") from None
+        twin = compressed_twin(Path(path)) if isinstance(path, (str, Path)) else None
+        hint = f" ({twin.name} is there: give that name)" if twin is not None and twin.is_file() else ""
+        raise ConfigError(f"{source}: file not found{hint}") from None
     except IsADirectoryError:
         raise ConfigError(f"{source}: is a directory, not a CSV file") from None
     except pd.errors.EmptyDataError:

@@ -33,7 +33,7 @@ from .injection import injected_jobs
 from .instances import get_instance
 from .jobs import jobs_from_table
 from .load import best_durations, offered_load, scale_to_load
-from .schema import validate_job_table
+from .schema import check_given_table
 from .slicing import chronological_split, resample_single_gpu_share, slice_jobs
 from .sources import WORKLOADS, TraceParams
 
@@ -137,10 +137,15 @@ def load_workload(name: str, params: Params, *, seed: int, cluster: Cluster, tim
     return _scaled_and_injected(workload, params, seed)
 
 
+def load_table(name: str, params: TraceParams, seed: int) -> pd.DataFrame:
+    """The job table trace source `name` loads; a plugin's meets the checks of a CSV file
+    (schema.check_given_table), a built-in source checks its own."""
+    raw = WORKLOADS.make(name, params, seed=seed)
+    return raw if is_built_in(name) else check_given_table(raw, f"workload {name!r}")
+
+
 def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
-    raw = WORKLOADS.make(spec.name, spec.params, seed=spec.seed)
-    if not is_built_in(spec.name):  # a plugin's table meets the same schema checks as a CSV file
-        raw = validate_job_table(raw, f"workload {spec.name!r}")
+    raw = load_table(spec.name, spec.params, spec.seed)
     table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.params.max_gpus)
     table.attrs.update(raw.attrs)
     return table

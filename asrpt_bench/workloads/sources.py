@@ -22,7 +22,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..params import NoParams, Params, param
 from ..registry import Registry
-from ..rules import Rule, flag, integer, number, one_of, optional_integer
+from ..rules import Rule, flag, integer, number, one_of, optional_integer, seconds
 from .csv_table import load_csv
 from .gavel import ALPHA_MAX_SOURCES, PLACEMENT_MODELS, load_gavel
 from .pai2020 import load_pai2020
@@ -72,7 +72,7 @@ class TraceParams(Params):
                                          "scale releases to this offered load sum g_i d_i / (G x span)")
     inject_jobs: int = param(0, integer(0), "unseen gang jobs added over the simulated span")
     inject_gpus: int = param(16, integer(1), "GPUs of each injected job")
-    inject_duration: float = param(200_000.0, number(0, strict=True, what="a duration in seconds"),
+    inject_duration: float = param(200_000.0, seconds(strict=True),
                                    "seconds of each injected job")
     drop_oversize: bool = param(True, flag(), "drop jobs larger than the cluster (counted) instead of failing")
     job_cap: Optional[int] = param(None, optional_integer(1), "hard cap on the simulated jobs")
