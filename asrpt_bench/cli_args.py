@@ -31,29 +31,50 @@ N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
 SLURM_LAUNCHER = re.compile(r"^\+{0,2}hydra/launcher=submitit_slurm$")
 EXPERIMENT = re.compile(r"^\+{0,2}experiment=(.+)$")
 MULTIRUN_FLAGS = ("-m", "--multirun")
-FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun",
-         "--experimental-rerun")
-"""Hydra's options that take no value."""
-VALUE_FLAGS = ("-c", "--cfg", "-p", "--package", "-sc", "--shell-completion", "-cp", "--config-path", "-cn",
-               "--config-name", "-cd", "--config-dir", "-i", "--info")
-"""Hydra's options that take a value (as the next argument, or after `=` for the long forms)."""
+FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun", "-sc",
+         "--shell-completion")
+"""Hydra's options that take no value (`-sc install=bash`: the shell is an override)."""
+VALUE_FLAGS = ("-c", "--cfg", "-p", "--package", "-cp", "--config-path", "-cn", "--config-name", "-cd",
+               "--config-dir", "--experimental-rerun")
+"""Hydra's options that take a value (as the next argument, or after `=`)."""
+COMPLETION_FLAGS = ("-sc", "--shell-completion")
+COMPLETION_COMMANDS = ("install=", "uninstall=", "query=")
+"""What shell completion does, given as an override (`-sc install=bash`)."""
+INFO_CHOICES = ("all", "config", "defaults", "defaults-tree", "plugins", "searchpath")
+OPTIONAL_VALUE_FLAGS = {"-i": INFO_CHOICES, "--info": INFO_CHOICES}
+"""Hydra's options whose value may follow them or be left out: name -> its choices."""
+CHOICES = {"-c": ("job", "hydra", "all"), "--cfg": ("job", "hydra", "all"), **OPTIONAL_VALUE_FLAGS}
+"""The values an option accepts, where Hydra restricts them."""
 
 
 def check_options(args: list[str]) -> None:
-    """Refuse an option Hydra does not know, or a value given to one that takes none."""
-    for arg in args:
+    """Refuse an option Hydra does not know, a value given to one that takes none, a missing value and a
+    value outside an option's choices (Hydra would print its usage text, 8 lines, for each)."""
+    for position, arg in enumerate(args):
         if not arg.startswith("-"):
             continue
-        flag, has_value, _ = arg.partition("=")
-        if (flag in FLAGS and not has_value) or flag in VALUE_FLAGS:
+        flag, has_value, value = arg.partition("=")
+        following = args[position + 1] if position + 1 < len(args) else None
+        if not has_value and following is not None and not following.startswith("-") and (
+                flag in VALUE_FLAGS or following in OPTIONAL_VALUE_FLAGS.get(flag, ())):
+            has_value, value = "=", following
+        if flag in COMPLETION_FLAGS and not any(other.startswith(COMPLETION_COMMANDS) for other in args):
+            _refuse(f"option {flag} needs one of {', '.join(f'{c}SHELL' for c in COMPLETION_COMMANDS)} (e.g. "
+                    f"{flag} install=bash)")
+        if flag in FLAGS and not has_value:
             continue
-        problem = f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}"
-        raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
-                          "flags (see --help), and overrides are key=value")
+        if flag in VALUE_FLAGS and not has_value:
+            _refuse(f"option {flag} needs a value" + (f", one of {list(CHOICES[flag])}" if flag in CHOICES else ""))
+        if flag in VALUE_FLAGS or flag in OPTIONAL_VALUE_FLAGS:
+            if has_value and flag in CHOICES and value not in CHOICES[flag]:
+                _refuse(f"option {flag} takes one of {list(CHOICES[flag])}, got {value!r}")
+            continue
+        _refuse(f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}")
 
 
-OPTIONAL_VALUE_FLAGS = {"--info": ("all", "config", "defaults", "defaults-tree", "plugins", "searchpath")}
-"""Hydra's options whose value may follow them as the next argument or be left out (its choices)."""
+def _refuse(problem: str) -> None:
+    raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
+                      "flags (see --help), and overrides are key=value")
 
 
 def overrides_first(args: list[str]) -> list[str]:
@@ -70,9 +91,10 @@ def overrides_first(args: list[str]) -> list[str]:
             overrides.append(arg)
             continue
         options.append(arg)
-        takes_value = arg in VALUE_FLAGS or arg in OPTIONAL_VALUE_FLAGS
-        if takes_value and position < len(args) and args[position] in OPTIONAL_VALUE_FLAGS.get(arg, (args[position],)):
-            options.append(args[position])
+        following = args[position] if position < len(args) else ""
+        if following and ((arg in VALUE_FLAGS and not following.startswith("-"))
+                          or following in OPTIONAL_VALUE_FLAGS.get(arg, ())):
+            options.append(following)
             position += 1
     return overrides + options
 

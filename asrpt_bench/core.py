@@ -206,7 +206,8 @@ KEY = Rule("None or a string", lambda v: v is None or isinstance(v, str))
 JOB_FIELDS = (("release", RELEASE), ("iterations", ITERATIONS), ("plan", PLAN), ("user", KEY), ("group", KEY),
               ("duration", Rule(f"None or {RELEASE.describe()}", lambda v: v is None or RELEASE.accepts(v))),
               ("features", Rule("a tuple of (name, value) pairs", lambda v: isinstance(v, tuple) and all(
-                  isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in v))))
+                  isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in v))),
+              ("recorded_wait", Rule(f"None or {RELEASE.describe()}", lambda v: v is None or RELEASE.accepts(v))))
 """Job's fields after its id, each with its rule (checked in this order when a Job is made)."""
 STAGES = instance_of((tuple, list), "a tuple of Stage")
 
@@ -217,6 +218,8 @@ class Job:
 
     iterations is the true n_i; schedulers never read it unless they declare themselves oracles.
     `user` and `group` are recurrence features for the predictor (may be synthetic, see workloads).
+    `recorded_wait` is a job log's own queueing delay (start - submit), which `scheduler=recorded` replays
+    (sim/replay.py); None where the log has no start time.
     """
 
     job_id: Hashable
@@ -227,6 +230,7 @@ class Job:
     group: str | None = None
     duration: float | None = None
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+    recorded_wait: float | None = None
 
     def __post_init__(self) -> None:
         JOB_ID.require("job_id", self.job_id)

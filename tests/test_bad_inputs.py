@@ -8,14 +8,16 @@ Outcomes use `{dir}` for the test's temporary directory.
 
 from __future__ import annotations
 
+import collections
 import gzip
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,7 +27,7 @@ import pytest
 from asrpt_bench import cache, cli, io, rundir, solvers
 from asrpt_bench.api import compare
 from asrpt_bench.collect import main as collect_main
-from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.graph import build_omega
@@ -41,8 +43,11 @@ from asrpt_bench.solvers import Availability, LinearModel, SolveResult, SolverEr
 from asrpt_bench.timing import DEFAULT_TIMING
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.gavel import load_gavel
+from asrpt_bench.workloads.helios import load_acme, load_helios
 from asrpt_bench.workloads.pai2020 import load_pai2020
 from asrpt_bench.workloads.philly import load_philly
+from asrpt_bench.workloads.slurm import load_slurm
+from asrpt_bench.workloads.swf import load_swf
 from asrpt_bench.workloads.synthetic import synthetic_workload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,6 +166,39 @@ def gavel_run(path: Path) -> RunConfig:
     return RunConfig(cluster=Cluster(servers=3, gpus_per_server=8),
                      workload=WorkloadConfig(name="gavel", path=str(path), num_jobs=None, train_fraction=0.0),
                      predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
+SACCT_HEADER = "JobID|Submit|Start|End|State|AllocTRES"
+HELIOS_HEADER = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue"
+HELIOS_ROW = "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0"
+SEREN = ("job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+         "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,"
+         "2023-03-01 00:20:51+08:00,117,32,936.0\n"
+         "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,"
+         "2023-03-01 01:09:04+08:00,2693,13,21544.0\n")
+SWF_LINE = "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+
+
+def sacct(tmp: Path, *rows: str, header: str = SACCT_HEADER) -> Path:
+    return write(tmp, "sacct.txt", "\n".join([header, *rows]) + "\n")
+
+
+def helios_log(tmp: Path, row: str = HELIOS_ROW, header: str = HELIOS_HEADER) -> Path:
+    return write(tmp, "cluster_log.csv", f"{header}\n{row}\n")
+
+
+def slurm_app(path: Path) -> str:
+    """The CLI's outcome on the Slurm log at `path` (written in the test's directory); the file stays as it was."""
+    before = path.read_bytes()
+    outcome = app(path.parent, "workload=slurm", f"workload.path={path.name}", "predictor=oracle", "task=simulate")
+    assert path.read_bytes() == before
+    return outcome
+
+
+def log_run(path: Path, **workload: Any) -> RunConfig:
+    """A `task=simulate` run of the Slurm log at `path`, every job simulated, oracle predictions."""
+    return RunConfig(workload=WorkloadConfig(name="slurm", path=str(path), train_fraction=0.0, **workload),
+                     predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
+
+
 GRAPH_NODE = ("node1 -- Conv2d(3, 64) -- forward_compute_time=1.0, backward_compute_time=2.0, "
               "activation_size=1000.0, parameter_size={params}")
 
@@ -434,9 +472,7 @@ def killed_then_rerun(tmp: Path, capsys: pytest.CaptureFixture) -> str:
 def committed_results(tmp: Path, damage: Callable[[Path], Any]) -> Path:
     """A copy of the committed results/ in `tmp`/results after `damage(copy)`."""
     results = tmp / "results"
-    results.mkdir()
-    for path in (ROOT / "results").iterdir():
-        (results / path.name).write_bytes(path.read_bytes())
+    shutil.copytree(ROOT / "results", results)
     damage(results)
     return results
 
@@ -538,7 +574,7 @@ def case(kind: str, category: str, expected: str, *fixtures: str) -> Callable[[C
 
 
 TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly trace", "job selection"
-GAVEL = "Gavel trace"
+GAVEL, LOGS = "Gavel trace", "cluster job logs"
 API = "Python API"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
 
@@ -630,7 +666,7 @@ CASES: list[Case] = [
     case("csv-misspelt-column", TRACE,
          "{dir}/jobs.csv: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
          "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
-         "'user', 'group', 'duration']")(
+         "'user', 'group', 'duration', 'partition', 'state', 'recorded_wait', 'time_limit']")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,2.0", header=HEADER + ",alpha_mx")))),
     case("csv-repeated-column", TRACE, "{dir}/jobs.csv: column 'gpus' appears more than once in the header line")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,4", header=HEADER + ",gpus")))),
@@ -672,6 +708,19 @@ CASES: list[Case] = [
          "larger cluster (cluster.servers, cluster.gpus_per_server)")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "big,1,8,10,1.0"),
                                                            workload__drop_oversize=True)))),
+    case("csv-other-delimiter", TRACE,
+         "{dir}/jobs.csv: the header line is one field 'job_id;release;gpus;iterations;alpha': its fields are "
+         "separated by ';', not ','; set workload.delimiter=';'")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv", f"{HEADER}\n{GOOD_ROW}\n".replace(",", ";"))))),
+    case("csv-delimiter-not-one-character", TRACE,
+         "workload.delimiter must be one character other than a quote, a space or a line break, got ', '")(
+        lambda tmp: refusal(lambda: WorkloadConfig(name="csv", path="jobs.csv", delimiter=", ").validate())),
+    case("csv-forest-without-history", TRACE,
+         "warning: predictor=forest learns from the jobs before workload.train_fraction, and workload 'csv' has none "
+         "(train_fraction=0); the run predicts with predictor=oracle (true iterations) instead; adjustments "
+         "{'predictor_oracle_without_history': 1}")(
+        lambda tmp: warned(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW),
+                                                          predictor__name="forest")).summary)),
     # ---- PAI 2020
     case("pai-file-missing", PAI, "{dir}/pai: no pai_group_tag_table.csv found (looked in all subdirectories)")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
@@ -763,6 +812,126 @@ CASES: list[Case] = [
          "{'gavel_alpha_extrapolated': 1}")(
         lambda tmp: warned(lambda: run_experiment(gavel_run(write(
             tmp, "vc1.trace", GAVEL_ROWS.replace("10.500000\t4", "10.500000\t16")))).summary)),
+    # ---- cluster job logs
+    case("log-slurm-unknown-field", LOGS,
+         "{dir}/sacct.txt: unknown field 'JobIdent' in the header line (did you mean 'JobID'?); workload=slurm reads "
+         "the fields of `sacct --helpformat`")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|COMPLETED|gres/gpu=1",
+                                                     header=SACCT_HEADER.replace("JobID", "JobIdent"))))),
+    case("log-slurm-comma-separated", LOGS,
+         "exit 2: asrpt-bench: error: sacct.txt: the header line is not sacct --parsable2 output (fields separated "
+         "by vertical bars): 'JobID,Submit,Start,End,State,AllocTRES'")(
+        lambda tmp: slurm_app(sacct(tmp, "1,2024-03-01T08:00:00,2024-03-01T08:00:00,2024-03-01T09:00:00,COMPLETED,"
+                                         "gres/gpu=1", header=SACCT_HEADER.replace("|", ",")))),
+    case("log-slurm-missing-field", LOGS,
+         "{dir}/sacct.txt: the header line has no 'Start' field; workload=slurm reads sacct --parsable2 output with "
+         "at least JobID, Submit, Start, End, State and AllocTRES or ReqTRES (fields found: ['JobID', 'Submit', "
+         "'End', 'State', 'AllocTRES'])")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T09:00:00|COMPLETED|"
+                                                           "gres/gpu=1", header=SACCT_HEADER.replace("|Start", ""))))),
+    case("log-helios-unknown-column-set", LOGS,
+         "{dir}/cluster_log.csv: not a workload=helios file: unknown column 'gpu_nums' (did you mean 'gpu_num'?); the "
+         "published columns are Helios cluster_log.csv: ['job_id', 'user', 'vc', 'gpu_num', 'cpu_num', 'node_num', "
+         "'state', 'submit_time', 'start_time', 'end_time', 'duration', 'queue']")(
+        lambda tmp: refusal(lambda: load_helios(helios_log(tmp, header=HELIOS_HEADER.replace("gpu_num", "gpu_nums"))))),
+    case("log-mixed-time-zones", LOGS,
+         "{dir}/trace_seren.csv: row 2 (line 3), column 'start_time': mixed time zones: '2023-03-01 00:24:11' has no "
+         "UTC offset while '2023-03-01 00:18:22+08:00' (row 1, column 'submit_time') has one; give every stamp of "
+         "the log in one form")(
+        lambda tmp: refusal(lambda: load_acme(write(tmp, "trace_seren.csv", SEREN.replace(
+            "2023-03-01 00:24:11+08:00", "2023-03-01 00:24:11"))))),
+    case("log-bad-time-stamp", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'End': not a time stamp such as 2023-03-01T08:30:00, got "
+         "'tomorrow'")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|tomorrow|"
+                                                           "COMPLETED|gres/gpu=1")))),
+    case("log-unknown-state", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'State': unknown job state 'DONE'; sacct's states are "
+         "['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'OUT_OF_MEMORY', 'PREEMPTED', 'DEADLINE', "
+         "'BOOT_FAIL', 'PENDING', 'RUNNING', 'REQUEUED', 'RESIZING', 'REVOKED', 'SUSPENDED', 'COMPLETING', "
+         "'CONFIGURING', 'REQUEUE_FED', 'REQUEUE_HOLD', 'RESV_DEL_HOLD', 'SIGNALING', 'SPECIAL_EXIT', 'STAGE_OUT', "
+         "'STOPPED']")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|DONE|gres/gpu=1")))),
+    case("log-helios-unknown-state", LOGS,
+         "{dir}/cluster_log.csv: row 1 (line 2), column 'state': unknown job state 'KILLED'; the published states "
+         "are ['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'PENDING', 'RUNNING', 'SUSPENDED']")(
+        lambda tmp: refusal(lambda: load_helios(helios_log(tmp, row=HELIOS_ROW.replace("COMPLETED", "KILLED"))))),
+    case("log-malformed-alloctres", LOGS,
+         "exit 2: asrpt-bench: error: sacct.txt: row 1 (line 2), column 'AllocTRES': malformed TRES "
+         "'cpu=4,gres/gpu': item 'gres/gpu' is not <resource>=<count>")(
+        lambda tmp: slurm_app(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|2024-03-01T09:00:00|COMPLETED|"
+                                         "cpu=4,gres/gpu"))),
+    case("log-fractional-gpu-count", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'AllocTRES': malformed TRES 'gres/gpu=1.5': the GPU count '1.5' is "
+         "not a whole number")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|COMPLETED|gres/gpu=1.5")))),
+    case("log-time-limit-not-minutes", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'TimelimitRaw': not a time limit in minutes (a whole number > 0, "
+         "UNLIMITED or Partition_Limit), got '2:00:00'")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|COMPLETED|gres/gpu=1|2:00:00",
+                                                     header=SACCT_HEADER + "|TimelimitRaw")))),
+    case("log-end-before-start", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'End': before 'Start' of the same job (by 3600 s); times are "
+         "reversed")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T09:00:00|"
+                                                           "2024-03-01T08:00:00|COMPLETED|gres/gpu=1")))),
+    case("log-start-before-submit", LOGS,
+         "{dir}/cluster_log.csv: row 1 (line 2), column 'start_time': before 'submit_time' of the same job (by 60 s); "
+         "times are reversed")(
+        lambda tmp: refusal(lambda: load_helios(helios_log(tmp, row=HELIOS_ROW.replace(
+            ",2020-06-09 18:41:01,2020-06-10", ",2020-06-09 18:40:01,2020-06-10"))))),
+    case("log-duplicate-job", LOGS,
+         "{dir}/sacct.txt: row 2 (line 3), column 'JobID': duplicate job '1' (a requeued job listed once per run by "
+         "sacct --duplicates?); export without --duplicates")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, *["1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                            "2024-03-01T09:00:00|COMPLETED|gres/gpu=1"] * 2)))),
+    case("log-nothing-ran", LOGS,
+         "{dir}/sacct.txt: no job of the log can be simulated (1 jobs: not_finished 1, never_started 0, no_gpu 0, "
+         "state_not_selected 0)")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|Unknown|Unknown|PENDING|")))),
+    case("log-swf-negative-run-time", LOGS,
+         "{dir}/log.swf: row 1 (line 1), field 4 'Run Time': must be >= 0, or -1 for unknown, got -5")(
+        lambda tmp: refusal(lambda: load_swf(write(tmp, "log.swf", SWF_LINE.replace(" 10 100 ", " 10 -5 ", 1))))),
+    case("log-swf-wrong-field-count", LOGS,
+         "{dir}/log.swf: row 1 (line 2) has 17 field(s), expected 18 (the Standard Workload Format)")(
+        lambda tmp: refusal(lambda: load_swf(write(tmp, "log.swf", "; UnixStartTime: 0\n"
+                                                   + SWF_LINE.rsplit(" ", 1)[0])))),
+    case("log-swf-unknown-status", LOGS,
+         "{dir}/log.swf: row 1 (line 1), field 11 'Status': not an SWF status (one of [-1, 0, 1, 2, 3, 4, 5]), got 7")(
+        lambda tmp: refusal(lambda: load_swf(write(tmp, "log.swf", SWF_LINE.replace(" -1 1 1 1 ", " -1 7 1 1 ")))))
+    ,
+    case("log-unknown-timezone", LOGS,
+         "workload.timezone must be an IANA time zone name such as 'UTC' or 'Europe/Berlin', got 'CEST'")(
+        lambda tmp: refusal(lambda: WorkloadConfig(name="slurm", path="sacct.txt", timezone="CEST").validate())),
+    case("log-unknown-state-filter", LOGS,
+         "workload.states: 'DONE' is not a finished state of this log format; its finished states are ['COMPLETED', "
+         "'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL']")(
+        lambda tmp: refusal(lambda: WorkloadConfig(name="helios", path="x.csv", states=["DONE"]).validate())),
+    case("log-repeated-dst-hour", LOGS,
+         "warning: {dir}/sacct.txt: 1 time stamp(s) fall in the hour Europe/Berlin repeats when daylight saving time "
+         "ends; each is read as its first (summer-time) occurrence; adjustments {'log_times_in_repeated_dst_hour': 1}")(
+        lambda tmp: warned(lambda: run_experiment(log_run(sacct(
+            tmp, "1|2024-10-27T01:00:00|2024-10-27T02:30:00|2024-10-27T04:00:00|COMPLETED|gres/gpu=1"),
+            timezone="Europe/Berlin")).summary)),
+    case("recorded-without-start-times", LOGS,
+         "scheduler=recorded cannot replay the log: 1 of the 1 simulated jobs have no recorded start (first: 'a'); "
+         "only a job log's jobs (workload=slurm, swf, helios, acme, or a table with recorded_wait) have one")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), scheduler__name="recorded")))),
+    case("recorded-with-target-load", LOGS,
+         "scheduler=recorded cannot replay the log: workload.target_load rescales the releases the log's start "
+         "times are relative to")(
+        lambda tmp: refusal(lambda: run_experiment(replace(log_run(sacct(
+            tmp, "1|2024-03-01T08:00:00|2024-03-01T08:10:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1",
+            "2|2024-03-01T08:30:00|2024-03-01T08:30:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1"), target_load=0.5),
+            scheduler=SchedulerConfig("recorded"))))),
+    case("walltime-without-limits", LOGS,
+         "walltime predictor: none of the 1 jobs has a requested time limit (column 'time_limit'); predictor=walltime "
+         "reads the limits of a job log (workload=slurm, swf, ...) or of a job table with a time_limit column")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="walltime")))),
     # ---- selecting the simulated jobs
     case("num-jobs-beyond-the-table", SELECTION,
          "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "
@@ -770,10 +939,6 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__num_jobs=9)))),
     case("offset-past-the-jobs", SELECTION, "workload.offset=5 is past the 1 jobs in the selected window")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__offset=5)))),
-    case("forest-without-history", SELECTION,
-         "forest predictor: the training table is empty; set workload.train_fraction > 0 so the trace has a "
-         "history, or use predictor=oracle (true iterations)")(
-        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="forest")))),
     case("single-gpu-share-pool-too-small", SELECTION,
          "workload.single_gpu_share=0.5 with 2 jobs needs 1 multi-GPU jobs but the table has 0; lower "
          "workload.num_jobs or set workload.resample_replace=true")(
@@ -812,7 +977,7 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
     # ---- configuration
     case("unknown-group-option", CONFIG,
-         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, spjf, spwf, srtf, "
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, recorded, spjf, spwf, srtf, "
          "srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
@@ -915,6 +1080,20 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: unknown option '-multirun'; the options are -m/--multirun, --cfg, --resolve, "
          "--help and Hydra's other flags (see --help), and overrides are key=value")(
         lambda tmp: app(tmp, "scheduler.tau=0,1", "-multirun")),
+    case("cli-option-without-its-value", CONFIG,
+         "exit 2: asrpt-bench: error: option --cfg needs a value, one of ['job', 'hydra', 'all']; the options are "
+         "-m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see --help), and overrides are key=value")(
+        lambda tmp: app(tmp, "seed=1", "--cfg")),
+    case("cli-option-value-outside-its-choices", CONFIG,
+         "exit 2: asrpt-bench: error: option --cfg takes one of ['job', 'hydra', 'all'], got 'config'; the options "
+         "are -m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see --help), and overrides are "
+         "key=value")(
+        lambda tmp: app(tmp, "--cfg", "config", "seed=1")),
+    case("cli-shell-completion-without-its-command", CONFIG,
+         "exit 2: asrpt-bench: error: option -sc needs one of install=SHELL, uninstall=SHELL, query=SHELL (e.g. -sc "
+         "install=bash); the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see "
+         "--help), and overrides are key=value")(
+        lambda tmp: app(tmp, "-sc")),
     case("cli-launcher-without-workers", CONFIG,
          "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
          "one per CPU), got '0'")(
@@ -998,7 +1177,7 @@ CASES: list[Case] = [
     case("api-table-misspelt-column", API,
          "the in-memory table: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
          "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
-         "'user', 'group', 'duration']")(
+         "'user', 'group', 'duration', 'partition', 'state', 'recorded_wait', 'time_limit']")(
         lambda tmp: refusal(lambda: compare(frame(alpha_mx=[2.0, 2.0]), ["fifo"]))),
     case("api-table-repeated-column", API, "the in-memory table: column 'gpus' appears more than once")(
         lambda tmp: refusal(lambda: compare(pd.concat([frame(), frame()[["gpus"]]], axis=1), ["fifo"]))),
@@ -1015,7 +1194,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: compare(frame().iloc[:0], ["fifo"]))),
     case("plugin-table-unknown-column", API,
          "workload 'door_plugin': unknown column 'vc'; the job table's columns are ['job_id', 'release', 'gpus', "
-         "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration']")(
+         "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration', "
+         "'partition', 'state', 'recorded_wait', 'time_limit']")(
         lambda tmp: plugin_table(tmp, vc=["x", "y"])),
     case("api-predictions-as-a-list", API,
          "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
@@ -1115,6 +1295,13 @@ CASES: list[Case] = [
          "segments.parquet: listed in COMPLETE but missing); nothing written, pass --allow-partial to write the "
          "table with them flagged", "capsys")(
         lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.SEGMENTS).unlink())),
+    case("collect-output-removed-with-its-line", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "comparison.csv: missing, while summary.json holds per_scheduler results); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.COMPARISON).unlink() or (
+            run / io.COMPLETE).write_text("".join(line for line in (run / io.COMPLETE).read_text().splitlines(
+                keepends=True) if not line.endswith(f"  {io.COMPARISON}\n"))))),
     case("collect-rows-do-not-match-the-summary", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
          "jobs.parquet: 1 rows, the summary says num_jobs 2); nothing written, pass --allow-partial to write the "
@@ -1275,5 +1462,14 @@ def test_the_doc_lists_exactly_these_cases() -> None:
 
 def test_the_catalogue_has_at_least_thirty_kinds_in_every_category() -> None:
     categories = {c.category for c in CASES}
-    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, API, SOLVER, IO}
+    assert categories == {TRACE, PAI, PHILLY, GAVEL, LOGS, SELECTION, PROFILE, CONFIG, API, SOLVER, IO}
     assert len(CASES) >= 30
+
+
+def test_the_doc_counts_each_category_as_the_catalogue_does() -> None:
+    """The page's summary table (category -> kinds, then the total) is the catalogue's count."""
+    counts = collections.Counter(c.category for c in CASES)
+    text = DOC.read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| ([^|*]+?) \| (\d+) \|$", text, flags=re.M))
+    assert {k: int(v) for k, v in table.items()} == dict(counts)
+    assert f"| **total** | **{len(CASES)}** |" in text

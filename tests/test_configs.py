@@ -34,7 +34,7 @@ def test_every_option_composes_and_validates(group: str, option: str) -> None:
     compared = group != "scheduler" or option in ALL_SCHEDULERS
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"{group}={option}"] + ([] if compared else ["task=simulate"]))
-    if group == "workload" and option in ("csv", "pai2020"):  # must say which key to set
+    if group == "workload" and option in ("csv", "pai2020", "slurm", "swf", "helios", "acme"):  # must say which key to set
         with pytest.raises(ConfigError, match=r"workload\.path is required for this workload: .*\(workload\.path=\.\.\.\)"):
             to_run_config(cfg)
         return

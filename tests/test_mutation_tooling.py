@@ -4,7 +4,6 @@ test looping forever (as a mutant of a search loop can) into a failure instead o
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pytest
@@ -21,16 +20,14 @@ def load_tool():
 
 def test_docs_page_is_generated_from_the_recorded_runs() -> None:
     tool = load_tool()
-    records = [json.loads(p.read_text()) for p in sorted(tool.RESULTS.glob("*.json"))]
     text = tool.DOC.read_text()
     block = text.split(tool.BEGIN, 1)[1].split(tool.END, 1)[0].strip("\n")
-    assert block == tool.render(records, tool.load_judgements()), "run `python tools/mutation.py report`"
+    assert block == tool.render(tool.records(), tool.load_judgements()), "run `python tools/mutation.py report`"
 
 
 def test_every_judgement_names_a_recorded_survivor_and_is_current() -> None:
     tool = load_tool()
-    survivors = {name: diff for p in tool.RESULTS.glob("*.json") for name, diff in
-                 json.loads(p.read_text())["survivors"].items()}
+    survivors = {name: diff for record in tool.records() for name, diff in record["survivors"].items()}
     for name, entry in tool.load_judgements().items():
         assert name in survivors, f"{name}: judged but not a survivor of any recorded run"
         assert entry["line"] == tool.mutated_line(survivors[name]), f"{name}: the judgement is stale"

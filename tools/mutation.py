@@ -38,17 +38,17 @@ BEGIN, END = "<!-- mutation-report -->", "<!-- /mutation-report -->"  # not doc_
 # mutmut runs each mutant against the tests of these files that called the mutated function in its stats run.
 # The module's own tests and their nearest neighbours, in-process only: mutmut cannot see what a subprocess calls,
 # and every listed file multiplies the time of each surviving mutant.
-_SCHEDULING = ["test_schedulers.py", "test_schedulers_properties.py", "test_virtual_srpt_exact.py",
-               "test_virtual_srpt_rounding.py", "test_dispatch.py", "test_las2d.py", "test_preemptive_sim.py",
-               "test_sim_engine.py", "test_sim_audit.py", "test_decision_instants.py", "test_preemption_price.py",
-               "test_schedule_checksums.py", "test_conformance.py"]
+_SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_preemptive_sim.py",
+               "test_scheduler_contract.py", "test_variant_entries.py", "test_schedule_checksums.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
     "schedulers/": _SCHEDULING,
-    "sim/": _SCHEDULING + ["test_sim_job_tables.py"],
-    "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_workloads_assign.py",
-                         "test_workloads_synthetic.py", "test_sim_job_tables.py", "test_one_validation_path.py"],
+    "schedulers/virtual_srpt": ["test_virtual_srpt_exact.py", "test_virtual_srpt_rounding.py"],
+    "sim/": ["test_sim_engine.py", "test_scheduler_contract.py", "test_sim_metrics.py", "test_sim_audit.py",
+             "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py"],
+    "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
+                         "test_sim_job_tables.py"],
 }
 # mutmut's verdicts; a mutant counts as killed when a test failed on it or it ran out of time
 KILLED = ("killed", "timeout")

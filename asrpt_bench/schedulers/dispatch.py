@@ -32,7 +32,7 @@ from .profile import Profile
 from .queues import Window
 
 if TYPE_CHECKING:
-    from .views import DispatchContext, JobView, RunningJob
+    from .views import DispatchContext, JobView
 
 DispatchRule = Literal["strict", "easy", "conservative", "greedy"]
 DISPATCH_RULES = ("strict", "easy", "conservative", "greedy")
@@ -62,10 +62,6 @@ class Estimates:
     def duration(self, job: JobView) -> float:
         """Estimated duration of a queued job: iterations x alpha~min, at least min_estimate_s."""
         return max(self.iterations(job) * job.alpha_min, self.min_estimate_s)
-
-    def end(self, run: RunningJob, now: float) -> float:
-        """Estimated end of a running job: start + iterations x alpha of its placement (floored)."""
-        return self.overrun_end(run.start, max(self.iterations(run.job) * run.alpha, self.min_estimate_s), now)
 
     def overrun_end(self, start: float, duration: float, now: float) -> float:
         """start + duration, or, once that has passed, what the overrun policy estimates instead."""

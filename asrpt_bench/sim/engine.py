@@ -124,8 +124,9 @@ def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predi
         JOB.require("jobs", job)
     CLUSTER.require("cluster", cluster)
     decision = "decide" if getattr(scheduler, "preemptive", False) else "dispatch"
-    for name, value, method in (("scheduler", scheduler, decision), ("placer", placer, "place")):
-        _require_component(name, value, method)
+    if not getattr(scheduler, "replays_log", False):
+        _require_component("scheduler", scheduler, decision)
+    _require_component("placer", placer, "place")
     if predictions is not None:
         PREDICTIONS.require("predictions", predictions)
 

@@ -46,7 +46,7 @@ def assign_models(table: pd.DataFrame, cluster: Cluster, seed: int, *, timing: T
     models: zoo model names to draw from (default: the whole zoo).
     gpu_counts: GPU counts a configuration may have (default 1, 2, 4, 8, 16, 32).
     max_gpus: cap the trace's GPU demand before rounding (e.g. the cluster size).
-    The trace's own GPU demand is kept in column `trace_gpus`.
+    The trace's own GPU demand is kept in column `trace_gpus`, each job's alpha~min in `alpha_min_estimate`.
     """
     catalogue = _catalogue(models, gpu_counts, max_gpus, gpu_memory_gb)
     result = table.copy()
@@ -117,7 +117,8 @@ def _choose(rows: pd.DataFrame, demand: np.ndarray, catalogue: dict[str, tuple[i
 
 def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel, placer: Placer | None,
                      gpu_memory_gb: float) -> None:
-    """iterations = max(1, round(duration / alpha~min)) where missing; gpus = g(config)."""
+    """iterations = max(1, round(duration / alpha~min)) where missing; gpus = g(config); alpha~min itself in
+    column `alpha_min_estimate` (what a requested time limit is divided by: predictor=walltime)."""
     with_model = (table["model"].notna() & table["config"].notna() & table["alpha"].isna()).to_numpy()
     plans: dict[tuple[str, str], TrainingPlan] = {}
     alpha_min = np.full(len(table), np.nan)
@@ -134,6 +135,7 @@ def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel,
     iterations = table["iterations"].to_numpy(dtype=float, copy=True)
     iterations[need] = np.maximum(1.0, np.rint(durations[need] / alpha_min[need]))
     table["iterations"] = iterations
+    table["alpha_min_estimate"] = alpha_min
     table["gpus"] = table["gpus"].astype(np.int64)
 
 

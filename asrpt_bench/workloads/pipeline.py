@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..adjustments import adjust
 from ..cache import DiskCache, cache_key, content_hash, memoised
 from ..core import Cluster, Job
 from ..params import Params
@@ -36,6 +38,7 @@ from .load import best_durations, offered_load, scale_to_load
 from .schema import check_given_table
 from .slicing import chronological_split, resample_single_gpu_share, slice_jobs
 from .sources import WORKLOADS, TraceParams
+from .tracecard import format_trace_card
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ class TableSpec:
 
     @classmethod
     def of(cls, name: str, params: TraceParams, seed: int, cluster: Cluster, timing: TimingModel) -> "TableSpec":
-        return cls(name, tuple(sorted(params.table_key().items())), seed, cluster, timing, params)
+        frozen = {key: tuple(value) if isinstance(value, list) else value for key, value in params.table_key().items()}
+        return cls(name, tuple(sorted(frozen.items())), seed, cluster, timing, params)
 
     def cache_inputs(self) -> dict[str, Any]:
         """The spec as cache-key inputs (without the full `params`, whose table-deciding part is in it)."""
@@ -193,10 +197,16 @@ def _simulated_jobs(spec: TableSpec, table: pd.DataFrame, source: str, cache: Di
 
 
 def _note_trace_facts(workload: Workload, attrs: dict[str, Any]) -> None:
-    """The table's own facts (recurrence keys, Gavel's extrapolated alphas and ignored priorities) into the
-    run's scalars, said once per run even when the table comes from a cache."""
+    """The table's own facts (recurrence keys, Gavel's extrapolated alphas and ignored priorities, a job
+    log's trace card and notes) into the run's scalars, said once per run even when the table comes from a
+    cache: the card is printed, the notes are warned (joblog.py)."""
     if "recurrence" in attrs:
         workload.scalars["recurrence"] = dict(attrs["recurrence"])
+    if "trace_card" in attrs:
+        workload.scalars["trace_card"] = attrs["trace_card"]
+        logging.getLogger("asrpt_bench").info(format_trace_card(attrs["trace_card"]))
+    for note in attrs.get("notes", ()):
+        adjust(str(note["key"]), int(note["count"]), str(note["message"]), stacklevel=3)
     if "gavel_alpha_extrapolated" in attrs:
         workload.scalars["gavel_alpha_extrapolated"] = extrapolated = int(attrs["gavel_alpha_extrapolated"])
         if extrapolated:

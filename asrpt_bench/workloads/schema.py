@@ -49,6 +49,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("user", "str", "-", False, "recurrence key: user (synthetic for Philly)"),
     Column("group", "str", "-", False, "recurrence key: job group / recurring template"),
     Column("duration", "float", "s", False, "trace run time, used to derive iterations"),
+    Column("partition", "str", "-", False, "the log's partition, queue or virtual cluster"),
+    Column("state", "str", "-", False, "the log's final job state (COMPLETED, FAILED, ...)"),
+    Column("recorded_wait", "float", "s", False, "the log's own queueing delay, start - submit "
+           "(scheduler=recorded replays start = release + recorded_wait)"),
+    Column("time_limit", "float", "s", False, "the run time the job requested (predictor=walltime)"),
 )
 COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
 
@@ -101,7 +106,8 @@ def _check_bounds(table: pd.DataFrame, raw: pd.DataFrame, source: str) -> None:
     exact = "larger times lose precision in float64 arithmetic"
     limits = (("release", MAX_SECONDS, "s", exact), ("duration", MAX_SECONDS, "s", exact),
               ("alpha", MAX_SECONDS, "s", exact), ("alpha_max", MAX_SECONDS, "s", exact),
-              ("alpha_spread", MAX_SECONDS, "s", exact),
+              ("alpha_spread", MAX_SECONDS, "s", exact), ("recorded_wait", MAX_SECONDS, "s", exact),
+              ("time_limit", MAX_SECONDS, "s", exact),
               ("iterations", MAX_COUNT, "iterations", exact), ("gpus", MAX_GPUS, "GPUs", "no cluster comes near"))
     for name, limit, unit, reason in limits:
         _first_bad(table[name] > limit, raw, name, source, f"must be <= {limit:.0e} {unit} ({reason})")
@@ -147,6 +153,8 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         ("alpha_spread", table["alpha_spread"].notna() & table["alpha"].isna(),
          "needs alpha (it is the spread-placement time of a fixed-alpha job)"),
         ("duration", table["duration"] < 0, "must be >= 0"),
+        ("recorded_wait", table["recorded_wait"] < 0, "must be >= 0"),
+        ("time_limit", table["time_limit"] <= 0, "must be > 0"),
     )
     for name, bad, problem in checks:
         bad = bad.fillna(False).to_numpy(dtype=bool)
