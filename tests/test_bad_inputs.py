@@ -1153,6 +1153,10 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(None))),
     case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
         lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
+    case("api-prediction-beyond-exact-times", API,
+         "job 'a': predicted iterations x alpha~min must be <= 1e+12 s (larger times lose precision in float64 "
+         "arithmetic), got 2e+12 x 1 s")(
+        lambda tmp: refusal(lambda: two_job_simulation({"a": 2e12, "b": 2}))),
     case("api-job-fractional-iterations", API, "job 'a': iterations must be an integer in [0, 1e+12], got 2.5")(
         lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 2.5))),
     case("api-job-list-as-id", API, "job_id must be a job id (a string or an integer), got list ['a']")(
