@@ -1012,6 +1012,15 @@ CASES: list[Case] = [
          "preemption.restart_s prices the suspensions of preemptive schedulers (las2d, srtf, srtf_oracle); this "
          "run's schedulers never preempt: ['asrpt', 'fifo']")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["preemption.restart_s=0", "task.schedulers=[asrpt,fifo]"]))),
+    case("cluster-key-a-theory-task-ignores", CONFIG,
+         "cluster.servers changes nothing in task theory, which builds its own cluster (task.theory_gpus, "
+         "task.theory_gpus_per_server); the cluster keys it reads: ['b_intra', 'b_inter']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["task=theory", "cluster=large"]))),
+    case("cluster-key-an-instance-ignores", CONFIG,
+         "cluster.gpus_per_server changes nothing with workload=lemma2_reviewer, a hand-made instance that brings "
+         "its own cluster (1 x 100 GPUs); drop the cluster keys")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["experiment=lemma2_reviewer",
+                                                                    "cluster.gpus_per_server=4"]))),
     case("plugin-takes-a-built-in-name", CONFIG,
          "plugins: cannot import 'taken_name': ConfigError: scheduler 'fifo' is already registered by "
          "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
