@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -66,3 +68,15 @@ def test_the_scheduler_argument_is_the_reference_of_the_comparison() -> None:
     assert result.comparison.set_index("scheduler").loc["wcs_duration", "asrpt_reduction"] == 1 - 72.0 / 44.0
     with pytest.raises(ConfigError, match=r"^scheduler=spjf is not among task\.schedulers \[wcs_duration,fifo\]"):
         compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4, scheduler="spjf")
+
+
+def test_the_printed_summary_leaves_out_what_the_rule_leaves_undefined() -> None:
+    """Strict dispatch makes no reservations: its reservation violations are NaN and not printed as 'nan';
+    a rule that makes them prints the count."""
+    from asrpt_bench.report.tables import format_result
+
+    strict = compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4)
+    assert math.isnan(strict.summary["reservation_violations"])
+    assert "shadow time or reservation" not in format_result(strict) and ": nan" not in format_result(strict)
+    easy = compare_run(TABLE, ["fifo+easy", "fifo"], servers=1, gpus_per_server=4)
+    assert "starts after the first shadow time or reservation (jobs): 0" in format_result(easy)
