@@ -18,6 +18,8 @@ import math
 from enum import IntEnum
 from typing import Hashable
 
+import numpy as np
+
 from ..core import Cluster, Job, build_frozen
 from ..placement.base import Placer
 from ..schedulers.base import JobView, Proposal
@@ -25,7 +27,7 @@ from ..schedulers.preemptive import PreemptionParams, PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
-from .metrics import schedule_metrics
+from .metrics import busy_share, schedule_metrics
 from .records import JobRecord, Segment
 
 
@@ -180,7 +182,7 @@ class _PreemptiveSimulation(_Simulation):
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
             "placement": placement, "gpu_ids": self.gpu_ids[i], "preemptions": self.preemptions[i],
-            "restart_s": self.restarted[i]})
+            "restore_s": self.restarted[i], "service_s": self.ran[i]})
         self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
 
     def run(self) -> list[JobRecord]:
@@ -229,13 +231,17 @@ class _PreemptiveSimulation(_Simulation):
 
 def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], cluster: Cluster,
                        dropped: int) -> dict[str, float | int]:
-    """schedule_metrics, with utilization from the segments (busy GPU-seconds, restarts included, over
-    G x (makespan - first release)) and the total number of suspensions as `preemptions`."""
+    """schedule_metrics, with utilization and busy_share from the segments (busy GPU-seconds, restarts
+    included, over G x (makespan - first release), and over the release span) and the total number of
+    suspensions as `preemptions`."""
     metrics = schedule_metrics(records, cluster, dropped=dropped)
     if records:
-        span = metrics["makespan"] - min(record.release for record in records)
+        first, last = min(record.release for record in records), max(record.release for record in records)
+        span = metrics["makespan"] - first
         busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
+        held = np.array([(segment.start, segment.end, len(segment.gpu_ids)) for segment in segments], dtype=float)
+        metrics["busy_share"] = busy_share(held[:, 0], held[:, 1], held[:, 2], first, last, cluster.total_gpus)
     metrics["preemptions"] = sum(record.preemptions for record in records)
     return metrics
 

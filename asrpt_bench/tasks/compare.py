@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Hashable, Optional
 
@@ -16,6 +17,10 @@ from ..prepare import fit_predictions, prediction_scalars
 from .base import REFERENCE_SCHEDULER, Context, placer_name, register_task, scheduler_names
 from .scoring import VOLATILE, run_scheduler
 
+
+NO_JOB_WAITED = "no job waited: the schedulers cannot differ"
+"""The warning of a compare run in which no job of any scheduler waited (each started at release and ran
+uninterrupted, so every scheduler gave the same start times)."""
 
 BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 ALL_SCHEDULERS = ["asrpt", "asrpt_oracle", *BASELINES]
@@ -64,6 +69,9 @@ def compare(context: Context) -> RunResult:
     jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
     preempted = [run.segments.assign(scheduler=name) for name, run in runs.items() if run.segments is not None]
     segments = pd.concat(preempted, ignore_index=True) if preempted else None
+    no_job_waited = all(run.scalars["waited_share"] == 0 for run in runs.values())
+    if no_job_waited:
+        warnings.warn(NO_JOB_WAITED, UserWarning, stacklevel=2)
     summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
-               "per_scheduler": {name: run.scalars for name, run in runs.items()}}
+               "no_job_waited": no_job_waited, "per_scheduler": {name: run.scalars for name, run in runs.items()}}
     return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments)

@@ -25,7 +25,7 @@ from .base import asrpt_parameter, comm_heavy_threshold
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
-               "queueing_delay", "jct", "placement", "preemptions", "restart_s"]
+               "first_start_delay_s", "wait_s", "service_s", "restore_s", "jct", "placement", "preemptions"]
 
 VOLATILE = ("sim_wall_time_s",)
 """Scalars of a scheduler run that differ between identical runs (kept out of comparison.csv)."""
