@@ -44,6 +44,9 @@ VARIANTS = {name: (name, {}) for name in sorted(SCHEDULERS)} | {
     "asrpt[eligibility=release,dispatch=easy]": ("asrpt", {"eligibility": "release", "dispatch": "easy"}),
     "spjf[dispatch=easy]": ("spjf", {"dispatch": "easy"}),
     "fifo[dispatch=conservative]": ("fifo", {"dispatch": "conservative"}),
+    # the virtual order of issue 26
+    "asrpt[virtual=psjf]": ("asrpt", {"virtual": "psjf"}),
+    "asrpt[eligibility=release,virtual=psjf]": ("asrpt", {"eligibility": "release", "virtual": "psjf"}),
 }
 
 

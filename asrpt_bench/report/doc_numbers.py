@@ -28,6 +28,7 @@ from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, geometric_ci, mean_ci
 from .dispatch_plots import ELIGIBILITY, dispatch_ratios, near_best
 from .preemption_plots import RESTART, preemption_price, price_of_nonpreemption
+from .queueing_plots import queueing_text
 from .published import load_result
 from .sensitivity_plots import relative_total_jct
 from .plots import best_wcs_ratios, worst_gap
@@ -307,6 +308,13 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "heavy_edge_patterns": heavy_edge_patterns,
     "solver_comparison": solver_comparison,
 }
+
+
+PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {
+    "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
+}
+"""Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
+the docs, when its table is committed (experiments/pending/README.md)."""
 
 
 def doc_files(root: Path) -> list[Path]:

@@ -39,6 +39,7 @@ from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .dispatch_plots import ELIGIBILITY, dispatch_ratios, near_best
 from .preemption_plots import preemption_price, price_of_nonpreemption
 from .published import load_result
+from .queueing_plots import SCV, queueing_intervals
 from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE
 from .style import label
 
@@ -267,6 +268,22 @@ def preemption_headline(results: Path) -> Claim:
                  "every seed: an interval of zero width there is that, not a measurement error.")
 
 
+def queueing_claim(results: Path) -> Claim:
+    """The simulator against the M/G/1 closed forms: at how many points each lies inside its interval."""
+    summary = queueing_intervals(load_result(results, "queueing_theory"))
+    parts = [f"C² {float(scv):g}: {int(part['inside'].sum())} of {len(part)} points, measured / closed form "
+             f"{part['mean'].min():.3f}-{part['mean'].max():.3f}" for scv, part in summary.groupby(SCV, sort=True)]
+    return Claim("The simulator against queueing theory: closed forms inside the measured interval", "not studied",
+                 "; ".join(parts), "queueing_theory",
+                 "One GPU, Poisson arrivals: fifo = FCFS, spjf = SJF, psjf_oracle = PSJF, srtf_oracle = SRPT (free "
+                 f"preemption); intervals at {100 * summary.attrs['confidence']:.2f}% each, 95% family-wise "
+                 "(Bonferroni) over the points, so one point outside is evidence of a fault.")
+
+
+PENDING_CLAIMS: tuple[Callable[[Path], Claim], ...] = (queueing_claim,)
+"""Rows of the experiments waiting in experiments/pending/: each moves into CLAIMS when its table is committed."""
+
+
 CLAIMS: tuple[Callable[[Path], Claim], ...] = (
     lambda r: jct_reduction(r, "compare_default", "every scheduler placed by Heavy-Edge"),
     lambda r: jct_reduction(r, "compare_baseline_first_fit", "baselines placed first-fit"),
@@ -293,6 +310,7 @@ OPEN_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tau in simulation", ("scheduler.tau",)),
     ("head-of-line blocking", ("scheduler.backfill", "scheduler.dispatch")),
     ("when a job becomes dispatchable", ("scheduler.eligibility",)),
+    ("the virtual single machine's discipline (SRPT in the paper)", ("scheduler.virtual",)),
     ("jobs running past their prediction", ("scheduler.overrun", "scheduler.min_estimate_s")),
     ("price of a preemption (preemptive references only)", ("preemption.restart_s", "preemption.min_run_s")),
     ("virtual SRPT tie-break", ("scheduler.srpt_tiebreak",)),

@@ -78,11 +78,27 @@ def format_comparison(comparison: pd.DataFrame, reference: str = "asrpt") -> str
     return table.to_string(index=False)
 
 
+def format_queueing(comparison: pd.DataFrame) -> str:
+    """One line per scheduler of a `queueing` run: its M/G/1 discipline, the measured mean response time
+    and the closed form."""
+    table = pd.DataFrame({
+        "scheduler": comparison["scheduler"],
+        "M/G/1 discipline": comparison["discipline"],
+        "mean response (s)": comparison["mean_response_s"].map(lambda v: f"{v:.5g}"),
+        "closed form (s)": comparison["formula_mean_response_s"].map(lambda v: f"{v:.5g}"),
+        "measured / closed form": comparison["response_over_formula"].map(lambda v: f"{v:.4f}"),
+    })
+    jobs = int(comparison["measured_jobs"].iloc[0])
+    return f"{table.to_string(index=False)}\nmean response over the {jobs} measured jobs (one seed)"
+
+
 def format_result(result: RunResult) -> str:
     """The comparison table for `compare`, then the headline scalars of the summary, each labelled with
     its unit, and what the run adjusted."""
     lines = [f"task: {result.task}"]
-    if result.comparison is not None:
+    if result.task == "queueing" and result.comparison is not None:
+        lines.append(format_queueing(result.comparison))
+    elif result.comparison is not None:
         reference = str(result.summary.get("reference_scheduler", "asrpt"))
         name = "A-SRPT" if reference == "asrpt" else reference
         lines.append(format_comparison(result.comparison, reference))

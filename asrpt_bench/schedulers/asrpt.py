@@ -1,7 +1,7 @@
 """A-SRPT (paper-notes 5, Algorithm 1).
 
 Each job gets a virtual single-machine size p~_i = (g_i / G) * n~_i * alpha~min_i; preemptive SRPT
-on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
+(or, with virtual="psjf", preemptive shortest job first) on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
 pending queue. Real dispatch is non-preemptive and strictly head-of-line: the head starts when it
 fits, except that a communication-heavy head (alpha_max / alpha~min >= comm_heavy) whose current
 placement is not consolidated enough may wait up to tau * p~_i for a better one.
@@ -20,6 +20,7 @@ from ..params import Params, param
 from ..rules import flag, number, one_of
 from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
+from .virtual_psjf import VirtualPSJF
 from .virtual_srpt import VirtualSRPT
 
 ConsolidationTest = Literal["alpha", "servers", "ratio"]
@@ -30,6 +31,7 @@ CONSOLIDATION_TESTS = ("alpha", "servers", "ratio")
 DELAY_ORIGINS = ("enqueue", "head")
 SRPT_TIEBREAKS = ("release_id", "id")
 ELIGIBILITY_RULES = ("virtual", "release")
+VIRTUAL_MACHINES = {"srpt": VirtualSRPT, "psjf": VirtualPSJF}
 ALPHA_TOLERANCE = 1e-9
 DEFAULT_COMM_HEAVY = 1.5
 DEFAULT_TAU = 1.0
@@ -56,6 +58,9 @@ class ASRPTParams(Params):
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
     min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
+    virtual: str = param("srpt", one_of(*VIRTUAL_MACHINES),
+                         "the virtual single machine's order: preemptive SRPT (the paper's) or PSJF (rank fixed "
+                         "at arrival)")
 
     def check_together(self, prefix: str) -> None:
         if self.overrun != "none" and self.dispatch not in ("easy", "conservative"):
@@ -92,6 +97,9 @@ class ASRPT:
     jobs first, in virtual completion order).
     overrun, min_estimate_s: estimates of the backfilling rules; min_estimate_s also floors the
     virtual duration n~ * alpha~min behind p~_i.
+    virtual: the virtual machine's discipline, "srpt" (the paper's) or "psjf" (preemptive shortest job
+    first on p~_i: a job's virtual rank is its size, fixed at arrival, so a partly served virtual job
+    does not move ahead of a smaller later arrival as its remaining work shrinks).
     oracle: use true iterations instead of predictions (the perfect-prediction variant).
     """
 
@@ -101,10 +109,10 @@ class ASRPT:
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
-                 oracle: bool = False) -> None:
+                 virtual: str = ASRPTParams.virtual, oracle: bool = False) -> None:
         ASRPTParams(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                     srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
-                    overrun=overrun, min_estimate_s=min_estimate_s).check("scheduler")
+                    overrun=overrun, min_estimate_s=min_estimate_s, virtual=virtual).check("scheduler")
         if not isinstance(oracle, bool):
             raise ConfigError(f"asrpt: oracle must be true or false, got {oracle!r}")
         self.name = "asrpt_oracle" if oracle else "asrpt"
@@ -118,6 +126,7 @@ class ASRPT:
         self.eligibility = eligibility
         self.overrun = overrun
         self.min_estimate_s = float(min_estimate_s)
+        self.virtual = virtual
         self.oracle = oracle
         legacy = eligibility == "virtual" and self.dispatch_rule in ("strict", "greedy")
         self._dispatch = self._dispatch_pending if legacy else self._dispatch_ordered
@@ -128,7 +137,7 @@ class ASRPT:
 
     def _clear(self, total_gpus: int) -> None:
         self.total_gpus_ = total_gpus
-        self.virtual_ = VirtualSRPT()
+        self.virtual_: VirtualSRPT | VirtualPSJF = VIRTUAL_MACHINES[self.virtual]()
         self.waiting_: dict[Hashable, _Pending] = {}
         self.pending_: deque[_Pending] = deque()
         self.delay_deadlines_: list[float] = []
@@ -249,13 +258,14 @@ class ASRPT:
 
     def queue(self, now: float) -> list[_Pending]:
         """The dispatch order now: the pending queue (virtual completion order), then, under eligibility
-        "release", the virtually unfinished jobs by (remaining virtual work now, tiebreak)."""
+        "release", the virtually unfinished jobs by (virtual rank now, tiebreak): remaining virtual work
+        under virtual SRPT, virtual size under virtual PSJF."""
         ordered = list(self.pending_)
         if self.eligibility == "release" and self.waiting_:
-            remaining = self.virtual_.remaining(now)
+            ranks = self.virtual_.ranks(now)
             waiting = self.waiting_
             ordered.extend(sorted(waiting.values(),
-                                  key=lambda entry: (remaining[entry.job.job_id], self._tiebreak(entry.job))))
+                                  key=lambda entry: (ranks[entry.job.job_id], self._tiebreak(entry.job))))
         return ordered
 
     def _dispatch_ordered(self, ctx: DispatchContext) -> None:
@@ -316,8 +326,9 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
-                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
+                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
+                 virtual: str = ASRPTParams.virtual) -> ASRPT:
     """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
-                 overrun=overrun, min_estimate_s=min_estimate_s, oracle=True)
+                 overrun=overrun, min_estimate_s=min_estimate_s, virtual=virtual, oracle=True)

@@ -1,0 +1,42 @@
+"""Gang PSJF: preemptive shortest job first on the predicted (`psjf`) or true (`psjf_oracle`) total size,
+the rank fixed at arrival; a preemptive reference for A-SRPT that stays robust to under-estimates.
+
+Priority = total iterations x alpha~min (predicted, or true), never updated with progress, ties by
+release then input order; the released unfinished jobs are admitted by the walk of
+AdmissionScheduler. Scully, Grosof and Mitzenmacher ("Uniform bounds for scheduling with job size
+estimates", ITCS 2022) show that SRPT on estimates can be arbitrarily worse than SRPT when jobs are
+under-estimated (a job whose estimate has run out keeps priority 0 and blocks every other), while
+PSJF on estimates stays within a bounded factor; with restart 0, single-GPU jobs on one GPU and true
+sizes it is the M/G/1 PSJF of queueing theory (docs/queueing-theory.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .base import register_scheduler
+from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, preemption_price
+from .views import JobView
+
+
+@register_scheduler("psjf", needs=PREEMPTION_NEEDS)
+class PSJF(AdmissionScheduler):
+    """Preemptive SJF by predicted total size. It has no parameters of its own; the run's `preemption`
+    group prices its suspensions."""
+
+    label = "psjf"
+    oracle = False
+
+    def __init__(self, preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
+        super().__init__(self.label, preemption_price(preemption))
+
+    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
+        return (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min  # type: ignore[operator]
+
+
+@register_scheduler("psjf_oracle", needs=PREEMPTION_NEEDS)
+class PSJFOracle(PSJF):
+    """PSJF by true total size (perfect predictions)."""
+
+    label = "psjf_oracle"
+    oracle = True
