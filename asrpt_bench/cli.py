@@ -114,6 +114,14 @@ def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], er
     return RunFailed(f"the run failed {reason}")
 
 
+def _shown(path: Path) -> Path:
+    """`path` relative to the working directory when it lies inside it (as the user would type it)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
 def _run_point(cfg: DictConfig) -> None:
     """One run (a single run, or one point of a sweep): computed in a staging directory next to Hydra's
     output directory and published into it (rundir.py); a refused single run leaves it as it was."""
@@ -153,7 +161,7 @@ def _run_point(cfg: DictConfig) -> None:
     except BaseException:  # interrupted: nothing is published
         rundir.discard(staging)
         raise
-    text = f"{format_result(result)}\nrun directory: {run_dir}"
+    text = f"{format_result(result)}\nrun directory: {_shown(run_dir)}"
     print(text)
     record.info("%s", text)
 

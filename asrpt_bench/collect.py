@@ -1,10 +1,12 @@
-"""`asrpt-bench-collect DIR... [--out FILE] [--allow-partial]`: run directories -> one tidy CSV.
+"""`asrpt-bench-collect DIR... [--out FILE] [--allow-partial]`: run directories -> one tidy table.
 
 One row per run (for `compare` runs, one row per run x scheduler). Columns: provenance and status
-first (`status` is complete / failed / incomplete, so unfinished runs are flagged, never dropped),
-`experiment` (the named experiment the run belongs to, from its `experiment=` override; figures
-check it), then every config key as a dotted column (`scheduler.tau`, so every overridden key is
-there), the raw `overrides`, and every scalar of summary.json (or of the scheduler's comparison.csv row).
+first (`status` is complete / failed / incomplete / corrupt, so unfinished runs are flagged, never
+dropped), `experiment` (the named experiment the run belongs to, from its `experiment=` override;
+figures check it), then every config key as a dotted column (`scheduler.tau`, so every overridden key
+is there), the raw `overrides`, and every scalar of summary.json (or of the scheduler's comparison.csv
+row). `--out` writes CSV (`.csv`), gzip-compressed CSV (`.csv.gz`) or Parquet (`.parquet`: nulls
+as nulls, list-valued keys as lists).
 
 A swept key whose values changed no schedule (runs that agree on every other override have the same
 `schedule_fingerprint`) is named in a warning: `inert sweep: scheduler.tau took 4 values and changed no
@@ -12,44 +14,47 @@ schedule`, so a table is never read as an effect that was not there. Likewise th
 job waited under any scheduler (`no_job_waited`: the schedulers cannot differ there) are counted in a
 warning: `no job waited in 3 of 40 runs (first: DIR): the schedulers cannot differ there`.
 
-A run counts as complete only when its files hold what its COMPLETE marker says: every listed file
-exists, summary.json and comparison.csv parse, jobs.parquet reads, and its rows match the summary's
-`num_jobs` (per scheduler for `compare`). A run whose files do not is listed as `corrupt`, with the
-reason in `error`.
+A run counts as complete only when every file it wrote is whole and agrees with the others
+(`verify_run`): its COMPLETE checksum manifest holds, comparison.csv has every scheduler of the config
+and the summary's values, every Parquet file opens. A run whose files do not is listed as `corrupt`,
+with the reason in `error`. The staging directory a killed run left behind no longer counts once a
+later complete run (or one of the same config) sits in its run directory (rundir.superseded).
 
 Exit codes: 0 every run complete; 1 some run failed, is incomplete or corrupt (nothing is written
 unless `--allow-partial`, which writes the table with those runs flagged); 2 no such directory, no
 runs, or an output that cannot be written.
 """
-
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
+import pyarrow as pa
 import yaml
 
-from . import io
+from . import io, rundir
 
 LEADING_COLUMNS = ("run_dir", "status", "experiment", "task", "scheduler", "error", "config_hash", "package_version",
                    "git_revision", "overrides")
 EXPERIMENT_OVERRIDE = "experiment="
 
 
-def flatten(mapping: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested dicts -> dotted keys; lists become JSON text so every cell is a scalar."""
+def flatten(mapping: dict[str, Any], prefix: str = "", native: bool = False) -> dict[str, Any]:
+    """Nested dicts -> dotted keys; lists become JSON text so every cell is a scalar (`native`: lists stay
+    lists, for Parquet)."""
     flat: dict[str, Any] = {}
     for key, value in mapping.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
-            flat.update(flatten(value, f"{name}."))
+            flat.update(flatten(value, f"{name}.", native))
         elif isinstance(value, (list, tuple)):
-            flat[name] = json.dumps(list(value))
+            flat[name] = list(value) if native else json.dumps(list(value))
         else:
             flat[name] = value
     return flat
@@ -68,6 +73,7 @@ def experiment_of(overrides: list[str]) -> str:
 
 CORRUPT = "corrupt"
 JOB_COUNT_TASKS = ("simulate", "compare")
+PARQUET = ".parquet"
 
 
 def _check_rows(jobs: pd.DataFrame, summary: dict[str, Any]) -> str:
@@ -84,6 +90,46 @@ def _check_rows(jobs: pd.DataFrame, summary: dict[str, Any]) -> str:
     return ""
 
 
+def _same(recorded: Any, written: Any) -> bool:
+    """Whether a comparison.csv cell holds the summary's value (an empty cell is a null; numbers as read
+    back from CSV, which writes floats exactly)."""
+    def missing(value: Any) -> bool:
+        return value is None or value == "" or (isinstance(value, float) and math.isnan(value))
+
+    if missing(recorded) or missing(written):
+        return missing(recorded) and missing(written)
+    if isinstance(recorded, (bool, int, float)) and not isinstance(written, str):
+        return math.isclose(float(recorded), float(written), rel_tol=1e-12, abs_tol=0.0)
+    return str(recorded) == str(written)
+
+
+def _check_comparison(comparison: pd.DataFrame, summary: dict[str, Any], config: dict[str, Any]) -> str:
+    """'' if comparison.csv holds one row per scheduler of the summary, every scheduler the config lists
+    among them, each row's values those of the summary's `per_scheduler` entry; else why not."""
+    if "scheduler" not in comparison.columns:
+        return f"{io.COMPARISON}: no 'scheduler' column"
+    rows = [str(name) for name in comparison["scheduler"]]
+    per_scheduler = summary.get("per_scheduler")
+    if not isinstance(per_scheduler, dict):
+        return f"{io.SUMMARY}: no per_scheduler entry for the schedulers of {io.COMPARISON}"
+    task = config.get("task") if isinstance(config.get("task"), dict) else {}
+    configured = task.get("schedulers") if isinstance(task.get("schedulers"), list) else []
+    absent = [str(name) for name in [*configured, *per_scheduler] if str(name) not in rows]
+    if absent:
+        return f"{io.COMPARISON}: no row of scheduler {absent[0]!r}, which the run's config or summary lists"
+    for name in rows:
+        if rows.count(name) > 1 or name not in per_scheduler:
+            problem = "appears more than once" if rows.count(name) > 1 else f"is not in {io.SUMMARY}"
+            return f"{io.COMPARISON}: scheduler {name!r} {problem}"
+    for row in comparison.to_dict(orient="records"):
+        scalars = per_scheduler[str(row["scheduler"])] or {}
+        for column, value in row.items():
+            if column in scalars and not _same(scalars[column], value):
+                return (f"{io.COMPARISON}: scheduler {row['scheduler']!r}, column {column!r} holds {value!r} but "
+                        f"{io.SUMMARY} says {scalars[column]!r}")
+    return ""
+
+
 def schedule_fingerprint(jobs: pd.DataFrame) -> str:
     """SHA-256 of the schedule a run's jobs.parquet records (per scheduler, job: start and end), so runs
     whose schedules are identical are seen to be."""
@@ -92,16 +138,25 @@ def schedule_fingerprint(jobs: pd.DataFrame) -> str:
     return hashlib.sha256(ordered.to_csv(index=False).encode("utf-8")).hexdigest()[:16]
 
 
-def verify_run(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame | None, str]:
-    """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason); the
-    summary gains `schedule_fingerprint` when the run has a jobs table."""
+def _read_parquet(path: Path) -> tuple[pd.DataFrame | None, str]:
     try:
-        listed = (Path(run_dir) / io.COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
-    except OSError as error:
-        return {}, None, f"{io.COMPLETE}: cannot be read ({_first(error)})"
-    missing = [name for name in listed if name and not (Path(run_dir) / name).is_file()]
-    if missing:
-        return {}, None, f"{missing[0]}: listed in COMPLETE but missing"
+        return pd.read_parquet(path), ""
+    except Exception as error:  # pyarrow raises its own types for a truncated or foreign file
+        return None, f"{path.name}: not a readable Parquet file ({type(error).__name__}; truncated?)"
+
+
+def verify_run(run_dir: Path, config: dict[str, Any] | None = None) -> tuple[dict[str, Any], pd.DataFrame | None, str]:
+    """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason); the
+    summary gains `schedule_fingerprint` when the run has a jobs table.
+
+    Holding up: every file of the COMPLETE manifest is there with its checksum (io.verify_manifest);
+    summary.json is a JSON object; comparison.csv parses, has a row for every scheduler of the config
+    (`task.schedulers`) and of the summary, and agrees with the summary's values; every Parquet file
+    opens; jobs.parquet has the rows the summary counts."""
+    run_dir = Path(run_dir)
+    problem = io.verify_manifest(run_dir)
+    if problem:
+        return {}, None, problem
     try:
         summary = io.read_summary(run_dir)
     except (ValueError, OSError) as error:
@@ -112,16 +167,23 @@ def verify_run(run_dir: Path) -> tuple[dict[str, Any], pd.DataFrame | None, str]
         comparison = io.read_comparison(run_dir)
     except (ValueError, OSError, pd.errors.ParserError) as error:
         return {}, None, f"{io.COMPARISON}: cannot be read ({_first(error)})"
-    if (Path(run_dir) / io.JOBS).exists():
-        try:
-            jobs = io.read_jobs(run_dir)
-        except Exception as error:  # pyarrow raises its own types for a truncated or foreign file
-            return {}, None, f"{io.JOBS}: not a readable Parquet file ({type(error).__name__}; truncated?)"
+    if comparison is not None:
+        problem = _check_comparison(comparison, summary, config or {})
+        if problem:
+            return {}, None, problem
+    parquet = sorted({name for name in io.listed_files(run_dir) if name.endswith(PARQUET)}
+                     | {path.name for path in run_dir.glob(f"*{PARQUET}")})
+    for name in parquet:
+        frame, problem = _read_parquet(run_dir / name)
+        if problem:
+            return {}, None, problem
+        if name != io.JOBS or frame is None:
+            continue
         if summary.get("task") in JOB_COUNT_TASKS:
-            problem = _check_rows(jobs, summary)
+            problem = _check_rows(frame, summary)
             if problem:
                 return {}, None, problem
-        summary = {**summary, "schedule_fingerprint": schedule_fingerprint(jobs)}
+        summary = {**summary, "schedule_fingerprint": schedule_fingerprint(frame)}
     return summary, comparison, ""
 
 
@@ -155,11 +217,12 @@ def _record(run_dir: Path) -> tuple[dict[str, Any], list[str], str, str]:
     return config, [str(item) for item in overrides], failure, problem
 
 
-def run_rows(run_dir: Path) -> list[dict[str, Any]]:
-    """The rows one run directory contributes."""
+def run_rows(run_dir: Path, native: bool = False) -> list[dict[str, Any]]:
+    """The rows one run directory contributes; `native` keeps a config key's null as None and lists as
+    lists (for Parquet), instead of the text a CSV cell needs."""
     status = io.run_status(run_dir)
-    summary, comparison, problem = verify_run(run_dir) if status == "complete" else ({}, None, "")
     config, overrides, failure, record_problem = _record(run_dir)
+    summary, comparison, problem = verify_run(run_dir, config) if status == "complete" else ({}, None, "")
     problem = problem or record_problem
     if problem:
         status = CORRUPT
@@ -172,12 +235,13 @@ def run_rows(run_dir: Path) -> list[dict[str, Any]]:
         "error": _last_line(failure) if status == "failed" else problem,
         "overrides": " ".join(overrides),
     }
-    base.update({key: NULL if value is None else value for key, value in flatten(config).items()})
-    scalars = flatten({k: v for k, v in summary.items() if k != "per_scheduler"})
+    null = None if native else NULL
+    base.update({key: null if value is None else value for key, value in flatten(config, native=native).items()})
+    scalars = flatten({k: v for k, v in summary.items() if k != "per_scheduler"}, native=native)
     if comparison is None:
         return [{**base, **scalars}]
     per_scheduler = summary.get("per_scheduler") or {}
-    return [{**base, **scalars, **flatten(per_scheduler.get(row.get("scheduler"), {})), **row}
+    return [{**base, **scalars, **flatten(per_scheduler.get(row.get("scheduler"), {}), native=native), **row}
             for row in comparison.to_dict(orient="records")]
 
 
@@ -185,6 +249,28 @@ NULL = "null"
 """How a config key set to null is written: as on the command line, not as an empty cell, so a sweep's null
 point keeps its row in an analysis (`pd.read_csv(path, keep_default_na=False, na_values=[""])` keeps it as
 the text "null"; the default reading turns it into NaN, which `groupby` drops unless `dropna=False`)."""
+
+def parquet_ready(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with every column Parquet can store as it is: nulls stay nulls (None and NaN alike), a
+    column of lists stays a list column, and a column whose cells mix kinds (a key that was a number in
+    one run and a name in another) holds each value's text."""
+    ready = table.copy()
+    for column in ready.columns:
+        if ready[column].dtype != object:
+            continue
+        values = [None if _is_null(value) else value for value in ready[column]]
+        try:
+            pa.array(values, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            values = [None if value is None else json.dumps(value) if isinstance(value, list) else str(value)
+                      for value in values]
+        ready[column] = pd.Series(values, index=ready.index, dtype=object)
+    return ready
+
+
+def _is_null(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
 
 NOT_SWEPT = ("seed", "experiment", "progress", "plugins")
 """Override keys whose values are not a knob under study (seeds vary schedules by design)."""
@@ -236,9 +322,23 @@ def waitless_runs(table: pd.DataFrame) -> list[str]:
             "differ there"]
 
 
-def collect(roots: Iterable[Path]) -> pd.DataFrame:
-    """The tidy table of every run directory below `roots`."""
-    rows = [row for run_dir in io.find_run_dirs(roots) for row in run_rows(run_dir)]
+def run_directories(roots: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """(the run directories below `roots`, the staging directories of killed runs that a later complete
+    run in the same directory superseded: rundir.superseded), each sorted."""
+    found = io.find_run_dirs(roots)
+    superseded = [path for path in found if rundir.is_staging(path) and rundir.superseded(path)]
+    return [path for path in found if path not in superseded], superseded
+
+
+def collect(roots: Iterable[Path], native: bool = False) -> pd.DataFrame:
+    """The tidy table of every run directory below `roots` (a superseded staging directory is none);
+    `native` as `run_rows`."""
+    return table_of(run_directories(roots)[0], native)
+
+
+def table_of(run_dirs: Iterable[Path], native: bool = False) -> pd.DataFrame:
+    """The tidy table of these run directories; `native` as `run_rows`."""
+    rows = [row for run_dir in run_dirs for row in run_rows(run_dir, native)]
     table = pd.DataFrame(rows)
     if table.empty:
         return table
@@ -246,18 +346,46 @@ def collect(roots: Iterable[Path]) -> pd.DataFrame:
     return table[leading + [c for c in table.columns if c not in leading]]
 
 
+OUT_FORMATS = (".csv", ".csv.gz", ".parquet")
+"""What `--out` may name: CSV, gzip-compressed CSV, Parquet (nulls as nulls, lists as lists)."""
+
+
+def out_problem(out: Path) -> str:
+    """'' if a table can be written to `out`, else why not (checked before any run is read)."""
+    if out.is_dir():
+        return f"--out {out} is a directory; give the file to write ({', '.join(OUT_FORMATS)})"
+    if not out.name.endswith(OUT_FORMATS):
+        return f"--out {out}: give a file ending in {', '.join(OUT_FORMATS)} (the name says the format)"
+    twin = io.compressed_twin(out)
+    if twin is not None and twin.exists():
+        return (f"--out {out}: {twin} exists beside it, and a reader could not tell which is current; remove "
+                f"{twin.name} or write to it")
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="asrpt-bench-collect", description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="+", type=Path, help="run or sweep directories to scan")
-    parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: print to stdout)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="file to write: .csv, .csv.gz or .parquet (default: CSV on stdout)")
     parser.add_argument("--allow-partial", action="store_true",
                         help="write the table even if some runs failed or are incomplete (flagged in `status`)")
     args = parser.parse_args(argv)
+    problem = out_problem(args.out) if args.out is not None else ""
+    if problem:
+        print(f"asrpt-bench-collect: error: {problem}", file=sys.stderr)
+        return 2
     try:
-        table = collect(args.dirs)
+        runs, superseded = run_directories(args.dirs)
     except FileNotFoundError as error:
         print(f"asrpt-bench-collect: error: {error}", file=sys.stderr)
         return 2
+    if superseded:
+        print(f"asrpt-bench-collect: note: {len(superseded)} staging director{'y' if len(superseded) == 1 else 'ies'} "
+              f"of killed runs superseded by a later complete run, not counted (first: {superseded[0]})",
+              file=sys.stderr)
+    parquet = args.out is not None and args.out.suffix == PARQUET
+    table = table_of(runs, native=parquet)
     if table.empty:
         print(f"asrpt-bench-collect: error: no run directories under {[str(d) for d in args.dirs]}", file=sys.stderr)
         return 2
@@ -272,12 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         table.to_csv(sys.stdout, index=False)
     else:
-        if args.out.is_dir():
-            print(f"asrpt-bench-collect: error: --out {args.out} is a directory; give the CSV file to write",
-                  file=sys.stderr)
-            return 2
         try:
-            io.atomic_write_frame(args.out, table)
+            io.atomic_write_frame(args.out, parquet_ready(table) if parquet else table)
         except OSError as error:
             print(f"asrpt-bench-collect: error: cannot write {args.out}: {error}", file=sys.stderr)
             return 2

@@ -192,7 +192,7 @@ class SolverConfig:
 
 @dataclass
 class PreemptionConfig:
-    """The price of preemption for every preemptive scheduler of the run (srtf, srtf_oracle, las2d; their
+    """The price of preemption for every preemptive scheduler of the run (srtf, srtf_oracle, psjf, las2d; their
     PreemptionParams): seconds a resumed job restores its checkpoint, and the least seconds of progress
     before a suspension. Refused when changed in a run without a preemptive scheduler."""
 
@@ -313,6 +313,7 @@ class RunConfig:
         for name, group in self.groups():
             group.validate(name)
         self._check_scheduler_group_acts()
+        self._check_scheduler_group_listed()
         self._check_preemption_acts()
         return self
 
@@ -337,6 +338,19 @@ class RunConfig:
             raise ConfigError(f"scheduler.{changed[0]} configures scheduler {self.scheduler.name!r}, which this task "
                               f"does not run (task.schedulers: {names}); it acts on the listed schedulers that share "
                               f"its parameters")
+
+    def _check_scheduler_group_listed(self) -> None:
+        """Refuse a chosen scheduler that a task with its own `schedulers` list would not run: the group's
+        scheduler is the reference of that comparison, so choosing one must show in the result. The group's
+        default (asrpt) is no choice: without it in the list, the first listed is the reference."""
+        names = self.scheduler_names()
+        chosen = self.scheduler.name
+        if chosen in names or chosen == SchedulerConfig.DEFAULT:
+            return
+        listed = ",".join(names)
+        raise ConfigError(f"scheduler={chosen} is not among task.schedulers [{listed}]: task {self.task.name} runs those, "
+                          f"relative to the scheduler group's; add it ('task.schedulers=[{listed},{chosen}]') or run it "
+                          f"alone (task=simulate scheduler={chosen})")
 
     def _check_preemption_acts(self) -> None:
         """Refuse a changed preemption price in a run whose schedulers never preempt."""

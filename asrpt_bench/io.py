@@ -1,14 +1,22 @@
 """Run directories: atomic writes of run outputs, status markers and readers.
 
-A run directory is complete iff it holds a `COMPLETE` marker, written last. A run that starts
-writes `INCOMPLETE` (with its config) before any work; a run that fails writes `FAILED` with the
-traceback. Every file is written to a temporary name in the same directory and moved into place
-with `os.replace`, so a reader never sees a half-written file, and an interrupted run leaves a
-directory that is clearly marked incomplete.
+A run directory is complete iff it holds a `COMPLETE` marker, written last, and every file that
+marker lists is whole. A run that starts writes `INCOMPLETE` (with its config) before any work; a
+run that fails writes `FAILED` with the traceback. Every file is written to a temporary name in the
+same directory and moved into place with `os.replace`, so a reader never sees a half-written file,
+and an interrupted run leaves a directory that is clearly marked incomplete.
+
+`COMPLETE` is the run's checksum manifest: the line `ok`, then one line per file the run wrote
+(config, overrides, every output, summary) in `sha256sum` form, `<SHA-256>  <name>`, so
+`tail -n +2 COMPLETE | sha256sum -c` checks a run directory by hand and `verify_manifest` does it in
+code. A file cut short, edited or removed after the run fails that check. (Run directories written
+before the manifest list bare names; they are checked for presence only.)
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import math
 import os
@@ -30,6 +38,8 @@ COMPARISON = "comparison.csv"
 CONFIG = "config.json"
 OVERRIDES = "overrides.json"
 STATUSES = ("complete", "failed", "incomplete")
+MANIFEST_HEADER = "ok"
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass
@@ -94,26 +104,48 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_json(path: Path, payload: Any) -> None:
-    text = json.dumps(_finite_or_none(payload), indent=2, sort_keys=True, default=_json_default)
-    atomic_write_text(path, text + "\n")
-
-
-def atomic_write_frame(path: Path, frame: pd.DataFrame) -> None:
-    """Parquet for `.parquet` paths, CSV otherwise, through atomic_write_bytes (flushed, then moved)."""
-    path = Path(path)
-    data = frame.to_parquet(index=False) if path.suffix == ".parquet" else frame.to_csv(index=False).encode("utf-8")
+def atomic_write_json(path: Path, payload: Any) -> str:
+    """Write `payload` as JSON (NaN and infinities as null); the SHA-256 of the bytes written."""
+    data = (json.dumps(_finite_or_none(payload), indent=2, sort_keys=True, default=_json_default) + "\n").encode()
     atomic_write_bytes(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+COMPRESSED = ".gz"
+
+
+def compressed_twin(path: Path) -> Path | None:
+    """The other form of a table file: `NAME.csv.gz` for `NAME.csv` and back; None for other names. A
+    table is kept in one form: a reader never guesses which of the two is current."""
+    path = Path(path)
+    if path.name.endswith(".csv"):
+        return path.with_name(path.name + COMPRESSED)
+    if path.name.endswith(".csv" + COMPRESSED):
+        return path.with_name(path.name[: -len(COMPRESSED)])
+    return None
+
+
+def frame_bytes(path: Path, frame: pd.DataFrame) -> bytes:
+    """`frame` as the file `path` names: Parquet for `.parquet`, gzip-compressed CSV for `.gz` (no time
+    stamp in the gzip header, so equal tables give equal bytes), CSV otherwise."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return frame.to_parquet(index=False)
+    text = frame.to_csv(index=False).encode("utf-8")
+    return gzip.compress(text, mtime=0) if path.suffix == COMPRESSED else text
+
+
+def atomic_write_frame(path: Path, frame: pd.DataFrame) -> str:
+    """Write `frame` as `frame_bytes` does, through atomic_write_bytes (flushed, then moved); the SHA-256
+    of the bytes written."""
+    data = frame_bytes(path, frame)
+    atomic_write_bytes(path, data)
+    return hashlib.sha256(data).hexdigest()
 
 
 def _earlier_outputs(run_dir: Path) -> set[str]:
     """Output files an earlier run may have left: the fixed names and those its COMPLETE marker lists."""
-    names = {SUMMARY, JOBS, COMPARISON, SEGMENTS}
-    marker = run_dir / COMPLETE
-    if marker.exists():
-        listed = marker.read_text(encoding="utf-8").splitlines()[1:]
-        names.update(name for name in listed if name and Path(name).name == name)
-    return names
+    return {SUMMARY, JOBS, COMPARISON, SEGMENTS, *listed_files(run_dir)}
 
 
 def mark_started(run_dir: Path, config: dict[str, Any], overrides: list[str]) -> None:
@@ -135,16 +167,61 @@ def mark_failed(run_dir: Path, traceback_text: str) -> None:
 
 
 def write_outputs(run_dir: Path, result: RunResult) -> None:
-    """Write every output of `result`, then the COMPLETE marker last ("ok", then one output name a line)."""
+    """Write every output of `result`, then the COMPLETE marker last: the checksum manifest of the
+    config and overrides `mark_started` wrote and of every output (module doc)."""
     run_dir = Path(run_dir)
     frames = {JOBS: result.jobs, COMPARISON: result.comparison, SEGMENTS: result.segments,
               **{f"{name}.csv": table for name, table in result.tables.items()}}
-    written = [name for name, frame in frames.items() if frame is not None]
-    for name in written:
-        atomic_write_frame(run_dir / name, frames[name])
-    atomic_write_json(run_dir / SUMMARY, {"task": result.task, **result.summary})
-    atomic_write_text(run_dir / COMPLETE, "".join(f"{line}\n" for line in ["ok", *written, SUMMARY]))
+    checksums = {name: _sha256(run_dir / name) for name in (CONFIG, OVERRIDES) if (run_dir / name).is_file()}
+    for name, frame in frames.items():
+        if frame is not None:
+            checksums[name] = atomic_write_frame(run_dir / name, frame)
+    checksums[SUMMARY] = atomic_write_json(run_dir / SUMMARY, {"task": result.task, **result.summary})
+    lines = [MANIFEST_HEADER, *(f"{digest}  {name}" for name, digest in checksums.items())]
+    atomic_write_text(run_dir / COMPLETE, "".join(f"{line}\n" for line in lines))
     (run_dir / INCOMPLETE).unlink(missing_ok=True)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def listed_files(run_dir: Path) -> dict[str, str | None]:
+    """name -> SHA-256 of every file the COMPLETE marker lists (None for a bare name, as run directories
+    written before the manifest have); {} without a readable marker. Only plain names count: a line
+    naming a path elsewhere is never a file of this run."""
+    try:
+        lines = (Path(run_dir) / COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
+    except OSError:
+        return {}
+    listed: dict[str, str | None] = {}
+    for line in lines:
+        digest, separator, name = line.partition("  ")
+        if not separator:
+            digest, name = "", line
+        if name and Path(name).name == name and name not in (".", ".."):
+            listed[name] = digest or None
+    return listed
+
+
+def verify_manifest(run_dir: Path) -> str:
+    """'' when every file the COMPLETE marker lists is there with the checksum written at the end of the
+    run, else the first problem, naming the file."""
+    run_dir = Path(run_dir)
+    try:
+        header = (run_dir / COMPLETE).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    except OSError as error:
+        return f"{COMPLETE}: cannot be read ({error.strerror or type(error).__name__})"
+    if header != [MANIFEST_HEADER]:
+        return f"{COMPLETE}: not a run's manifest (its first line is not {MANIFEST_HEADER!r})"
+    for name, digest in listed_files(run_dir).items():
+        path = run_dir / name
+        if not path.is_file():
+            return f"{name}: listed in {COMPLETE} but missing"
+        if digest is not None and _sha256(path) != digest:
+            return (f"{name}: its SHA-256 differs from the one {COMPLETE} recorded at the end of the run (cut short "
+                    "or changed since)")
+    return ""
 
 
 def run_status(run_dir: Path) -> str:
@@ -158,8 +235,9 @@ def run_status(run_dir: Path) -> str:
 
 
 def is_complete(run_dir: Path, config_hash: str | None = None) -> bool:
-    """True if the run finished; with `config_hash`, only if it finished with that same config."""
-    if run_status(run_dir) != "complete":
+    """True if the run finished and every file it wrote is whole (`verify_manifest`); with `config_hash`,
+    only if it finished with that same config."""
+    if run_status(run_dir) != "complete" or verify_manifest(run_dir):
         return False
     if config_hash is None:
         return True

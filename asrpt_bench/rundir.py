@@ -50,18 +50,39 @@ def is_staging(path: Path) -> bool:
     return Path(path).name.startswith(".") and STAGING_INFIX in Path(path).name
 
 
+def target_of(staging: Path) -> Path:
+    """The run directory a staging directory was made for (`make_staging` names it `.<target>.staging-*`)."""
+    staging = Path(staging)
+    return staging.parent / staging.name[1:staging.name.rindex(STAGING_INFIX)]
+
+
+def _started_ns(run_dir: Path) -> int:
+    """When a run started: its config record's time stamp (written first, and moved with the record)."""
+    config = Path(run_dir) / io.CONFIG
+    return (config if config.is_file() else Path(run_dir)).stat().st_mtime_ns
+
+
+def superseded(staging: Path) -> bool:
+    """Whether a staging directory a killed run left behind (SIGKILL, a lost node) is superseded by the
+    complete run in its target: one that started after it, or one with the very same config (the record
+    the killed run would have published). Such a directory is no run of its own; one that is not
+    superseded is an incomplete run."""
+    target = target_of(staging)
+    if not is_staging(staging) or not io.is_complete(target):
+        return False
+    config = Path(staging) / io.CONFIG
+    if config.is_file() and config.read_bytes() == (target / io.CONFIG).read_bytes():
+        return True
+    return _started_ns(target) >= _started_ns(staging)
+
+
 def replaceable(target: Path) -> set[str]:
     """Names in `target` an earlier run wrote (so a new run may replace them): its record files and the
     outputs its COMPLETE marker lists; nothing when `target` holds no run marker."""
     target = Path(target)
     if not any((target / marker).exists() for marker in MARKERS):
         return set()
-    names = set(RECORD)
-    marker = target / io.COMPLETE
-    if marker.is_file():
-        listed = marker.read_text(encoding="utf-8", errors="replace").splitlines()[1:]
-        names.update(name for name in listed if name and Path(name).name == name)
-    return names
+    return set(RECORD) | set(io.listed_files(target))
 
 
 def foreign(target: Path, names: set[str] | tuple[str, ...] = RECORD) -> list[str]:

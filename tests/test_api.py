@@ -51,9 +51,21 @@ def test_a_compare_without_asrpt_reduces_against_the_first_listed_scheduler() ->
     frame = result.comparison.set_index("scheduler")
     assert frame.loc["fifo", "asrpt_reduction"] == 1 - 44.0 / 72.0
     text = format_result(result)
-    assert "wcs_duration reduction" in text and "A-SRPT" not in text
+    assert "wcs_duration / scheduler" in text and "A-SRPT" not in text
     assert "earlier jobs held back as the predictor's history (not simulated): 0" in text
-    assert "wcs_duration reduction = 1 - total JCT(wcs_duration) / total JCT(scheduler); below: wcs_duration's run" in text
+    assert ("wcs_duration / scheduler = total JCT(wcs_duration) / total JCT(scheduler) (above 1: the scheduler's is "
+            "lower)\nwcs_duration's run:") in text
+    assert text.splitlines()[1:4] == ["   scheduler total JCT (s) mean JCT (s) makespan (s) wcs_duration / scheduler",
+                                      "wcs_duration          44.0         14.7         30.0                     1.00",
+                                      "        fifo          72.0         24.0         35.0                     0.61"]
+
+
+def test_the_scheduler_argument_is_the_reference_of_the_comparison() -> None:
+    result = compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4, scheduler="fifo")
+    assert result.summary["reference_scheduler"] == "fifo" and result.summary["total_jct"] == 72.0
+    assert result.comparison.set_index("scheduler").loc["wcs_duration", "asrpt_reduction"] == 1 - 72.0 / 44.0
+    with pytest.raises(ConfigError, match=r"^scheduler=spjf is not among task\.schedulers \[wcs_duration,fifo\]"):
+        compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4, scheduler="spjf")
 
 
 def test_contention_is_reported_and_a_run_without_any_wait_says_the_schedulers_cannot_differ() -> None:

@@ -319,6 +319,53 @@ def collect_damaged(tmp: Path, capsys: pytest.CaptureFixture, damage: Callable[[
     return f"exit {code}: {capsys.readouterr().err.strip()}"
 
 
+def compare_run_dir(run_dir: Path) -> Path:
+    """A complete `compare` run of asrpt and fifo on 2 jobs, as the CLI writes it."""
+    per_scheduler = {"asrpt": {"num_jobs": 2, "total_jct": 3.0}, "fifo": {"num_jobs": 2, "total_jct": 4.0}}
+    jobs = pd.DataFrame({"job_id": ["a", "b"] * 2, "end": [1.0, 2.0, 1.0, 3.0],
+                         "scheduler": ["asrpt", "asrpt", "fifo", "fifo"]})
+    comparison = pd.DataFrame({"scheduler": ["asrpt", "fifo"], "total_jct": [3.0, 4.0]})
+    segments = pd.DataFrame({"job_id": ["a"], "start": [0.0], "end": [1.0], "scheduler": ["asrpt"]})
+    result = io.RunResult("compare", {"num_jobs": 2, "total_jct": 3.0, "per_scheduler": per_scheduler}, jobs=jobs,
+                          comparison=comparison, segments=segments)
+    return rundir.write_run_dir(run_dir, result, {"seed": 0, "task": {"name": "compare",
+                                                                      "schedulers": ["asrpt", "fifo"]}})
+
+
+def collect_compare(tmp: Path, capsys: pytest.CaptureFixture, damage: Callable[[Path], Any]) -> str:
+    """`asrpt-bench-collect` over one complete compare run after `damage(run_dir)`."""
+    damage(compare_run_dir(tmp / "sweep" / "seed=0"))
+    code = collect_main([str(tmp / "sweep"), "--out", str(tmp / "x.csv")])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def before_the_manifest(damage: Callable[[Path], Any]) -> Callable[[Path], None]:
+    """`damage`, in a run directory as versions before the checksum manifest wrote it (COMPLETE lists bare
+    names), so that only the checks of the files' contents can see it."""
+    def damaged(run_dir: Path) -> None:
+        damage(run_dir)
+        (run_dir / io.COMPLETE).write_text("".join(f"{name}\n" for name in ["ok", *io.listed_files(run_dir)]))
+
+    return damaged
+
+
+def edit_comparison(run_dir: Path, edit: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+    (run_dir / io.COMPARISON).write_text(edit(pd.read_csv(run_dir / io.COMPARISON)).to_csv(index=False))
+
+
+def killed_then_rerun(tmp: Path, capsys: pytest.CaptureFixture) -> str:
+    """A run SIGKILLed in runs/r1 (its staging directory left behind), then a complete rerun there: collect."""
+    write(tmp, "ok.csv", f"{HEADER}\n{GOOD_ROW}\n")
+    killed = rundir.stage(tmp / "runs" / "r1", {"seed": 0}, ["seed=0"])
+    os.utime(killed / io.CONFIG, ns=(1, 1))  # it started before the rerun
+    args = ("workload=csv", "workload.path=ok.csv", "predictor=oracle", "task=simulate", "hydra.run.dir=runs/r1")
+    subprocess.run([sys.executable, "-m", "asrpt_bench.cli", *args], cwd=tmp, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
+    code = collect_main([str(tmp / "runs"), "--out", str(tmp / "x.csv")])
+    note = capsys.readouterr().err.strip().replace(killed.name, ".r1.staging-*")
+    return f"exit {code}: {note}; rows {len(pd.read_csv(tmp / 'x.csv'))}"
+
+
 def truncate(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
 
@@ -655,6 +702,12 @@ CASES: list[Case] = [
          "['asrpt', 'fifo']); it acts on the listed schedulers that share its parameters")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
                                                             "task.schedulers=[asrpt,fifo]"]))),
+    case("scheduler-not-compared", CONFIG,
+         "scheduler=srtf is not among task.schedulers [asrpt,asrpt_oracle,spjf,spwf,wcs_duration,wcs_workload,"
+         "wcs_subtime,fifo]: task compare runs those, relative to the scheduler group's; add it ('task.schedulers="
+         "[asrpt,asrpt_oracle,spjf,spwf,wcs_duration,wcs_workload,wcs_subtime,fifo,srtf]') or run it alone "
+         "(task=simulate scheduler=srtf)")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srtf"]))),
     case("preemption-price-without-preemption", CONFIG,
          "preemption.restart_s prices the suspensions of preemptive schedulers (las2d, psjf, psjf_oracle, srtf, "
          "srtf_oracle); this run's schedulers never preempt: ['asrpt', 'fifo']")(
@@ -816,28 +869,74 @@ CASES: list[Case] = [
         lambda tmp, capsys: collect_failed(tmp, capsys)),
     case("collect-truncated-jobs-table", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
-         "jobs.parquet: not a readable Parquet file (ArrowInvalid; truncated?)); nothing written, pass "
-         "--allow-partial to write the table with them flagged", "capsys")(
+         "jobs.parquet: its SHA-256 differs from the one COMPLETE recorded at the end of the run (cut short or "
+         "changed since)); nothing written, pass --allow-partial to write the table with them "
+         "flagged", "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.JOBS))),
     case("collect-truncated-summary", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
-         "summary.json: cannot be read (Unterminated string starting at: line 3 column 11 (char 29))); nothing "
-         "written, pass --allow-partial to write the table with them flagged", "capsys")(
+         "summary.json: its SHA-256 differs from the one COMPLETE recorded at the end of the run (cut short or "
+         "changed since)); nothing written, pass --allow-partial to write the table with them "
+         "flagged", "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.SUMMARY))),
+    case("collect-cut-comparison", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "comparison.csv: its SHA-256 differs from the one COMPLETE recorded at the end of the run (cut short or "
+         "changed since)); nothing written, pass --allow-partial to write the table with them "
+         "flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: truncate(run / io.COMPARISON))),
+    case("collect-output-missing", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "segments.parquet: listed in COMPLETE but missing); nothing written, pass --allow-partial to write the "
+         "table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.SEGMENTS).unlink())),
     case("collect-rows-do-not-match-the-summary", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
          "jobs.parquet: 1 rows, the summary says num_jobs 2); nothing written, pass --allow-partial to write the "
          "table with them flagged", "capsys")(
-        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: io.atomic_write_frame(
-            run / io.JOBS, pd.DataFrame({"job_id": ["a"], "end": [1.0]})))),
+        lambda tmp, capsys: collect_damaged(tmp, capsys, before_the_manifest(lambda run: io.atomic_write_frame(
+            run / io.JOBS, pd.DataFrame({"job_id": ["a"], "end": [1.0]}))))),
+    case("collect-unreadable-parquet-before-the-manifest", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "segments.parquet: not a readable Parquet file (ArrowInvalid; truncated?)); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, before_the_manifest(
+            lambda run: truncate(run / io.SEGMENTS)))),
+    case("collect-comparison-lacks-a-scheduler", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "comparison.csv: no row of scheduler 'fifo', which the run's config or summary lists); nothing written, "
+         "pass --allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, before_the_manifest(
+            lambda run: edit_comparison(run, lambda table: table.iloc[:1])))),
+    case("collect-comparison-disagrees-with-the-summary", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "comparison.csv: scheduler 'fifo', column 'total_jct' holds nan but summary.json says 4.0); nothing "
+         "written, pass --allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, before_the_manifest(
+            lambda run: edit_comparison(run, lambda table: table.assign(total_jct=[3.0, None]))))),
     case("collect-truncated-overrides", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
          "overrides.json: cannot be read (Expecting value: line 1 column 2 (char 1))); nothing written, pass "
          "--allow-partial to write the table with them flagged", "capsys")(
-        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: truncate(run / io.OVERRIDES))),
+        lambda tmp, capsys: collect_damaged(tmp, capsys, before_the_manifest(
+            lambda run: truncate(run / io.OVERRIDES)))),
+    case("collect-staging-of-a-killed-run", IO,
+         "exit 0: asrpt-bench-collect: note: 1 staging directory of killed runs superseded by a later complete "
+         "run, not counted (first: {dir}/runs/.r1.staging-*); rows 1", "capsys")(
+        lambda tmp, capsys: killed_then_rerun(tmp, capsys)),
     case("collect-out-is-a-directory", IO,
-         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the CSV file to write", "capsys")(
+         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the file to write (.csv, .csv.gz, "
+         ".parquet)", "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
+    case("collect-out-of-unknown-format", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir}/x.json: give a file ending in .csv, .csv.gz, .parquet "
+         "(the name says the format)", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp / "x.json"))),
+    case("collect-out-beside-its-gzipped-twin", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir}/x.csv: {dir}/x.csv.gz exists beside it, and a reader "
+         "could not tell which is current; remove x.csv.gz or write to it", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: write(tmp, "x.csv.gz", b""), "--out",
+                                            str(tmp / "x.csv"))),
     case("figure-from-the-wrong-table", IO,
          "exit 2: asrpt-bench-figures: error: {dir}/results/sensitivity.csv: expected runs of experiment "
          "'sensitivity', found ['compare_default'] (collect a sweep of experiment=sensitivity into it)",

@@ -32,7 +32,7 @@ def test_compare_writes_the_design_outputs(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     done = run_app(*TINY, f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "A-SRPT reduction" in done.stdout and "wcs_subtime" in done.stdout
+    assert "A-SRPT / scheduler" in done.stdout and "wcs_subtime" in done.stdout
     assert io.run_status(run_dir) == "complete" and (run_dir / ".hydra" / "config.yaml").exists()
     summary = json.loads((run_dir / "summary.json").read_text())
     assert SUMMARY_KEYS <= set(summary) and summary["recurrence_keys"] == "synthetic"
@@ -48,6 +48,17 @@ def test_compare_writes_the_design_outputs(tmp_path: Path) -> None:
     assert JOB_COLUMNS | {"scheduler"} <= set(jobs.columns)
     assert len(jobs) == 8 * summary["num_jobs"]
     assert summary["total_jct"] == asrpt_jct
+
+
+def test_a_chosen_scheduler_is_the_reference_of_the_comparison(tmp_path: Path) -> None:
+    """`scheduler=fifo` under the default compare task: fifo heads the summary and the ratio column."""
+    run_dir = tmp_path / "run"
+    done = run_app(*TINY, "scheduler=fifo", "task.schedulers=[asrpt,fifo]", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["reference_scheduler"] == "fifo" and summary["total_jct"] == summary["per_scheduler"]["fifo"]["total_jct"]
+    header = done.stdout.splitlines()[1]
+    assert header.split()[-3:] == ["fifo", "/", "scheduler"] and "fifo's run:" in done.stdout
 
 
 def test_invalid_value_exits_before_work_naming_the_key(tmp_path: Path) -> None:

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from asrpt_bench import io, rundir
-from asrpt_bench.collect import collect, flatten, main
+from asrpt_bench.collect import collect, flatten, main, run_directories
 from asrpt_bench.report.plots import mean_ci
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _result(task: str = "simulate", with_comparison: bool = False) -> io.RunResult:
     jobs = pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 1.0], "end": [3.0, 5.0]})
     comparison = None
+    summary = {"total_jct": 7.0, "config_hash": "abc", "versions": {"numpy": "1"}}
     if with_comparison:
         comparison = pd.DataFrame({"scheduler": ["asrpt", "fifo"], "total_jct": [6.0, 9.0]})
-    return io.RunResult(task=task, summary={"total_jct": 7.0, "config_hash": "abc", "versions": {"numpy": "1"}},
-                        jobs=jobs, comparison=comparison)
+        summary["per_scheduler"] = {"asrpt": {"total_jct": 6.0}, "fifo": {"total_jct": 9.0}}
+    return io.RunResult(task=task, summary=summary, jobs=jobs, comparison=comparison)
 
 
 def _config(tau: float) -> dict:
@@ -173,6 +180,94 @@ def test_a_null_sweep_value_is_written_null_and_keeps_its_row(tmp_path: Path) ->
     groups = text.groupby("workload.recurrence.sigma")["total_jct"].size()
     assert sorted(groups.index.astype(str)) == ["0.0", "1.0", "null"] and groups.sum() == 3
     assert pd.read_csv(tmp_path / "table.csv")["workload.recurrence.sigma"].isna().sum() == 1
+
+
+def test_complete_is_a_checksum_manifest_that_sha256sum_checks(tmp_path: Path) -> None:
+    io.mark_started(tmp_path, _config(1.0), ["scheduler.tau=1.0"])
+    io.write_outputs(tmp_path, _result("compare", with_comparison=True))
+    lines = (tmp_path / io.COMPLETE).read_text().splitlines()
+    assert lines[0] == "ok"
+    assert [line.split("  ")[1] for line in lines[1:]] == [io.CONFIG, io.OVERRIDES, io.JOBS, io.COMPARISON,
+                                                         io.SUMMARY]
+    checked = subprocess.run(["sha256sum", "-c"], input="\n".join(lines[1:]) + "\n", cwd=tmp_path, text=True,
+                             capture_output=True)
+    assert checked.returncode == 0 and checked.stdout.count(": OK") == 5
+    assert io.verify_manifest(tmp_path) == "" and io.is_complete(tmp_path)
+    (tmp_path / io.CONFIG).write_text((tmp_path / io.CONFIG).read_text().replace("1.0", "2.0"))
+    assert io.verify_manifest(tmp_path).startswith("config.json: its SHA-256 differs")
+    assert not io.is_complete(tmp_path)  # a sweep reruns the point instead of skipping it
+
+
+def test_a_compare_run_is_complete_only_with_every_scheduler_of_its_config(tmp_path: Path) -> None:
+    result = _result("compare", with_comparison=True)
+    rundir.write_run_dir(tmp_path / "run", result, {"task": {"name": "compare", "schedulers": ["asrpt", "fifo"]}})
+    assert collect([tmp_path])["status"].tolist() == ["complete", "complete"]
+    rundir.write_run_dir(tmp_path / "run", result,
+                         {"task": {"name": "compare", "schedulers": ["asrpt", "fifo", "spjf"]}})
+    table = collect([tmp_path])
+    assert table["status"].tolist() == ["corrupt"]
+    assert table["error"].iloc[0] == ("comparison.csv: no row of scheduler 'spjf', which the run's config or "
+                                      "summary lists")
+
+
+def _killed(target: Path, config: dict, started_ns: int) -> Path:
+    staging = rundir.stage(target, config, [])
+    os.utime(staging / io.CONFIG, ns=(started_ns, started_ns))
+    return staging
+
+
+def test_a_later_complete_run_or_the_same_config_supersedes_a_killed_runs_staging(tmp_path: Path) -> None:
+    target = tmp_path / "runs" / "r1"
+    earlier = _killed(target, _config(1.0), 1)
+    rundir.write_run_dir(target, _result(), _config(2.0))
+    started = (target / io.CONFIG).stat().st_mtime_ns
+    same = _killed(target, _config(2.0), started + 10**9)  # a rerun of the same config, killed
+    other = _killed(target, _config(3.0), started + 10**9)  # a newer run of another config, killed
+    assert rundir.target_of(earlier) == rundir.target_of(other) == target
+    assert [rundir.superseded(path) for path in (earlier, same, other)] == [True, True, False]
+    runs, superseded = run_directories([tmp_path])
+    assert runs == [other, target] and superseded == sorted([earlier, same])
+    assert collect([tmp_path])["status"].tolist() == ["incomplete", "complete"]
+    truncate_half(target / io.JOBS)
+    assert not any(rundir.superseded(path) for path in (earlier, same))  # only a whole run supersedes
+
+
+def truncate_half(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def test_collect_writes_parquet_with_nulls_and_lists_and_gzipped_csv(tmp_path: Path) -> None:
+    config = {"seed": 0, "workload": {"path": None, "sigma": 0.5}, "task": {"schedulers": ["asrpt", "fifo"]}}
+    rundir.write_run_dir(tmp_path / "runs" / "a", _result(), config, ["seed=0"])
+    mixed = {**config, "workload": {"path": "jobs.csv", "sigma": "auto"}}
+    rundir.write_run_dir(tmp_path / "runs" / "b", _result(), mixed, ["seed=1"])
+    assert main([str(tmp_path / "runs"), "--out", str(tmp_path / "t.parquet")]) == 0
+    table = pq.read_table(tmp_path / "t.parquet")
+    assert table.column("overrides").to_pylist() == ["seed=0", "seed=1"]
+    assert table.column("workload.path").to_pylist() == [None, "jobs.csv"]  # a null, not the text "null"
+    assert table.column("task.schedulers").to_pylist() == [["asrpt", "fifo"]] * 2
+    assert table.column("workload.sigma").to_pylist() == ["0.5", "auto"]  # mixed kinds: each value's text
+    assert main([str(tmp_path / "runs"), "--out", str(tmp_path / "t.csv.gz")]) == 0
+    assert (tmp_path / "t.csv.gz").read_bytes()[:2] == b"\x1f\x8b"
+    text = pd.read_csv(tmp_path / "t.csv.gz", keep_default_na=False, na_values=[""]).set_index("overrides")
+    assert text.loc["seed=0", "workload.path"] == "null"
+    assert text.loc["seed=0", "task.schedulers"] == '["asrpt", "fifo"]'
+
+
+def test_a_real_compare_run_cut_in_its_comparison_is_corrupt(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("HYDRA_FULL_ERROR", None)
+    subprocess.run([sys.executable, "-m", "asrpt_bench.cli", "debug=tiny", "progress=false", "hydra.run.dir=run"],
+                   cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "t.parquet")]) == 0
+    table = pq.read_table(tmp_path / "t.parquet")
+    assert table.num_rows == 8 and table.column("total_jct").null_count == 0
+    assert table.column("task.schedulers").to_pylist()[0] == table.column("scheduler").to_pylist()
+    assert table.column("cache.dir").to_pylist() == [None] * 8
+    comparison = tmp_path / "run" / io.COMPARISON
+    comparison.write_bytes(comparison.read_bytes()[: comparison.stat().st_size // 2])
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "t2.csv")]) == 1
+    assert not (tmp_path / "t2.csv").exists()
 
 
 def test_collect_counts_the_runs_in_which_no_job_waited(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config, to_run_config
 from asrpt_bench.config import RunConfig, SchedulerConfig
+from asrpt_bench.tasks.compare import ALL_SCHEDULERS
 from asrpt_bench.core import ConfigError
 from asrpt_bench.provenance import config_hash
 
@@ -30,8 +31,9 @@ def test_every_design_group_has_its_options() -> None:
 def test_every_option_composes_and_validates(group: str, option: str) -> None:
     from hydra import compose, initialize_config_dir
 
+    compared = group != "scheduler" or option in ALL_SCHEDULERS
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"{group}={option}"])
+        cfg = compose(config_name="config", overrides=[f"{group}={option}"] + ([] if compared else ["task=simulate"]))
     if group == "workload" and option in ("csv", "pai2020"):  # must say which key to set
         with pytest.raises(ConfigError, match=r"workload\.path is required for this workload: .*\(workload\.path=\.\.\.\)"):
             to_run_config(cfg)
@@ -39,6 +41,9 @@ def test_every_option_composes_and_validates(group: str, option: str) -> None:
     run = to_run_config(cfg)
     if group in ("scheduler", "predictor", "placement", "solver", "task", "workload"):
         assert getattr(run, group).name == option
+    if not compared:  # the default compare task does not run it: refused, not ignored
+        with pytest.raises(ConfigError, match=rf"^scheduler={option} is not among task\.schedulers \["):
+            compose_run_config([f"scheduler={option}"])
 
 
 def test_defaults_match_design() -> None:

@@ -68,13 +68,14 @@ def test_a_negative_restart_is_refused_naming_the_key(tmp_path: Path) -> None:
 
 
 def test_a_preemption_price_without_a_preemptive_scheduler_is_refused(tmp_path: Path) -> None:
-    """The price acts only on srtf, srtf_oracle and las2d; beside asrpt alone it would change nothing."""
+    """The price acts only on the preemptive schedulers; beside asrpt alone it would change nothing."""
     _table(tmp_path)
     done = run_app(*ONE_GPU, "scheduler=asrpt", "preemption.restart_s=0", f"hydra.run.dir={tmp_path / 'bad'}",
                    cwd=tmp_path)
     assert done.returncode == 2 and not (tmp_path / "bad").exists()
     assert done.stderr == ("asrpt-bench: error: preemption.restart_s prices the suspensions of preemptive schedulers "
-                           "(las2d, srtf, srtf_oracle); this run's schedulers never preempt: ['asrpt']\n")
+                           "(las2d, psjf, psjf_oracle, srtf, srtf_oracle); this run's schedulers never preempt: "
+                           "['asrpt']\n")
 
 
 def test_a_compare_run_writes_the_segments_of_its_preemptive_schedulers(tmp_path: Path) -> None:

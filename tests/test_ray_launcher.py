@@ -241,7 +241,8 @@ def test_ray_sweep_on_a_two_node_token_cluster_matches_the_basic_launcher(
         assert io.run_status(ours) == "complete", io.read_failure(ours)
         assert (ours / io.JOBS).read_bytes() == (theirs / io.JOBS).read_bytes()
     on_head, on_worker = points_run_on(root / "head"), points_run_on(root / "worker")
-    assert on_head | on_worker == {str(p) for p in ray_points} and not on_head & on_worker, (on_head, on_worker)
+    printed = {str(p.relative_to(tmp_path)) for p in ray_points}  # relative to the sweep's working directory
+    assert on_head | on_worker == printed and not on_head & on_worker, (on_head, on_worker)
     assert on_head and on_worker, (on_head, on_worker)  # both nodes ran points
 
     # The same client without the token is refused by the cluster and runs nothing

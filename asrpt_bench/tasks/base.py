@@ -72,6 +72,14 @@ def scheduler_names(config: RunConfig) -> list[str]:
     return config.scheduler_names()
 
 
+def reference_scheduler(config: RunConfig, names: list[str]) -> str:
+    """The scheduler a comparison of `names` is relative to: the scheduler group's (RunConfig refuses one
+    that is not listed, but for the default), else A-SRPT when listed, else the first listed."""
+    if config.scheduler.name in names:
+        return config.scheduler.name
+    return REFERENCE_SCHEDULER if REFERENCE_SCHEDULER in names else names[0]
+
+
 def asrpt_parameter(config: RunConfig, key: str) -> object:
     """An A-SRPT parameter of the run (tau, comm_heavy): the scheduler group's when its scheduler has it,
     else A-SRPT's default (the Theorem 1 bound of a baseline run is A-SRPT's at that value)."""

@@ -14,7 +14,7 @@ from ..io import RunResult
 from ..params import Params, param
 from ..rules import Rule
 from ..prepare import fit_predictions, prediction_scalars
-from .base import REFERENCE_SCHEDULER, Context, placer_name, register_task, scheduler_names
+from .base import Context, placer_name, reference_scheduler, register_task, scheduler_names
 from .scoring import VOLATILE, run_scheduler
 
 
@@ -47,8 +47,9 @@ class CompareParams(Params):
 @register_task("compare", CompareParams)
 def compare(context: Context) -> RunResult:
     """Every scheduler of task.schedulers on the same jobs and predictions (baselines placed by
-    task.baseline_placement when set); reductions of the reference (A-SRPT if listed, else the first
-    listed scheduler) against each, whose scalars the summary holds. The comparison column keeps the
+    task.baseline_placement when set); reductions of the reference (the scheduler group's scheduler, or for
+    the default, A-SRPT when listed, else the first listed; tasks.base.reference_scheduler) against each,
+    whose scalars the summary holds. The comparison column keeps the
     name `asrpt_reduction` that every collected table has."""
     config, workload = context.config, context.workload
     assert workload is not None
@@ -61,7 +62,7 @@ def compare(context: Context) -> RunResult:
     # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
     # same bytes for a cache hit and a miss.
     comparison = pd.DataFrame([run.scalars for run in runs.values()]).drop(columns=list(VOLATILE))
-    reference = REFERENCE_SCHEDULER if REFERENCE_SCHEDULER in runs else next(iter(runs))
+    reference = reference_scheduler(config, list(runs))
     primary = runs[reference]
     comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]
     workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload)}

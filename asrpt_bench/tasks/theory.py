@@ -41,7 +41,7 @@ from ..theory.lemma2 import check_lemma2
 from ..timing import TimingModel
 from ..workloads.seeding import component_rng
 from .compare import ALL_SCHEDULERS, scheduler_list
-from .base import REFERENCE_SCHEDULER, Context, comm_heavy_threshold, register_task
+from .base import Context, comm_heavy_threshold, reference_scheduler, register_task
 from .scoring import theorem1_scalars
 
 BOUND_TOLERANCE = 1e-9
@@ -305,7 +305,7 @@ def theory_ratio(context: Context) -> RunResult:
     per_instance = pd.DataFrame(rows)
     by_scheduler = scheduler_summary(per_instance)
     records = {row["scheduler"]: row for row in by_scheduler.to_dict(orient="records")}
-    reference = REFERENCE_SCHEDULER if REFERENCE_SCHEDULER in schedulers else task.schedulers[0]
+    reference = reference_scheduler(config, list(task.schedulers))
     summary = {**context.provenance, **records[reference],
                "schedulers": {name: {k: v for k, v in row.items() if k != "scheduler"} for name, row in records.items()},
                "G": cluster.total_gpus,
