@@ -2,7 +2,8 @@
 
 `data/fixed_jobs.csv` (400 Philly jobs with models assigned, 70% multi-GPU, see
 `data/make_fixed_jobs.py`) runs on 8 x 8 GPUs with oracle predictions under every registered
-scheduler and a few A-SRPT variants. Each schedule is serialised canonically (one line per job in
+scheduler and a few A-SRPT variants, and the backfilling rules and the predicted preemptive reference
+also with predictions off by a seeded log-normal factor (`[noisy]`: running jobs overrun their estimates). Each schedule is serialised canonically (one line per job in
 input order: job_id, start, end, placement, floats as exact reprs) and hashed; the hashes in
 `data/schedule_checksums.json` were committed before the simulator's speed work, so any change to
 when or where a job runs fails here. After an intended behaviour change, regenerate with
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -48,13 +50,28 @@ VARIANTS = {name: (name, {}) for name in sorted(SCHEDULERS)} | {
     "asrpt[virtual=psjf]": ("asrpt", {"virtual": "psjf"}),
     "asrpt[eligibility=release,virtual=psjf]": ("asrpt", {"eligibility": "release", "virtual": "psjf"}),
 }
+# variants also run with noisy predictions (added with the decision instants of issue 25)
+NOISY = ("asrpt[dispatch=easy]", "asrpt[dispatch=conservative]", "asrpt[eligibility=release]",
+         "asrpt[eligibility=release,dispatch=easy]", "asrpt[backfill]", "spjf[dispatch=easy]",
+         "fifo[dispatch=conservative]", "srtf")
+VARIANTS |= {f"{name}[noisy]": VARIANTS[name] for name in NOISY}
+VARIANTS |= {"asrpt[eligibility=release,dispatch=conservative][noisy]":
+             ("asrpt", {"eligibility": "release", "dispatch": "conservative"}),
+             "spjf[dispatch=conservative][noisy]": ("spjf", {"dispatch": "conservative"})}
+
+
+def noisy_predictions(jobs) -> dict:
+    """True iterations times a log-normal factor (sigma 1), from a fixed seed."""
+    rng = random.Random(25)
+    return {job.job_id: job.iterations * rng.lognormvariate(0.0, 1.0) for job in jobs}
 
 
 def schedule_text(variant: str) -> str:
     """The canonical serialisation of one variant's schedule on the fixed table."""
     name, params = VARIANTS[variant]
     jobs = jobs_from_table(load_csv(TABLE), str(TABLE))
-    predictions = {job.job_id: float(job.iterations) for job in jobs}
+    predictions = (noisy_predictions(jobs) if variant.endswith("[noisy]")
+                   else {job.job_id: float(job.iterations) for job in jobs})
     result = simulate(jobs, CLUSTER, make_scheduler(name, **params), HeavyEdgePlacer(), predictions=predictions)
     return "".join(f"{r.job_id},{r.start!r},{r.end!r},{' '.join(map(str, r.placement))}\n" for r in result.records)
 

@@ -267,7 +267,7 @@ class _Simulation:
         # arrivals in (release, input order): a sorted list is already a heap
         self.heap[:] = [(release, arrival, next(self.sequence), i)
                         for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs))]
-        last_timer: tuple[float, EventKind] | None = None
+        timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
         heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
         completion = EventKind.COMPLETION.value
@@ -275,6 +275,7 @@ class _Simulation:
         context = _Context(self)
         while heap:
             self.now = now = heap[0][0]
+            decide = False
             while heap and heap[0][0] == now:
                 _, kind, _, i = heapq.heappop(heap)
                 if kind == completion:
@@ -284,13 +285,20 @@ class _Simulation:
                         progress(1)
                 elif kind == arrival:
                     on_arrival(views[i], now)
+                elif timer is None or (now, kind) != timer:
+                    continue  # a superseded timer (a virtual completion an arrival moved): no decision
+                else:
+                    timer = None
+                decide = True
+            if not decide:
+                continue
             dispatch(context)
-            timer = next_timer()
-            if timer is not None and timer != last_timer:
-                if not timer[0] > now:
-                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {timer[0]} <= now {now}")
-                self.push(timer[0], timer[1], -1)
-                last_timer = timer
+            wanted = next_timer()
+            if wanted is not None and wanted != timer:
+                if not wanted[0] > now:
+                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {wanted[0]} <= now {now}")
+                self.push(wanted[0], wanted[1], -1)
+            timer = None if wanted is None else (wanted[0], int(wanted[1]))
         self.bar.close()
         never = [job.job_id for job, record in zip(self.jobs, self.records) if record is None]
         if never:
