@@ -34,10 +34,11 @@ def build_cluster(config: RunConfig) -> Cluster:
 def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
     """Scheduler `name` (default: the scheduler group's), with the group's parameters when it shares them
     (`RunConfig.takes_scheduler_group`), else with its own defaults; a preemptive one gets the run's
-    preemption price (the `preemption` group)."""
+    preemption price (the `preemption` group), a randomised one a seed from (seed, "scheduler")."""
     name = name or config.scheduler.name
     params = config.scheduler.params if config.takes_scheduler_group(name) else None
-    available = {"preemption": config.preemption.price()}
+    available = {"preemption": config.preemption.price(),
+                 "seed": int(component_rng(config.seed, "scheduler").integers(2**31))}
     return SCHEDULERS.make(name, params, **{key: available[key] for key in SCHEDULERS.entry(name).needs
                                                if key in available})
 

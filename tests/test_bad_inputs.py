@@ -677,8 +677,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
     # ---- configuration
     case("unknown-group-option", CONFIG,
-         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, psjf, psjf_oracle, spjf, spwf, "
-         "srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, psjf, psjf_oracle, "
+         "random_order, spjf, spwf, srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
          "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(

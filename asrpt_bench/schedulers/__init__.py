@@ -7,10 +7,11 @@ from .fifo import FIFO
 from .las2d import LAS2D
 from .priority import SPJF, SPWF
 from .psjf import PSJF, PSJFOracle
+from .random_order import RandomOrder
 from .srtf import SRTF, SRTFOracle
 from .virtual_srpt import VirtualSRPT
 from .wcs import WCSDuration, WCSSubTime, WCSWorkload
 
 __all__ = ["ASRPT", "asrpt_oracle", "SCHEDULERS", "DispatchContext", "EventKind", "JobView", "Proposal",
            "QueueScheduler", "Scheduler", "make_scheduler", "register_scheduler", "FIFO", "LAS2D", "SPJF", "SPWF",
-           "PSJF", "PSJFOracle", "SRTF", "SRTFOracle", "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]
+           "PSJF", "PSJFOracle", "RandomOrder", "SRTF", "SRTFOracle", "VirtualSRPT", "WCSDuration", "WCSSubTime", "WCSWorkload"]
