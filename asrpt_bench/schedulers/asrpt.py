@@ -30,7 +30,7 @@ SrptTiebreak = Literal["release_id", "id"]
 CONSOLIDATION_TESTS = ("alpha", "servers", "ratio")
 DELAY_ORIGINS = ("enqueue", "head")
 SRPT_TIEBREAKS = ("release_id", "id")
-ELIGIBILITY_RULES = ("virtual", "release")
+ELIGIBILITY_RULES = ("virtual", "release", "reservation")
 VIRTUAL_MACHINES = {"srpt": VirtualSRPT, "psjf": VirtualPSJF}
 ALPHA_TOLERANCE = 1e-9
 DEFAULT_COMM_HEAVY = 1.5
@@ -53,7 +53,9 @@ class ASRPTParams(Params):
     dispatch: str = param("strict", one_of(*DISPATCH_RULES),
                           "which pending jobs may start: strict (the paper's), easy, conservative, greedy")
     eligibility: str = param("virtual", one_of(*ELIGIBILITY_RULES),
-                             "a job is dispatchable at its virtual completion (the paper's) or at release")
+                             "a job is dispatchable at its virtual completion (the paper's), at release, or "
+                             "before its virtual completion where it delays no virtually completed job's "
+                             "reservation")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
     min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
@@ -94,7 +96,9 @@ class ASRPT:
     and "conservative" are EXTENSIONS (dispatch.py) that break the strict head-of-line proof argument.
     eligibility: "virtual" (the paper's): a job enters the pending queue at its virtual completion;
     "release": at its release, the queue then ordered by remaining virtual work (virtually finished
-    jobs first, in virtual completion order).
+    jobs first, in virtual completion order); "reservation": as "virtual", and then a virtually
+    unfinished job (in virtual rank order) may start at once if, by the estimates, it fits now and
+    beside the running jobs and the conservative reservations of every pending job (`_start_in_holes`).
     overrun, min_estimate_s: estimates of the backfilling rules; min_estimate_s also floors the
     virtual duration n~ * alpha~min behind p~_i.
     virtual: the virtual machine's discipline, "srpt" (the paper's) or "psjf" (preemptive shortest job
@@ -128,7 +132,7 @@ class ASRPT:
         self.min_estimate_s = float(min_estimate_s)
         self.virtual = virtual
         self.oracle = oracle
-        legacy = eligibility == "virtual" and self.dispatch_rule in ("strict", "greedy")
+        legacy = eligibility in ("virtual", "reservation") and self.dispatch_rule in ("strict", "greedy")
         self._dispatch = self._dispatch_pending if legacy else self._dispatch_ordered
         self._clear(total_gpus=0)
 
@@ -237,6 +241,43 @@ class ASRPT:
         self._enqueue(self.virtual_.advance_to(ctx.now))
         self.delay_deadlines_ = []
         self._dispatch(ctx)
+        if self.eligibility == "reservation" and self.waiting_ and ctx.idle_gpus > 0:
+            self._start_in_holes(ctx)
+
+    def _hold_until(self, entry: _Pending, now: float) -> float:
+        """A comm-heavy job within its delay budget takes only a consolidated placement before its
+        deadline, so its reservation starts no earlier than that."""
+        return entry.deadline if entry.heavy and entry.deadline is not None and entry.deadline > now else now
+
+    def _start_in_holes(self, ctx: DispatchContext) -> None:
+        """eligibility "reservation": after the dispatch rule's pass, every pending (virtually completed)
+        job reserves, in queue order, the earliest interval of the GPU-count profile where it fits beside
+        the running jobs and the earlier reservations (as conservative backfilling does); then each
+        virtually unfinished job, in virtual rank order, starts now if it fits now and its estimated run
+        fits beside all of them, so it delays no pending job's reservation. A comm-heavy one takes only
+        a consolidated placement (its delay budget starts at its virtual completion)."""
+        now, backfill = ctx.now, self.backfill_
+        profile = backfill.profile(ctx)
+        for entry in self.pending_:
+            length = backfill.queued_duration(entry.job)
+            profile.reserve(profile.earliest(entry.job.gpus, length, self._hold_until(entry, now)), length,
+                            entry.job.gpus)
+        ranks = self.virtual_.ranks(now)
+        for entry in sorted(self.waiting_.values(), key=lambda entry: (ranks[entry.job.job_id],
+                                                                       self._tiebreak(entry.job))):
+            job = entry.job
+            if job.gpus > ctx.idle_gpus:
+                continue
+            length = backfill.queued_duration(job)
+            if profile.earliest(job.gpus, length, now) > now:
+                continue
+            entry.enqueued = now
+            if self._try_start(entry, ctx):
+                del self.waiting_[job.job_id]
+                profile.reserve(now, length, job.gpus)
+                backfill.backfilled += bool(self.pending_)
+                if ctx.idle_gpus == 0:
+                    break
 
     def _dispatch_pending(self, ctx: DispatchContext) -> None:
         """Strict (the paper's) or greedy dispatch from the pending queue, in place."""
@@ -286,9 +327,7 @@ class ASRPT:
             return True
 
         def hold_until(entry: _Pending) -> float:
-            """A comm-heavy job within its delay budget takes only a consolidated placement before its
-            deadline, so its reservation starts no earlier than that."""
-            return entry.deadline if entry.heavy and entry.deadline is not None and entry.deadline > now else now
+            return self._hold_until(entry, now)
 
         passes = {"strict": self.backfill_.strict, "greedy": self.backfill_.greedy, "easy": self.backfill_.easy,
                   "conservative": self.backfill_.conservative}[self.dispatch_rule]

@@ -204,6 +204,10 @@ class Backfill:
             ends.append((end if end >= now else estimates.overrun_end(run.start, duration, now), job.gpus))
         return ends
 
+    def profile(self, ctx: DispatchContext) -> Profile:
+        """The free-GPU profile from now: the idle GPUs plus each running job's GPUs from its estimated end."""
+        return Profile(ctx.now, ctx.idle_gpus, self._running_ends(ctx))
+
     def shadow(self, gpus: int, ctx: DispatchContext, not_before: float) -> tuple[float, int]:
         """EASY's shadow time S of a head of `gpus` GPUs and the extra GPUs then: the earliest t >=
         not_before at which the idle GPUs plus those of running jobs estimated to end by t reach
@@ -332,7 +336,7 @@ class Backfill:
         k = len(started)
         if k == len(queue):
             return started
-        profile = Profile(now, ctx.idle_gpus, self._running_ends(ctx))
+        profile = self.profile(ctx)
         for position in range(k, len(queue)):
             item = queue[position]
             job = job_of(item)
