@@ -26,7 +26,8 @@ from ..core import ConfigError
 from ..io import atomic_write_text
 from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, geometric_ci, mean_ci
-from .dispatch_plots import ELIGIBILITY, dispatch_ratios, near_best
+from .bands import WITHIN, definition
+from .dispatch_plots import ELIGIBILITY, VIRTUAL, dispatch_ratios, near_best
 from .preemption_plots import RESTART, preemption_price, price_of_nonpreemption
 from .queueing_plots import queueing_text
 from .published import load_result
@@ -104,23 +105,41 @@ def findings(results: Path) -> str:
     return "\n".join(lines)
 
 
+def variant_name_text(row: pd.Series) -> str:
+    """'easy/release' for an A-SRPT variant (with '/psjf' when the virtual order is not SRPT, and ' (oracle)'
+    for the perfect-prediction variant), the scheduler's own name for a reference."""
+    name = str(row["scheduler"])
+    if not name.startswith("asrpt"):
+        return name
+    text = f"{name.partition('+')[2] or 'strict'}/{row[ELIGIBILITY]}"
+    virtual = row.get(VIRTUAL)
+    if virtual is not None and not pd.isna(virtual) and virtual != "srpt":
+        text = f"{text}/{virtual}"
+    return f"{text} (oracle)" if name.startswith("asrpt_oracle") else text
+
+
+def count_text(row: pd.Series) -> str:
+    """'easy/release 0.99-1.50 (within 5% at 12, below 1 at 0)'."""
+    return (f"{variant_name_text(row)} {row['lowest']:.2f}-{row['highest']:.2f} (within {100 * WITHIN:g}% at "
+            f"{row['within']}, below 1 at {row['below']})")
+
+
 def dispatch_findings(results: Path) -> str:
-    """The dispatch map in one line: per A-SRPT variant the range of its geometric means over the best WCS and
-    at how many points its interval lies within 5% of it, or below it."""
+    """The dispatch map per trace: per A-SRPT variant and trivial reference, the range of its geometric means
+    over the best WCS and at how many points its interval lies within 5% of it (two-sided) or below it."""
     summary = dispatch_ratios(load_result(results, "dispatch_map"))
     counts, seeds = near_best(summary), int(summary["n"].max())
-    mine = counts[counts["scheduler"].str.startswith("asrpt")]
-
-    def text(row: pd.Series) -> str:
-        rule = str(row["scheduler"]).partition("+")[2] or "strict"
-        return (f"{rule}/{row[ELIGIBILITY]} {row['lowest']:.2g}-{row['highest']:.2g} (within 5% at {row['within']}, "
-                f"below at {row['below']})")
-
-    forest = "; ".join(text(row) for _, row in mine[~mine["scheduler"].str.startswith("asrpt_oracle")].iterrows())
-    oracle = "; ".join(text(row) for _, row in mine[mine["scheduler"].str.startswith("asrpt_oracle")].iterrows())
-    return (f"- Dispatch rules (not in the paper), A-SRPT / best WCS over {int(counts['points'].max())} Philly and Gavel "
-            f"points (rule/eligibility: range of geometric means over {seeds} seeds, and at how many points the 95% "
-            f"interval lies within 5% of the best WCS or below it): {forest}. With perfect predictions: {oracle}.")
+    parts = []
+    for trace, part in counts.groupby(TRACE, sort=False):
+        mine = part[part["scheduler"].str.startswith("asrpt") & ~part["scheduler"].str.startswith("asrpt_oracle")]
+        oracle = part[part["scheduler"].str.startswith("asrpt_oracle")]
+        references = part[~part["scheduler"].str.startswith("asrpt")]
+        parts.append(f"{trace} ({int(part['points'].max())} points): " + "; ".join(map(count_text, (
+            row for _, row in mine.iterrows()))) + "; " + "; ".join(
+            count_text(row) for _, row in oracle.iterrows()) + "; references: " + "; ".join(
+            count_text(row) for _, row in references.iterrows()))
+    return (f"- Dispatch rules (not in the paper), total JCT / best WCS (rule/eligibility: range of geometric means "
+            f"over {seeds} seeds, and the points where {definition()}): " + ". ".join(parts) + ".")
 
 
 def preemption_findings(results: Path) -> str:
