@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
-from .bands import band_counts
+from .bands import WITHIN, band_counts
 from .plots import SEED, best_wcs_ratios, coincident_labels, complete_runs, plot_band, ratio_axis, require
 from .regime_plots import LOAD, SIGMA, TRACE
 from .style import figure_style
@@ -69,6 +69,25 @@ def near_best(summary: pd.DataFrame) -> pd.DataFrame:
               name.startswith("asrpt_oracle"), eligibility != "virtual", RULES.index(r) if r in RULES else len(RULES))
              for trace, name, eligibility, r in zip(counts[TRACE], counts["scheduler"], counts[ELIGIBILITY], rule)]
     return counts.iloc[sorted(range(len(counts)), key=order.__getitem__)].reset_index(drop=True)
+
+
+def variant_name_text(row: pd.Series) -> str:
+    """'easy/release' for an A-SRPT variant (with '/psjf' when the virtual order is not SRPT, and ' (oracle)'
+    for the perfect-prediction variant), the scheduler's own name for a reference."""
+    name = str(row["scheduler"])
+    if not name.startswith("asrpt"):
+        return name
+    text = f"{name.partition('+')[2] or 'strict'}/{row[ELIGIBILITY]}"
+    virtual = row.get(VIRTUAL)
+    if virtual is not None and not pd.isna(virtual) and virtual != "srpt":
+        text = f"{text}/{virtual}"
+    return f"{text} (oracle)" if name.startswith("asrpt_oracle") else text
+
+
+def count_text(row: pd.Series) -> str:
+    """'easy/release 0.99-1.50 (within 5% at 12, below 1 at 0)'."""
+    return (f"{variant_name_text(row)} {row['lowest']:.2f}-{row['highest']:.2f} (within {100 * WITHIN:g}% at "
+            f"{row['within']}, below 1 at {row['below']})")
 
 
 def legend_labels(summary: pd.DataFrame) -> dict[str, str]:

@@ -26,8 +26,9 @@ from ..core import ConfigError
 from ..io import atomic_write_text
 from .intervals import fmt_interval, interval, per_seed_ratio
 from .plots import SEED, geometric_ci, mean_ci
-from .bands import WITHIN, definition
-from .dispatch_plots import ELIGIBILITY, VIRTUAL, dispatch_ratios, near_best
+from .bands import definition
+from .design_plots import design_text
+from .dispatch_plots import count_text, dispatch_ratios, near_best
 from .preemption_plots import RESTART, preemption_price, price_of_nonpreemption
 from .queueing_plots import queueing_text
 from .published import load_result
@@ -103,25 +104,6 @@ def findings(results: Path) -> str:
         dispatch_findings(results), preemption_findings(results), sensitivity_findings(results),
     ]
     return "\n".join(lines)
-
-
-def variant_name_text(row: pd.Series) -> str:
-    """'easy/release' for an A-SRPT variant (with '/psjf' when the virtual order is not SRPT, and ' (oracle)'
-    for the perfect-prediction variant), the scheduler's own name for a reference."""
-    name = str(row["scheduler"])
-    if not name.startswith("asrpt"):
-        return name
-    text = f"{name.partition('+')[2] or 'strict'}/{row[ELIGIBILITY]}"
-    virtual = row.get(VIRTUAL)
-    if virtual is not None and not pd.isna(virtual) and virtual != "srpt":
-        text = f"{text}/{virtual}"
-    return f"{text} (oracle)" if name.startswith("asrpt_oracle") else text
-
-
-def count_text(row: pd.Series) -> str:
-    """'easy/release 0.99-1.50 (within 5% at 12, below 1 at 0)'."""
-    return (f"{variant_name_text(row)} {row['lowest']:.2f}-{row['highest']:.2f} (within {100 * WITHIN:g}% at "
-            f"{row['within']}, below 1 at {row['below']})")
 
 
 def dispatch_findings(results: Path) -> str:
@@ -331,6 +313,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
 
 PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {
     "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
+    "design_map": lambda results: design_text(load_result(results, "design_map")),
 }
 """Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
 the docs, when its table is committed (experiments/pending/README.md)."""
