@@ -16,7 +16,8 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from .config import ClusterConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
+from .config import PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
+from .core import Cluster
 from .errors import ConfigError
 from .experiment import run_experiment
 from .io import RunResult
@@ -41,7 +42,7 @@ def compare_run(table: pd.DataFrame, schedulers: Sequence[str], *, servers: int 
     """The full RunResult of `task=compare` on the table (summary, per-job records, comparison)."""
     if isinstance(schedulers, str) or not all(isinstance(name, str) for name in schedulers):
         raise ConfigError(f"schedulers must be a list of scheduler names, got {schedulers!r}")
-    config = RunConfig(seed=seed, progress=False, cluster=ClusterConfig(servers=servers, gpus_per_server=gpus_per_server),
+    config = RunConfig(seed=seed, progress=False, cluster=Cluster(servers=servers, gpus_per_server=gpus_per_server),
                        workload=WorkloadConfig("memory", table_id=remember_table(table), train_fraction=train_fraction,
                                                **workload),
                        predictor=PredictorConfig(predictor),

@@ -1,8 +1,9 @@
-"""Config groups -> typed components: cluster, timing model, scheduler, placer, predictor.
+"""Component groups -> components: scheduler, placer, predictor.
 
 Each component is made by its registry from the parameters its config group holds (already parsed
 and checked by that registry), plus the dependencies it declared (`needs`: the timing model, a seed,
-the solver settings); every random stream derives from (seed, component).
+the solver settings, which the run config holds as they are); every random stream derives from
+(seed, component).
 """
 
 from __future__ import annotations
@@ -10,44 +11,27 @@ from __future__ import annotations
 from typing import Any
 
 from .config import RunConfig
-from .core import Cluster
 from .placement import PLACERS, Placer
 from .prediction import PREDICTORS
 from .schedulers import SCHEDULERS, Scheduler
-from .timing import TimingModel
 from .workloads.seeding import component_rng
-
-
-def build_timing(config: RunConfig) -> TimingModel:
-    timing = config.timing
-    return TimingModel(pipeline_mode=timing.pipeline_mode, allreduce=timing.allreduce,
-                       tree_latency_s=timing.tree_latency_s, fold_p2p_into_stage=timing.fold_p2p_into_stage,
-                       microbatches=timing.microbatches)
-
-
-def build_cluster(config: RunConfig) -> Cluster:
-    cluster = config.cluster
-    return Cluster(servers=cluster.servers, gpus_per_server=cluster.gpus_per_server, b_intra=cluster.b_intra,
-                   b_inter=cluster.b_inter)
 
 
 def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
     """Scheduler `name` (default: the scheduler group's), with the group's parameters when it shares them
-    (`RunConfig.takes_scheduler_group`), else with its own defaults; a preemptive one gets the run's
-    preemption price (the `preemption` group), a randomised one a seed from (seed, "scheduler")."""
+    (`RunConfig.takes_scheduler_group`), else with its own defaults; a randomised one gets a seed from (seed,
+    "scheduler")."""
     name = name or config.scheduler.name
     params = config.scheduler.params if config.takes_scheduler_group(name) else None
-    available = {"preemption": config.preemption.price(),
-                 "seed": int(component_rng(config.seed, "scheduler").integers(2**31))}
+    available = {"seed": int(component_rng(config.seed, "scheduler").integers(2**31))}
     return SCHEDULERS.make(name, params, **{key: available[key] for key in SCHEDULERS.entry(name).needs
                                                if key in available})
 
 
 def placer_dependencies(config: RunConfig) -> dict[str, Any]:
     """What a placer may declare it needs: the timing model, a seed from (seed, "placement"), the solver."""
-    return {"timing": build_timing(config), "seed": int(component_rng(config.seed, "placement").integers(2**31)),
-            "solver": config.solver.name, "time_limit_s": config.solver.time_limit_s,
-            "mip_gap": config.solver.mip_gap, "threads": config.solver.threads}
+    return {"timing": config.timing, "seed": int(component_rng(config.seed, "placement").integers(2**31)),
+            "solver": config.solver}
 
 
 def build_placer(config: RunConfig, name: str | None = None) -> Placer:

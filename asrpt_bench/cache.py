@@ -5,7 +5,7 @@ the first computes them, the others read them here. An entry's key is the SHA-25
 value depends on: the kind of entry, the package version and a fingerprint of the package's own
 files (code and packaged data, so editing the code or a profile never serves a stale entry), the
 versions of the libraries whose objects are pickled, the bytes of any input trace, and the caller's
-parameters (for tables `prepare.TableSpec.cache_inputs`: every table-deciding parameter of the
+parameters (for tables `workloads.pipeline.TableSpec.cache_inputs`: every table-deciding parameter of the
 workload source, so a new knob joins the key without touching this module; for predictions, the
 fitted predictor's key inputs plus the simulated jobs' content, `frame_hash`). Entries are pickles
 written atomically (io.atomic_write_bytes), so a reader never sees half an entry; an entry that does
@@ -31,11 +31,13 @@ import warnings
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 from .cache_trust import MAGIC, UntrustedEntry, check_directory, key_path, sign, signing_key, verify
-from .core import ConfigError
+from .errors import ConfigError
 from .io import atomic_write_bytes, atomic_write_text
+from .params import Params, param
+from .rules import Rule, flag
 
 T = TypeVar("T")
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -121,6 +123,23 @@ def cache_key(kind: str, **inputs: Any) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 
 
+MEMORY_ENTRIES = 6
+_memory: dict[tuple, Any] = {}
+
+
+def memoised(key: tuple, compute: Callable[[], tuple[T, str]]) -> tuple[T, str]:
+    """The process memo in front of the disk cache: compute() (which returns a value and where it came
+    from: 'hit', 'miss', 'off') once per process for `key`; the last few keys are kept, and a repeat
+    reports 'memory'. Sweep points run in one process share prepared work this way."""
+    if key in _memory:
+        return _memory[key], "memory"
+    value, status = compute()
+    if len(_memory) >= MEMORY_ENTRIES:
+        del _memory[next(iter(_memory))]
+    _memory[key] = value
+    return value, status
+
+
 @dataclasses.dataclass(frozen=True)
 class DiskCache:
     """The cache at `root` (None: disabled, every call computes). With `max_bytes`, writing an entry
@@ -186,14 +205,42 @@ class DiskCache:
         return removed
 
 
-def resolve_cache(directory: str | None, enabled: bool, max_size_gb: float | None = None) -> DiskCache:
-    """The cache a run uses: `directory` (None: the default), or a disabled one; ConfigError for a
-    directory every user can write to (cache_trust.check_directory)."""
-    if not enabled:
-        return DiskCache(None)
-    root = Path(directory).expanduser() if directory else default_cache_dir()
-    check_directory(root)
-    return DiskCache(root, None if max_size_gb is None else int(max_size_gb * 1e9))
+def _is_directory_path(value: Any) -> bool:
+    if not (isinstance(value, str) and value.strip()):
+        return False
+    path = Path(value).expanduser()
+    return not path.exists() or path.is_dir()
+
+
+def _directory_refusal(key: str, value: Any) -> str:
+    if isinstance(value, str) and value.strip():
+        return f"{key} must be a directory (it names a file), got {value!r}"
+    return f"{key} must be null (the default directory) or a directory path, got {value!r}"
+
+
+@dataclasses.dataclass(frozen=True)
+class CacheSettings(Params):
+    """The config group `cache`. None of its keys changes a result, so none enters the config hash."""
+
+    dir: Optional[str] = param(None, Rule("null (the default directory) or a directory path",
+                                          lambda v: v is None or _is_directory_path(v), _directory_refusal),
+                               "null: $XDG_CACHE_HOME/asrpt_bench, else ~/.cache/asrpt_bench")
+    enabled: bool = param(True, flag(), "false: compute everything in every run")
+    max_size_gb: Optional[float] = param(4.0, Rule("null (no cap) or a size > 0 in GB", lambda v: v is None or (
+        isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)),
+                                         "past it, the least recently used entries are removed (null: no cap)")
+
+    def __post_init__(self) -> None:
+        self.check("cache")
+
+    def open(self) -> "DiskCache":
+        """The cache these settings name: the directory (None: the default), or a disabled one; ConfigError for
+        a directory every user can write to (cache_trust.check_directory)."""
+        if not self.enabled:
+            return DiskCache(None)
+        root = Path(self.dir).expanduser() if self.dir else default_cache_dir()
+        check_directory(root)
+        return DiskCache(root, None if self.max_size_gb is None else int(self.max_size_gb * 1e9))
 
 
 def _written_here(path: Path) -> bool:

@@ -357,7 +357,7 @@ def out_problem(out: Path) -> str:
     if not out.name.endswith(OUT_FORMATS):
         return f"--out {out}: give a file ending in {', '.join(OUT_FORMATS)} (the name says the format)"
     twin = io.compressed_twin(out)
-    if twin is not None and twin.exists():
+    if twin.exists():
         return (f"--out {out}: {twin} exists beside it, and a reader could not tell which is current; remove "
                 f"{twin.name} or write to it")
     return ""

@@ -35,16 +35,22 @@ OmegaConf.register_new_resolver("run_dirname", lambda dirname: dirname or "defau
 
 
 def root_schema() -> type:
-    """RunConfig as a structured config: plain groups typed as they are, each component group `Any` (its
-    chosen option's generated schema types it)."""
+    """RunConfig as a structured config: each value-type group typed by its Params' generated schema (its
+    defaults written once, in its dataclass), each component group `Any` (its chosen option's generated
+    schema types it)."""
     hints = typing.get_type_hints(RunConfig)
+    groups = RunConfig.group_types()
     fields: list[tuple[str, Any, Any]] = []
     for item in dataclasses.fields(RunConfig):
-        if isinstance(hints[item.name], type) and issubclass(hints[item.name], ComponentConfig):
+        kind = groups.get(item.name)
+        if kind is not None and issubclass(kind, ComponentConfig):
             fields.append((item.name, Any, field(default=None)))
+        elif kind is not None:
+            node = schema_node(kind, f"{item.name}_group", None, None)
+            values = item.default_factory().to_dict()  # type: ignore[misc]
+            fields.append((item.name, node, field(default_factory=lambda n=node, v=values: n(**v))))
         elif item.default_factory is not dataclasses.MISSING:
-            fields.append((item.name, _field_type(hints[item.name]) if item.name == "plugins" else hints[item.name],
-                           field(default_factory=item.default_factory)))
+            fields.append((item.name, _field_type(hints[item.name]), field(default_factory=item.default_factory)))
         else:
             fields.append((item.name, hints[item.name], field(default=item.default)))
     return make_dataclass("RootSchema", fields)
@@ -69,10 +75,12 @@ def _field_type(hint: Any) -> Any:
     return Any
 
 
-def schema_node(params: type[Params], class_name: str, name: str | None, owner: tuple[str, str]) -> type:
+def schema_node(params: type[Params], class_name: str, name: str | None, owner: tuple[str, str] | None) -> type:
     """A structured-config dataclass with `params`' fields and defaults (and `name` first, if given);
-    `owner` (kind, component name) is remembered for messages, for nested groups too."""
-    _SCHEMA_OWNERS[class_name] = owner
+    `owner` (kind, component name) is remembered for messages, for nested groups too (None: a value-type
+    group of the root, whose unknown keys are named with the group's keys)."""
+    if owner is not None:
+        _SCHEMA_OWNERS[class_name] = owner
     hints = typing.get_type_hints(params)
     fields: list[tuple[str, Any, Any]] = [] if name is None else [("name", str, field(default=name))]
     for item in dataclasses.fields(params):

@@ -2,8 +2,10 @@
 
 Groups that choose a component (workload, predictor, scheduler, placement, task) hold the chosen
 component's own parameters, declared next to its code and parsed by its registry: a key that
-component does not have is refused, naming it. The other groups (cluster, timing, solver, theory,
-cache) are plain dataclasses checked with the shared rules (rules.py).
+component does not have is refused, naming it. The other groups are the value types the code uses as
+they are (`core.Cluster`, `timing.TimingModel`, `solvers.SolverSettings`, `core.PreemptionPrice`,
+`theory.settings.TheorySettings`, `cache.CacheSettings`): Params dataclasses whose fields carry each key's
+one default and its rule.
 """
 
 from __future__ import annotations
@@ -13,57 +15,19 @@ import dataclasses
 import importlib
 import os
 import sys
+import typing
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Iterator, Optional
+from typing import Any, ClassVar, Iterator
 
+from .cache import CacheSettings
+from .core import Cluster, PreemptionPrice
 from .errors import ConfigError
 from .params import Params
 from .registry import REGISTRIES, Registry
-from .rules import RULES, check, shown
-from .schedulers.preemptive import PreemptionParams
-from .solvers import BACKENDS, DEFAULT_SOLVER
-from .theory.bound import EPS_BAR_DEFINITIONS, RHO_BAR_DEFINITIONS
-from .theory.lower_bounds import ALPHA_MIN_SOURCES
-
-
-def _check(condition: bool, key: str, requirement: str, value: object) -> None:
-    if not condition:
-        raise ConfigError(f"{key} must be {requirement}, got {shown(value)}")
-
-
-def _check_rules(group: Any, rule_prefix: str, prefix: str) -> None:
-    """Every key of the group that has a shared rule (rules.py), named `<prefix>.<key>` in messages."""
-    for item in dataclasses.fields(group):
-        if f"{rule_prefix}.{item.name}" in RULES:
-            check(f"{rule_prefix}.{item.name}", getattr(group, item.name), f"{prefix}.{item.name}")
-
-
-@dataclass
-class ClusterConfig:
-    """Cluster shape and the two bandwidth classes (GB/s)."""
-
-    servers: int = 8
-    gpus_per_server: int = 8
-    b_intra: float = 300.0
-    b_inter: float = 12.5
-
-    def validate(self, prefix: str = "cluster") -> None:
-        _check_rules(self, "cluster", prefix)
-
-
-@dataclass
-class TimingConfig:
-    """Open choices of the per-iteration time model (paper-notes 2.3); passed to TimingModel."""
-
-    pipeline_mode: str = "async"
-    allreduce: str = "ring"
-    tree_latency_s: float = 0.0
-    fold_p2p_into_stage: bool = False
-    microbatches: int = 8
-
-    def validate(self, prefix: str = "timing") -> None:
-        _check_rules(self, "timing", prefix)
+from .rules import Rule, integer, shown
+from .solvers import SolverSettings
+from .theory.settings import TheorySettings
+from .timing import TimingModel
 
 
 class ComponentConfig:
@@ -114,7 +78,8 @@ class ComponentConfig:
     def __deepcopy__(self, memo: dict) -> "ComponentConfig":
         return self  # immutable
 
-    def validate(self, prefix: str | None = None) -> None:
+    def check(self, prefix: str | None = None) -> None:
+        """Raise ConfigError naming the first refused parameter (`<prefix>.<key>`; prefix: the kind)."""
         self.params.check(prefix or self.KIND)
 
     def replace(self, name: str | None = None, **values: Any) -> "ComponentConfig":
@@ -168,6 +133,12 @@ BUILT_IN_COMPONENTS = ("asrpt_bench.schedulers", "asrpt_bench.placement", "asrpt
 module stays below them in the layer order: they import it for RunConfig)."""
 
 
+def is_preemptive(registry: Registry, name: str) -> bool:
+    """Whether scheduler `name` suspends jobs (its class says `preemptive = True`), so the run's preemption
+    price acts on it."""
+    return bool(getattr(registry.entry(name).factory, "preemptive", False))
+
+
 def component_registry(kind: str) -> Registry:
     """The registry of one component kind, with every built-in registered."""
     for module in BUILT_IN_COMPONENTS:
@@ -175,77 +146,9 @@ def component_registry(kind: str) -> Registry:
     return REGISTRIES[kind]
 
 
-@dataclass
-class SolverConfig:
-    """MILP/CP backend of the ILP placer and exact bounds (default: solvers.DEFAULT_SOLVER, CP-SAT)."""
-
-    name: str = DEFAULT_SOLVER
-    time_limit_s: float = 600.0
-    mip_gap: float = 1e-4
-    threads: int = 1
-
-    def validate(self, prefix: str = "solver") -> None:
-        if self.name not in BACKENDS:
-            raise ConfigError(f"{prefix}.name: unknown solver {shown(self.name)}; known: {BACKENDS.names()}")
-        _check_rules(self, "solver", prefix)
-
-
-@dataclass
-class PreemptionConfig:
-    """The price of preemption for every preemptive scheduler of the run (srtf, srtf_oracle, psjf, las2d; their
-    PreemptionParams): seconds a resumed job restores its checkpoint, and the least seconds of progress
-    before a suspension. Refused when changed in a run without a preemptive scheduler."""
-
-    restart_s: float = PreemptionParams.restart_s
-    min_run_s: float = PreemptionParams.min_run_s
-
-    def price(self) -> PreemptionParams:
-        return PreemptionParams(restart_s=self.restart_s, min_run_s=self.min_run_s)
-
-    def validate(self, prefix: str = "preemption") -> None:
-        self.price().check(prefix)
-
-
-@dataclass
-class TheoryConfig:
-    """Which reconstruction of the Theorem 1 symbols and of alpha_min the reported bounds use."""
-
-    rho_bar_definition: str = "alpha_min_spread"
-    eps_bar_definition: str = "per_smallest_job"
-    alpha_min_source: str = "consolidated"
-
-    def validate(self, prefix: str = "theory") -> None:
-        # Checked here, not where they are used: a run reports NaN symbols when the bound is undefined
-        # (g_max = G), which must not also swallow a misspelt definition.
-        for key, known in (("rho_bar_definition", RHO_BAR_DEFINITIONS), ("eps_bar_definition", EPS_BAR_DEFINITIONS),
-                           ("alpha_min_source", ALPHA_MIN_SOURCES)):
-            value = getattr(self, key)
-            _check(value in known, f"{prefix}.{key}", f"one of {sorted(known)}", value)
-
-
-@dataclass
-class CacheConfig:
-    """The on-disk cache of prepared workloads and fitted predictors (asrpt_bench/cache.py).
-
-    `dir` null: `$XDG_CACHE_HOME/asrpt_bench`, else `~/.cache/asrpt_bench`. `enabled: false` computes
-    everything in every run. `max_size_gb` caps the entries' total size: past it, the least recently
-    used entries are removed (null: no cap). None changes results, so none enters the config hash.
-    """
-
-    dir: Optional[str] = None
-    enabled: bool = True
-    max_size_gb: Optional[float] = 4.0
-
-    def validate(self, prefix: str = "cache") -> None:
-        _check(self.dir is None or (isinstance(self.dir, str) and bool(self.dir.strip())), f"{prefix}.dir",
-               "null (the default directory) or a directory path", self.dir)
-        if self.dir is not None:
-            path = Path(self.dir).expanduser()
-            _check(not path.exists() or path.is_dir(), f"{prefix}.dir", "a directory (it names a file)", self.dir)
-        _check(isinstance(self.enabled, bool), f"{prefix}.enabled", "true or false", self.enabled)
-        _check(self.max_size_gb is None or (isinstance(self.max_size_gb, (int, float))
-                                            and not isinstance(self.max_size_gb, bool) and self.max_size_gb > 0),
-               f"{prefix}.max_size_gb", "null (no cap) or a size > 0 in GB", self.max_size_gb)
+SEED = integer(0)
+PLUGINS = Rule("a list of importable module names",
+               lambda v: isinstance(v, list) and all(isinstance(m, str) and m for m in v))
 
 
 @dataclass
@@ -259,23 +162,29 @@ class RunConfig:
     progress: bool = True
     tiny: bool = False
     plugins: list[str] = field(default_factory=list)
-    cluster: ClusterConfig = field(default_factory=ClusterConfig)
-    timing: TimingConfig = field(default_factory=TimingConfig)
+    cluster: Cluster = field(default_factory=Cluster)
+    timing: TimingModel = field(default_factory=TimingModel)
     workload: WorkloadConfig = field(default_factory=WorkloadConfig)
     predictor: PredictorConfig = field(default_factory=PredictorConfig)
     scheduler: SchedulerConfig = field(default_factory=SchedulerConfig)
     placement: PlacementConfig = field(default_factory=PlacementConfig)
-    solver: SolverConfig = field(default_factory=SolverConfig)
+    solver: SolverSettings = field(default_factory=SolverSettings)
     task: TaskConfig = field(default_factory=TaskConfig)
-    preemption: PreemptionConfig = field(default_factory=PreemptionConfig)
-    theory: TheoryConfig = field(default_factory=TheoryConfig)
-    cache: CacheConfig = field(default_factory=CacheConfig)
+    preemption: PreemptionPrice = field(default_factory=PreemptionPrice)
+    theory: TheorySettings = field(default_factory=TheorySettings)
+    cache: CacheSettings = field(default_factory=CacheSettings)
 
-    def groups(self) -> Iterator[tuple[str, Any]]:
-        for item in dataclasses.fields(self):
-            value = getattr(self, item.name)
-            if dataclasses.is_dataclass(value) or isinstance(value, ComponentConfig):
-                yield item.name, value
+    @classmethod
+    def group_types(cls) -> dict[str, type[Params] | type[ComponentConfig]]:
+        """Every config group's name and type: a value type (Params) or a component group."""
+        hints = typing.get_type_hints(cls)
+        return {item.name: hints[item.name] for item in dataclasses.fields(cls)
+                if isinstance(hints[item.name], type) and issubclass(hints[item.name], (Params, ComponentConfig))}
+
+    def groups(self) -> Iterator[tuple[str, Params | ComponentConfig]]:
+        """Every config group: (name, its value)."""
+        for name in self.group_types():
+            yield name, getattr(self, name)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "RunConfig":
@@ -296,22 +205,24 @@ class RunConfig:
             if isinstance(default, ComponentConfig) and isinstance(value, dict):
                 group = dict(value)
                 kwargs[key] = type(default)(group.pop("name", None), **group)
-            elif dataclasses.is_dataclass(default) and isinstance(value, dict):
-                known = {item.name for item in dataclasses.fields(default)}
-                extra = sorted(set(value) - known)
+            elif isinstance(default, Params) and isinstance(value, dict):
+                extra = sorted(set(value) - set(default.names()))
                 if extra:
-                    raise ConfigError(f"{key}.{extra[0]}: unknown key; {key} has keys {sorted(known)}")
-                kwargs[key] = type(default)(**value)
+                    raise ConfigError(f"{key}.{extra[0]}: unknown key; {key} has keys {sorted(default.names())}")
+                kwargs[key] = type(default).parse(value, key, key)
             else:
                 kwargs[key] = value
         return cls(**kwargs)
 
     def validate(self) -> "RunConfig":
         """Raise ConfigError naming the first out-of-range key; return self for chaining."""
-        check("seed", self.seed)
+        SEED.require("seed", self.seed)
         import_plugins(self.plugins)
-        for name, group in self.groups():
-            group.validate(name)
+        for name, kind in self.group_types().items():
+            group = getattr(self, name)
+            if not isinstance(group, kind):
+                raise ConfigError(f"{name} must be a {kind.__name__}, got {type(group).__name__} {shown(group)}"[:300])
+            group.check(name)
         self._check_scheduler_group_acts()
         self._check_scheduler_group_listed()
         self._check_preemption_acts()
@@ -354,12 +265,12 @@ class RunConfig:
 
     def _check_preemption_acts(self) -> None:
         """Refuse a changed preemption price in a run whose schedulers never preempt."""
-        changed = [key for key, value in dataclasses.asdict(self.preemption).items()
-                   if getattr(PreemptionConfig, key) != value]
+        default = PreemptionPrice()
+        changed = [key for key, value in self.preemption.values().items() if getattr(default, key) != value]
         names = self.scheduler_names()
         registry = component_registry("scheduler")
-        if changed and not any("preemption" in registry.entry(name).needs for name in names):
-            preemptive = ", ".join(n for n in registry.names() if "preemption" in registry.entry(n).needs)
+        if changed and not any(is_preemptive(registry, name) for name in names):
+            preemptive = ", ".join(n for n in registry.names() if is_preemptive(registry, n))
             raise ConfigError(f"preemption.{changed[0]} prices the suspensions of preemptive schedulers ({preemptive}); "
                               f"this run's schedulers never preempt: {names}")
 
@@ -367,10 +278,8 @@ class RunConfig:
         values: dict[str, Any] = {}
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)
-            if isinstance(value, ComponentConfig):
+            if isinstance(value, (ComponentConfig, Params)):
                 values[item.name] = value.to_dict()
-            elif dataclasses.is_dataclass(value):
-                values[item.name] = dataclasses.asdict(value)
             else:
                 values[item.name] = copy.deepcopy(value)
         return values
@@ -403,8 +312,7 @@ def tiny_values(values: dict[str, Any]) -> dict[str, Any]:
 def import_plugins(modules: list[str]) -> None:
     """Import every module of the `plugins` key (their decorators register components by name), from the
     working directory too, as `python -m` would."""
-    _check(isinstance(modules, list) and all(isinstance(m, str) and m for m in modules), "plugins",
-           "a list of importable module names", modules)
+    PLUGINS.require("plugins", modules)
     if modules and os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     for module in modules:

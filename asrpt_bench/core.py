@@ -1,4 +1,4 @@
-"""Frozen value types shared by every layer: cluster, training plan, job, placement.
+"""Frozen value types shared by every layer: cluster, preemption price, training plan, job, placement.
 
 Units: seconds for time, bytes for data, GB/s (1 GB = 1e9 B) for bandwidth.
 Nothing here mutates; the simulator keeps the only mutable cluster state.
@@ -6,13 +6,13 @@ Nothing here mutates; the simulator keeps the only mutable cluster state.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Hashable, Sequence, TypeVar
 
 from .errors import ConfigError  # noqa: F401  (re-exported: the historical import path)
-from .rules import check
+from .params import Params, param
+from .rules import instance_of, integer, number
 
 GB = 1e9
 MAX_SECONDS = 1e12
@@ -26,32 +26,9 @@ def _require(condition: bool, message: str) -> None:
         raise ConfigError(message)
 
 
-def _is_number(value: Any) -> bool:
-    """A real number (int, float or numpy scalar), not a bool, str or None."""
-    try:
-        return not isinstance(value, (bool, str, bytes)) and value is not None and math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
-
-
-def require_number(name: str, value: Any, minimum: float = 0.0, strict: bool = False) -> None:
-    """Refuse a `value` that is not a finite number >= `minimum` (> with `strict`), naming `name`."""
-    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
-    ok = _is_number(value) and (float(value) > minimum if strict else float(value) >= minimum)
-    _require(ok, f"{name} must be a finite number {bound}, got {value!r}")
-
-
-def require_integer(name: str, value: Any, minimum: int = 0) -> None:
-    """Refuse a `value` that is not a whole number >= `minimum` (1.5, '2', None, True), naming `name`."""
-    ok = _is_number(value) and float(value) == int(value) and not isinstance(value, float) and int(value) >= minimum
-    _require(ok, f"{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def require_type(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
-    """Refuse a `value` that is not an instance of `kind`, naming `name` and what it must be (the message,
-    with the value's repr, is built only for a refusal: the simulator checks every job of every run)."""
-    if not isinstance(value, kind):
-        raise ConfigError(f"{name} must be {what}, got {type(value).__name__} {value!r}"[:300])
+COUNT = integer(1)
+NON_NEGATIVE = number(0)
+POSITIVE = number(0, strict=True)
 
 
 def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
@@ -64,18 +41,28 @@ def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
     return instance
 
 
-@dataclass(frozen=True)
-class Cluster:
-    """`servers` identical servers with `gpus_per_server` GPUs each and two bandwidth classes (GB/s)."""
+MAX_SERVERS = 100_000
+MAX_GPUS_PER_SERVER = 1_024
+"""Far beyond any cluster studied, and small enough that per-server state stays in memory (a billion
+servers made a run build its free-GPU list without end)."""
 
-    servers: int
-    gpus_per_server: int
-    b_intra: float = 300.0
-    b_inter: float = 12.5
+
+def _bandwidth(default: float, doc: str) -> Any:
+    return param(default, number(0, strict=True, what="a bandwidth in GB/s"), doc)
+
+
+@dataclass(frozen=True)
+class Cluster(Params):
+    """`servers` identical servers with `gpus_per_server` GPUs each and two bandwidth classes (GB/s); the
+    config group `cluster` (default: 64 GPUs, NVLink-class links inside a server, 100 Gb/s between)."""
+
+    servers: int = param(8, integer(1, MAX_SERVERS), "servers, each with gpus_per_server GPUs")
+    gpus_per_server: int = param(8, integer(1, MAX_GPUS_PER_SERVER), "GPUs per server")
+    b_intra: float = _bandwidth(300.0, "GB/s between two GPUs of one server (NVLink class)")
+    b_inter: float = _bandwidth(12.5, "GB/s between GPUs of different servers (100 Gb/s)")
 
     def __post_init__(self) -> None:
-        for key in ("servers", "gpus_per_server", "b_intra", "b_inter"):
-            check(f"cluster.{key}", getattr(self, key))
+        self.check("cluster")
 
     @property
     def total_gpus(self) -> int:
@@ -84,6 +71,29 @@ class Cluster:
     def empty_free(self) -> tuple[int, ...]:
         """Free GPUs per server on an empty cluster."""
         return (self.gpus_per_server,) * self.servers
+
+
+RESTART_S = 30.0
+"""Default checkpoint-restore price per resumption: the 30 s re-allocation delay of the Pollux
+simulator (petuum/adaptdl, simulator/simulator.py, Job.reallocate: `rescale_time = 30`), during which
+a job holds its GPUs without progress (docs/simulator.md, "Preemption")."""
+
+
+def _seconds(default: float, doc: str) -> Any:
+    return param(default, number(0, what="a number of seconds"), doc)
+
+
+@dataclass(frozen=True)
+class PreemptionPrice(Params):
+    """What a suspension costs, for every preemptive scheduler of a run: the config group `preemption`,
+    handed to the simulator (sim.simulate(..., preemption=...)), which charges it."""
+
+    restart_s: float = _seconds(RESTART_S, "seconds a resumed job holds its GPUs restoring its checkpoint, "
+                                           "without progress")
+    min_run_s: float = _seconds(0.0, "least seconds of progress after a (re)start before a job may be suspended")
+
+    def __post_init__(self) -> None:
+        self.check("preemption")
 
 
 @dataclass(frozen=True)
@@ -103,9 +113,9 @@ class Stage:
     replicas: int
 
     def __post_init__(self) -> None:
-        require_integer("Stage.replicas", self.replicas, 1)
+        COUNT.require("Stage.replicas", self.replicas)
         for name in ("compute_s", "param_bytes", "activation_bytes"):
-            require_number(f"Stage.{name}", getattr(self, name))
+            NON_NEGATIVE.require(f"Stage.{name}", getattr(self, name))
 
 
 @dataclass(frozen=True)
@@ -127,10 +137,10 @@ class TrainingPlan:
     declared_alpha_spread: float | None = None
 
     def __post_init__(self) -> None:
-        require_type("TrainingPlan.stages", self.stages, (tuple, list), "a tuple of Stage")
+        STAGES.require("TrainingPlan.stages", self.stages)
         _require(len(self.stages) >= 1, f"training plan {self.model}/{self.config} has no stages")
         for stage in self.stages:
-            require_type("TrainingPlan.stages", stage, Stage, "a tuple of Stage")
+            STAGE.require("TrainingPlan.stages", stage)
 
     @cached_property
     def gpus(self) -> int:
@@ -159,13 +169,13 @@ class TrainingPlan:
         The stage's compute is alpha * gpus split over gpus replicas, which is alpha only up to float
         rounding (0.7 * 3 / 3 != 0.7), so the timing model returns the declared `alpha` itself.
         """
-        require_integer("gpus", gpus, 1)
-        require_number("alpha", alpha, 0.0, strict=True)
+        COUNT.require("gpus", gpus)
+        POSITIVE.require("alpha", alpha)
         if alpha_max is not None:
-            require_number("alpha_max", alpha_max, 0.0, strict=True)
+            POSITIVE.require("alpha_max", alpha_max)
             _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")
         if alpha_spread is not None:
-            require_number("alpha_spread", alpha_spread, 0.0, strict=True)
+            POSITIVE.require("alpha_spread", alpha_spread)
             _require(alpha_spread >= alpha, f"alpha_spread ({alpha_spread}) must be >= alpha ({alpha})")
         stage = Stage(compute_s=alpha * gpus, param_bytes=0.0, activation_bytes=0.0, replicas=gpus)
         return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max,
@@ -173,6 +183,9 @@ class TrainingPlan:
 
 
 FIXED_MODEL = "fixed-alpha"
+STAGE = instance_of(Stage, "a tuple of Stage")
+STAGES = instance_of((tuple, list), "a tuple of Stage")
+PLAN = instance_of(TrainingPlan, "a TrainingPlan")
 
 
 @dataclass(frozen=True)
@@ -193,13 +206,13 @@ class Job:
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
-        _require(_is_number(self.release) and self.release >= 0,
+        _require(NON_NEGATIVE.accepts(self.release),
                  f"job {self.job_id!r}: release must be >= 0 (a finite number), got {self.release!r}")
         _require(self.release <= MAX_SECONDS, f"job {self.job_id!r}: release must be <= {MAX_SECONDS:.0e} s "
                                              f"(float64 keeps event times exact below it), got {self.release!r}")
-        _require(_is_number(self.iterations) and self.iterations >= 0,
+        _require(NON_NEGATIVE.accepts(self.iterations),
                  f"job {self.job_id!r}: iterations must be >= 0 (a finite number), got {self.iterations!r}")
-        require_type(f"job {self.job_id!r}: plan", self.plan, TrainingPlan, "a TrainingPlan")
+        PLAN.require(f"job {self.job_id!r}: plan", self.plan)
 
     @property
     def gpus(self) -> int:
@@ -250,3 +263,8 @@ class Placement:
         for h in sorted(used):
             if used[h] > free[h]:
                 raise ValueError(f"placement puts {used[h]} replicas on server {h} with {free[h]} free GPUs")
+
+
+CLUSTER = instance_of(Cluster, "a Cluster")
+PLACEMENT = instance_of(Placement, "a Placement")
+SERVER_INDICES = instance_of((tuple, list), "a tuple of server indices")

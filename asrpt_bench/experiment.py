@@ -1,9 +1,9 @@
 """run_experiment(RunConfig) -> RunResult: the composition root of one run.
 
-Knows nothing of Hydra (design.md 2). It validates the config, builds every named component once
-(so a bad parameter fails before any data is read: build.py), loads the workload and its history
-(prepare.py), then runs the task registered under config.task.name (tasks/) with the run's
-provenance (provenance.py). Every distinct warning of the run is shown once and listed in the
+Knows nothing of Hydra. It validates the config, builds every named component once (so a bad
+parameter fails before any data is read: build.py), loads the workload and its history (prepare.py:
+the pipeline of workloads/, the predictions of prediction/), then runs the task registered under
+config.task.name (tasks/) with the run's provenance (provenance.py). Every distinct warning of the run is shown once and listed in the
 summary (`warnings`), and what was adjusted to go on is counted there (`adjustments`, adjustments.py).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from .adjustments import RunNotes
 from .adjustments import adjust
-from .build import build_cluster, build_placer, build_predictor, build_scheduler, build_timing
+from .build import build_placer, build_predictor, build_scheduler
 from .config import RunConfig
 from .io import RunResult
 from .placement.heavy_edge import bandwidth_regime
@@ -32,8 +32,6 @@ def check_components(config: RunConfig) -> None:
         build_scheduler(config, name)
         build_placer(config, placer_name(config, name))
     build_predictor(config)
-    build_timing(config)
-    build_cluster(config)
 
 
 def uses_solver(config: RunConfig) -> bool:
@@ -64,7 +62,7 @@ def _run(config: RunConfig) -> RunResult:
         "git_revision": git_revision(),
         "versions": versions(),
         "seed": config.seed,
-        "bandwidth_regime": bandwidth_regime(build_cluster(config)),
+        "bandwidth_regime": bandwidth_regime(config.cluster),
     }
     if provenance["bandwidth_regime"] == "spread":
         warnings.warn(f"cluster.b_inter ({config.cluster.b_inter:g} GB/s) > cluster.b_intra "

@@ -18,6 +18,7 @@ from . import io
 from .cache import code_fingerprint, content_hash
 from .config import RunConfig
 from .provenance import config_hash
+from .workloads.sources import TraceParams
 
 KEY = "run_identity"
 """The summary.json key holding the identity of the run that wrote it."""
@@ -44,7 +45,9 @@ def _plugin_hash(module: str) -> str | None:
 
 def run_identity(config: RunConfig) -> str:
     """16 hex digits of the SHA-256 of the config hash, input bytes, plugin sources and package code."""
-    payload = {"config": config_hash(config), "input": _input_hash(getattr(config.workload.params, "path", None)),
+    params = config.workload.params
+    path = params.input_path() if isinstance(params, TraceParams) else None
+    payload = {"config": config_hash(config), "input": _input_hash(path),
                "plugins": {module: _plugin_hash(module) for module in config.plugins},
                "code": code_fingerprint()}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:16]

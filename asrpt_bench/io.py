@@ -21,12 +21,15 @@ import json
 import math
 import os
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
+
+from .errors import ConfigError
 
 COMPLETE = "COMPLETE"
 FAILED = "FAILED"
@@ -114,15 +117,44 @@ def atomic_write_json(path: Path, payload: Any) -> str:
 COMPRESSED = ".gz"
 
 
-def compressed_twin(path: Path) -> Path | None:
-    """The other form of a table file: `NAME.csv.gz` for `NAME.csv` and back; None for other names. A
-    table is kept in one form: a reader never guesses which of the two is current."""
+def compressed_twin(path: Path) -> Path:
+    """The other form of a file: `NAME.gz` for `NAME` and back. A table or trace is kept in one form: a
+    reader never guesses which of the two is current (`refuse_twins`)."""
     path = Path(path)
-    if path.name.endswith(".csv"):
-        return path.with_name(path.name + COMPRESSED)
-    if path.name.endswith(".csv" + COMPRESSED):
+    if path.name.endswith(COMPRESSED):
         return path.with_name(path.name[: -len(COMPRESSED)])
-    return None
+    return path.with_name(path.name + COMPRESSED)
+
+
+def refuse_twins(path: Path) -> None:
+    """ConfigError when `path` and its compressed twin (or plain twin) both exist."""
+    twin = compressed_twin(path)
+    if Path(path).exists() and twin.exists():
+        raise ConfigError(f"{path} and {twin.name} both exist beside each other, and a reader cannot tell which is "
+                          "current; keep one of them")
+
+
+def read_file_bytes(path: Path, source: str | None = None) -> bytes:
+    """The bytes of a table or trace file, gunzipped when its name ends in .gz. One ConfigError line naming
+    the file (`source`, else the path) for a .gz file that is not gzip data, is cut short or is damaged,
+    and for gzip data under a name without .gz; OSError (file not found, a directory) is the caller's."""
+    path = Path(path)
+    source = source or str(path)
+    data = path.read_bytes()
+    if not path.name.endswith(COMPRESSED):
+        if data[:2] == GZIP_MAGIC:
+            raise ConfigError(f"{source}: the file is gzip-compressed; name it {path.name}.gz or gunzip it")
+        return data
+    if data and data[:2] != GZIP_MAGIC:
+        raise ConfigError(f"{source}: named .gz but not gzip-compressed (it starts {data[:12]!r}); gzip it, or "
+                          f"name it {path.name[: -len(COMPRESSED)]}")
+    try:
+        return gzip.decompress(data)
+    except EOFError:
+        raise ConfigError(f"{source}: the gzip data ends early, so the file was cut short (an interrupted copy or "
+                          "download?); copy it again") from None
+    except (gzip.BadGzipFile, zlib.error) as error:
+        raise ConfigError(f"{source}: damaged gzip data ({error}); copy it again") from None
 
 
 def frame_bytes(path: Path, frame: pd.DataFrame) -> bytes:

@@ -1,16 +1,16 @@
-"""What a value must be: the rule constructors every parameter declaration uses, and the rules of
-the config groups that are not components (seed, cluster, timing, solver).
+"""What a value must be: the rule constructors every parameter declaration and every value type uses.
 
-A component's parameters carry their rules in their own dataclass (params.py), checked the same way
-from the CLI and the API, so both refuse a value with the same one-line message:
-`scheduler.comm_heavy must be a number >= 1, got 0.5`.
+Every config group's type (a component's parameters, the cluster, the timing model, the solver
+settings, ...) carries its rules in its own dataclass (params.py), and the value types of the model
+(core.py: stage, plan, job) check their fields with the same rules, so the CLI and the API refuse a
+value with the same one-line message: `scheduler.comm_heavy must be a number >= 1, got 0.5`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .errors import ConfigError
 
@@ -70,12 +70,6 @@ def integer(low: int, high: int | None = None) -> Rule:
                 lambda v: _is_int(v) and plain(v) >= low)
 
 
-MAX_SERVERS = 100_000
-MAX_GPUS_PER_SERVER = 1_024
-"""Far beyond any cluster studied, and small enough that per-server state stays in memory (a billion
-servers made a run build its free-GPU list without end)."""
-
-
 def optional_integer(low: int) -> Rule:
     return Rule(f"null or an integer >= {low}", lambda v: v is None or (_is_int(v) and plain(v) >= low))
 
@@ -106,33 +100,7 @@ def flag() -> Rule:
     return Rule("true or false", lambda v: isinstance(plain(v), bool))
 
 
-RULES: dict[str, Rule] = {
-    "seed": integer(0),
-    "cluster.servers": integer(1, MAX_SERVERS),
-    "cluster.gpus_per_server": integer(1, MAX_GPUS_PER_SERVER),
-    "cluster.b_intra": number(0, strict=True, what="a bandwidth in GB/s"),
-    "cluster.b_inter": number(0, strict=True, what="a bandwidth in GB/s"),
-    "timing.pipeline_mode": one_of("async", "sync"),
-    "timing.allreduce": one_of("ring", "tree"),
-    "timing.tree_latency_s": number(0, what="a number of seconds"),
-    "timing.fold_p2p_into_stage": flag(),
-    "timing.microbatches": integer(1),
-    "solver.time_limit_s": number(0, strict=True, what="a number of seconds"),
-    "solver.mip_gap": number(0, below=1),
-    "solver.threads": integer(1),
-}
-
-
-def check(key: str, value: Any, name: str | None = None) -> None:
-    """Raise ConfigError '<name> must be <requirement>, got <value>' unless RULES[key] accepts `value`
-    (`name` defaults to `key`; config groups validated under another prefix pass theirs)."""
-    rule = RULES[key]
-    if not rule.accepts(value):
-        raise ConfigError(rule.refuse(name or key, value))
-
-
-def check_all(prefix: str, values: dict[str, Any], keys: Iterable[str] | None = None) -> None:
-    """Check every `values[k]` that has a rule `<prefix>.<k>` (only `keys`, if given)."""
-    for key in values if keys is None else keys:
-        if f"{prefix}.{key}" in RULES:
-            check(f"{prefix}.{key}", values[key])
+def instance_of(kind: type | tuple[type, ...], what: str) -> Rule:
+    """An instance of `kind`; the refusal names the value's type (`got str 'x'`), cut to 300 characters."""
+    return Rule(what, lambda v: isinstance(v, kind),
+                lambda key, v: f"{key} must be {what}, got {type(v).__name__} {v!r}"[:300])

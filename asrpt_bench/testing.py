@@ -18,8 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig,
-                     component_registry)
+from .config import PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig, component_registry
 from .core import Cluster, Job, TrainingPlan
 from .errors import ConfigError
 from .experiment import run_experiment
@@ -27,6 +26,7 @@ from .placement import PLACERS
 from .prediction import PREDICTORS
 from .schedulers import SCHEDULERS
 from .sim import simulate
+from .solvers import SolverSettings
 from .timing import DEFAULT_TIMING
 from .workloads.schema import validate_job_table
 from .workloads.seeding import component_rng
@@ -87,7 +87,7 @@ def _records(name: str, params: dict[str, Any], jobs: Sequence[Job]) -> pd.DataF
 
 
 def _tiny_run(**groups: Any) -> RunConfig:
-    defaults: dict[str, Any] = dict(cluster=ClusterConfig(servers=2, gpus_per_server=4),
+    defaults: dict[str, Any] = dict(cluster=Cluster(servers=2, gpus_per_server=4),
                                     workload=WorkloadConfig("synthetic", synthetic_jobs=60, job_cap=12),
                                     predictor=PredictorConfig("oracle"), progress=False)
     return RunConfig(**{**defaults, **groups})
@@ -119,8 +119,7 @@ def check_placer(name: str, params: dict[str, Any] | None = None) -> None:
     one-line refusals; a compare run with it as the placement group's placer."""
     params = dict(params or {})
     entry = PLACERS.entry(name)
-    available = {"timing": DEFAULT_TIMING, "seed": 0, "solver": "cpsat", "time_limit_s": 10.0, "mip_gap": 0.0,
-                 "threads": 1}
+    available = {"timing": DEFAULT_TIMING, "seed": 0, "solver": SolverSettings(time_limit_s=10.0)}
     needs = {key: available[key] for key in entry.needs}
 
     def make(values: dict[str, Any]) -> Any:

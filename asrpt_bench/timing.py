@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from .core import GB, Cluster, ConfigError, Placement, TrainingPlan, require_type
-from .rules import check
+from .core import CLUSTER, GB, PLACEMENT, PLAN, SERVER_INDICES, Cluster, ConfigError, Placement, TrainingPlan
+from .params import Params, param
+from .rules import flag, integer, number, one_of
 
 
 @dataclass(frozen=True)
-class TimingModel:
-    """The open choices of paper-notes 2.3 / section 10 item 3, with the paper-faithful defaults.
+class TimingModel(Params):
+    """The open choices of paper-notes 2.3 / section 10 item 3, with the paper-faithful defaults; the
+    config group `timing`.
 
     pipeline_mode "async" is Eq 7 (max over stations); "sync" is a GPipe/DAPPLE-style flush with
     `microbatches` micro-batches. allreduce "tree" adds `tree_latency_s * ceil(log2 m)` to the ring
@@ -28,15 +30,17 @@ class TimingModel:
     boundary transfer to the stage's own time instead of treating the link as its own station.
     """
 
-    pipeline_mode: Literal["async", "sync"] = "async"
-    allreduce: Literal["ring", "tree"] = "ring"
-    tree_latency_s: float = 0.0
-    fold_p2p_into_stage: bool = False
-    microbatches: int = 8
+    pipeline_mode: str = param("async", one_of("async", "sync"),
+                               "async: Eq 7, the slowest station; sync: a flush every iteration (GPipe/DAPPLE)")
+    allreduce: str = param("ring", one_of("ring", "tree"), "ring: 2(m-1)/m P/b; tree: plus a latency per level")
+    tree_latency_s: float = param(0.0, number(0, what="a number of seconds"),
+                                  "seconds per level of the tree all-reduce (allreduce=tree)")
+    fold_p2p_into_stage: bool = param(False, flag(), "a boundary transfer adds to its stage instead of being a "
+                                                      "station of its own")
+    microbatches: int = param(8, integer(1), "micro-batches per iteration (pipeline_mode=sync)")
 
     def __post_init__(self) -> None:
-        for key in ("pipeline_mode", "allreduce", "tree_latency_s", "fold_p2p_into_stage", "microbatches"):
-            check(f"timing.{key}", getattr(self, key))
+        self.check("timing")
 
     def allreduce_time(self, param_bytes: float, replicas: int, bandwidth_gbps: float) -> float:
         """Eqs 5/6: 2(m-1)/m * P / b, plus the tree latency term when selected; 0 for one replica."""
@@ -83,11 +87,11 @@ class TimingModel:
 
     def alpha(self, plan: TrainingPlan, placement: Placement, cluster: Cluster) -> float:
         """Per-iteration time of `plan` under `placement` on `cluster` (seconds)."""
-        require_type("plan", plan, TrainingPlan, "a TrainingPlan")
-        require_type("placement", placement, Placement, "a Placement")
-        require_type("cluster", cluster, Cluster, "a Cluster")
+        PLAN.require("plan", plan)
+        PLACEMENT.require("placement", placement)
+        CLUSTER.require("cluster", cluster)
         servers = placement.servers
-        require_type("placement.servers", servers, (tuple, list), "a tuple of server indices")
+        SERVER_INDICES.require("placement.servers", servers)
         outside = [h for h in servers if isinstance(h, bool) or not isinstance(h, (int, np.integer))
                    or not 0 <= h < cluster.servers]
         if outside:

@@ -14,7 +14,8 @@ import argparse
 import os
 import time
 
-from asrpt_bench.config import ClusterConfig, RunConfig, WorkloadConfig
+from asrpt_bench.config import RunConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.prepare import load_workload
 from asrpt_bench.schedulers import make_scheduler
@@ -29,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
 
     config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0),
-                       cluster=ClusterConfig(servers=64))
+                       cluster=Cluster(servers=64))
     workload = load_workload(config.validate())
     jobs = workload.jobs[:args.jobs] if args.jobs else workload.jobs
     cluster = workload.cluster

@@ -45,9 +45,10 @@ GROWTH_SIZES = [5_000, 10_000, 20_000, 40_000, 82_247]
 SWEEP = ["-m", "scheduler.comm_heavy=1.2,1.5,2,3", "scheduler.tau=0,0.5,1,2"]
 
 FULL_TRACE = """
-from asrpt_bench.config import ClusterConfig, RunConfig, WorkloadConfig
+from asrpt_bench.config import RunConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
 from asrpt_bench.prepare import load_workload
-config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0), cluster=ClusterConfig(servers=64))
+config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0), cluster=Cluster(servers=64))
 workload = load_workload(config.validate())
 jobs, cluster = workload.jobs, workload.cluster
 """

@@ -74,8 +74,9 @@ if [ ${#failed[@]} -gt 0 ]; then
 fi
 if [ "$publish" = 1 ]; then
   cp "${out}"/results/*.csv results/
-  for table in results/*.csv; do  # a table above 4 MB is committed gzipped (report/table_check.table_path)
-    if [ "$(wc -c < "$table")" -gt 4000000 ]; then gzip -n -9 -f "$table"; fi
+  for table in "${out}"/results/*.csv; do  # a table above 4 MB is committed gzipped (report/table_check.table_path)
+    table="results/$(basename "$table")"  # in one form only: the report refuses NAME.csv beside NAME.csv.gz
+    if [ "$(wc -c < "$table")" -gt 4000000 ]; then gzip -n -9 -f "$table"; else rm -f "${table}.gz"; fi
   done
   "$PYTHON" -m asrpt_bench.report.figures --results results --out paper_figures --all
   "$PYTHON" -m asrpt_bench.report.reproduction --results results --out REPRODUCTION.md --docs .

@@ -9,7 +9,8 @@ import pytest
 
 from asrpt_bench import solvers
 from asrpt_bench.adjustments import Adjustment, AdjustmentWarning, RunNotes, adjust, caught_adjustments, replay
-from asrpt_bench.config import ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
 from asrpt_bench.experiment import run_experiment
 
 
@@ -53,7 +54,7 @@ def test_adjustment_is_an_ordinary_user_warning_outside_a_run() -> None:
 
 
 def _csv_run(path: Path, **task: object) -> RunConfig:
-    return RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=4),
+    return RunConfig(cluster=Cluster(servers=1, gpus_per_server=4),
                      workload=WorkloadConfig(name="csv", path=str(path), num_jobs=None, train_fraction=0.0,
                                              drop_oversize=True),
                      predictor=PredictorConfig(name="oracle"), placement=PlacementConfig(name="first_fit"),
@@ -76,9 +77,8 @@ def test_solver_fallback_is_in_every_runs_summary(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(solvers.BACKENDS, "gurobi", restricted)
     monkeypatch.setattr(solvers.fallback, "_FALLBACK_WARNED", set())
     config = RunConfig(task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
-                                       study_patterns=["empty"]), progress=False)
-    config.solver.name = "gurobi"
-    config.solver.time_limit_s = 10.0
+                                       study_patterns=["empty"]), progress=False,
+                       solver=solvers.SolverSettings("gurobi", time_limit_s=10.0))
     message = "solver 'gurobi' unusable: size-limited Gurobi licence; using 'cpsat' instead"
     for _ in range(2):
         summary = run_experiment(config).summary

@@ -24,8 +24,7 @@ import pytest
 
 from asrpt_bench import cache, cli, io, rundir, solvers
 from asrpt_bench.collect import main as collect_main
-from asrpt_bench.config import (ClusterConfig, PlacementConfig, PredictorConfig, RunConfig, SolverConfig, TaskConfig,
-                                WorkloadConfig)
+from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement import FirstFitPlacer
@@ -112,7 +111,7 @@ def table(tmp: Path, *rows: str, header: str = HEADER) -> Path:
 
 def csv_run(path: Path, **changes: Any) -> RunConfig:
     """A small `task=simulate` run of the job table at `path` on 1 server x 4 GPUs, oracle predictions."""
-    config = RunConfig(cluster=ClusterConfig(servers=1, gpus_per_server=4),
+    config = RunConfig(cluster=Cluster(servers=1, gpus_per_server=4),
                        workload=WorkloadConfig(name="csv", path=str(path), num_jobs=None, train_fraction=0.0,
                                                drop_oversize=False),
                        predictor=PredictorConfig(name="oracle"), placement=PlacementConfig(name="first_fit"),
@@ -156,7 +155,7 @@ GAVEL_ROWS = ("ResNet-50 (batch size 64)\tpython3 main.py\t--num_steps\t1\t1000\
 
 def gavel_run(path: Path) -> RunConfig:
     """A `task=simulate` run of the Gavel trace at `path` on 3 servers x 8 GPUs, oracle predictions."""
-    return RunConfig(cluster=ClusterConfig(servers=3, gpus_per_server=8),
+    return RunConfig(cluster=Cluster(servers=3, gpus_per_server=8),
                      workload=WorkloadConfig(name="gavel", path=str(path), num_jobs=None, train_fraction=0.0),
                      predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
 GRAPH_NODE = ("node1 -- Conv2d(3, 64) -- forward_compute_time=1.0, backward_compute_time=2.0, "
@@ -187,7 +186,7 @@ def stopping_cpsat(monkeypatch: pytest.MonkeyPatch, incumbent: bool) -> None:
 
 def ilp_place(gpus_free: tuple[int, ...]) -> str:
     plan = build_plan("vgg19", "p1xd2")
-    placement, result = ILPPlacer(time_limit_s=5.0).place_with_result(plan, gpus_free, Cluster(2, 2))
+    placement, result = ILPPlacer(solver=SolverSettings(time_limit_s=5.0)).place_with_result(plan, gpus_free, Cluster(2, 2))
     return f"status {result.status}, placement {placement.servers if placement else None}, gap {result.gap}"
 
 
@@ -364,6 +363,39 @@ def killed_then_rerun(tmp: Path, capsys: pytest.CaptureFixture) -> str:
     code = collect_main([str(tmp / "runs"), "--out", str(tmp / "x.csv")])
     note = capsys.readouterr().err.strip().replace(killed.name, ".r1.staging-*")
     return f"exit {code}: {note}; rows {len(pd.read_csv(tmp / 'x.csv'))}"
+
+
+def committed_results(tmp: Path, damage: Callable[[Path], Any]) -> Path:
+    """A copy of the committed results/ in `tmp`/results after `damage(copy)`."""
+    results = tmp / "results"
+    results.mkdir()
+    for path in (ROOT / "results").iterdir():
+        (results / path.name).write_bytes(path.read_bytes())
+    damage(results)
+    return results
+
+
+def report_over(tmp: Path, capsys: pytest.CaptureFixture, results: Path) -> str:
+    code = report_main(["--results", str(results), "--out", str(ROOT / "REPRODUCTION.md"), "--check", "--docs", "none"])
+    return f"exit {code}: {capsys.readouterr().err.strip()}"
+
+
+def pai_twice(tmp: Path) -> Path:
+    """A PAI directory holding a second copy of its job table in a subdirectory."""
+    directory = pai(tmp)
+    write(directory, "old/pai_job_table.csv", PAI_JOBS)
+    return directory
+
+
+def cut_archive(tmp: Path) -> Path:
+    """A PAI .tar.gz cut after its first 2,000 bytes (its members padded so that they do not fit in them)."""
+    directory = pai(tmp)
+    write(directory, "padding.bin", os.urandom(20000))
+    archive = tmp / "pai.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(directory, arcname="trace")
+    archive.write_bytes(archive.read_bytes()[:2000])
+    return archive
 
 
 def truncate(path: Path) -> None:
@@ -553,6 +585,15 @@ CASES: list[Case] = [
     case("csv-gzip-named-csv", TRACE, "{dir}/jobs.csv: the file is gzip-compressed; name it jobs.csv.gz or gunzip it")(
         lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv",
                                                    gzip.compress(f"{HEADER}\n{GOOD_ROW}\n".encode()))))),
+    case("csv-plain-text-named-gz", TRACE,
+         "{dir}/jobs.csv.gz: named .gz but not gzip-compressed (it starts b'job_id,relea'); gzip it, or name it "
+         "jobs.csv")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv.gz", f"{HEADER}\n{GOOD_ROW}\n")))),
+    case("csv-gzip-cut-short", TRACE,
+         "{dir}/jobs.csv.gz: the gzip data ends early, so the file was cut short (an interrupted copy or "
+         "download?); copy it again")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv.gz", gzip.compress(
+            f"{HEADER}\n{GOOD_ROW}\n".encode())[:-10])))),
     case("csv-every-job-larger-than-cluster", TRACE,
          "every job (1) needs more than the cluster's 4 GPUs (first: 'big'), so nothing is left to simulate; use a "
          "larger cluster (cluster.servers, cluster.gpus_per_server)")(
@@ -563,6 +604,14 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
     case("pai-archive-member-missing", PAI, "{dir}/pai.tar.gz: the archive has no pai_group_tag_table.csv")(
         lambda tmp: refusal(lambda: load_pai2020(pai_tar_without_tags(tmp)))),
+    case("pai-archive-cut-short", PAI,
+         "{dir}/pai.tar.gz: the archive is cut short or damaged (EOFError: Compressed file ended before the "
+         "end-of-stream marker was reached); copy or download it again")(
+        lambda tmp: refusal(lambda: load_pai2020(cut_archive(tmp)))),
+    case("pai-two-copies-of-a-table", PAI,
+         "{dir}/pai: the directory holds 2 files named pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
+         "{dir}/pai/pai_job_table.csv); point workload.path at the one trace you mean")(
+        lambda tmp: refusal(lambda: load_pai2020(pai_twice(tmp)))),
     case("pai-not-a-trace", PAI,
          "{dir}/jobs.csv: not a directory or a .tar.gz archive holding ['pai_group_tag_table.csv', "
          "'pai_job_table.csv', 'pai_task_table.csv']")(
@@ -612,6 +661,11 @@ CASES: list[Case] = [
     case("gavel-wrong-field-count", GAVEL,
          "{dir}/vc1.trace: line 3 has 2 tab-separated field(s), expected 7 (Gavel per-VC format, as line 1)")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS + "A3C\tcmd\n")))),
+    case("gavel-trace-beside-its-gzipped-twin", GAVEL,
+         "{dir}/traces/vc1.trace and vc1.trace.gz both exist beside each other, and a reader cannot tell which is "
+         "current; keep one of them")(
+        lambda tmp: refusal(lambda: load_gavel((write(tmp, "traces/vc1.trace", GAVEL_ROWS), write(
+            tmp, "traces/vc1.trace.gz", gzip.compress(GAVEL_ROWS.encode())))[0].parent))),
     case("gavel-non-integer-steps", GAVEL,
          "{dir}/vc1.trace: row 1 (line 1), column 'total_steps': must be an integer >= 0, got '1e3'")(
         lambda tmp: refusal(lambda: load_gavel(write(tmp, "vc1.trace", GAVEL_ROWS.replace("\t1000\t", "\t1e3\t"))))),
@@ -784,7 +838,7 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench-placement-study: error: cluster.servers must be an integer in [1, 100000], got 0", "capsys")(
         lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
     # ---- the Python API
-    case("api-fractional-replicas", API, "Stage.replicas must be an integer >= 1, got 1.5")(
+    case("api-fractional-replicas", API, "Stage.replicas must be a positive integer, got 1.5")(
         lambda tmp: refusal(lambda: Stage(compute_s=1.0, param_bytes=0.0, activation_bytes=0.0, replicas=1.5))),
     case("api-server-outside-the-cluster", API,
          "placement.servers: server index 9 is outside the cluster's 2 servers (0..1)")(
@@ -795,7 +849,7 @@ CASES: list[Case] = [
                                                          Cluster(2, 2)))),
     case("api-none-argument", API, "job 'a': release must be >= 0 (a finite number), got None")(
         lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
-    case("api-string-argument", API, "gpus must be an integer >= 1, got '2'")(
+    case("api-string-argument", API, "gpus must be a positive integer, got '2'")(
         lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
     case("api-release-beyond-exact-times", API,
          "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
@@ -824,7 +878,7 @@ CASES: list[Case] = [
         lambda tmp, monkeypatch: (restricted_backends(monkeypatch, (
             "gurobi", "size-limited Gurobi licence (models up to 2000 variables/rows)", True)),
             warned(lambda: run_experiment(RunConfig(
-                solver=SolverConfig(name="gurobi", time_limit_s=10.0),
+                solver=SolverSettings(name="gurobi", time_limit_s=10.0),
                 task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
                                 study_patterns=["empty"]), progress=False)).summary))[1]),
     case("solver-time-limit-with-incumbent", SOLVER, "status feasible, placement (1, 1), gap 1.0", "monkeypatch")(
@@ -833,7 +887,7 @@ CASES: list[Case] = [
          "ILP placement of vgg19/p1xd2 found no solution with cpsat in 5.0 s (status time_limit_no_solution)",
          "monkeypatch")(
         lambda tmp, monkeypatch: (stopping_cpsat(monkeypatch, incumbent=False), _solver_error(
-            lambda: ILPPlacer(time_limit_s=5.0).place(build_plan("vgg19", "p1xd2"), (1, 2), Cluster(2, 2))))[1]),
+            lambda: ILPPlacer(solver=SolverSettings(time_limit_s=5.0)).place(build_plan("vgg19", "p1xd2"), (1, 2), Cluster(2, 2))))[1]),
     case("solver-infeasible-model", SOLVER, "status infeasible, solution False")(
         lambda tmp: infeasible_model()),
     case("placement-does-not-fit", SOLVER, "status infeasible, placement None, gap None")(
@@ -958,7 +1012,7 @@ CASES: list[Case] = [
     case("cache-directory-writable-by-all", IO,
          "cache.dir: {dir} is writable by every user (mode 0777); use a private directory, or set "
          "ASRPT_BENCH_CACHE_ALLOW_WRITABLE=1 to accept it (entries stay signed with your key)")(
-        lambda tmp: (tmp.chmod(0o777), refusal(lambda: cache.resolve_cache(str(tmp), True)))[1]),
+        lambda tmp: (tmp.chmod(0o777), refusal(lambda: cache.CacheSettings(dir=str(tmp)).open()))[1]),
     case("cache-clear-a-foreign-directory", IO,
          "exit 2: asrpt-bench-cache: error: {dir}: not an asrpt-bench cache (no ASRPT_BENCH_CACHE file); nothing "
          "removed; kept", "capsys")(
@@ -988,6 +1042,21 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv: not UTF-8 text (byte 0: invalid "
          "start byte); a collected table is UTF-8 CSV", "capsys")(
         lambda tmp, capsys: figures_of(tmp, capsys, write(tmp, "results/fig6_num_jobs.csv", b"\xff\xfe\x00r").parent)),
+    case("report-gzipped-table-cut-short", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/dispatch_map.csv.gz: the gzip data ends early, so the "
+         "file was cut short (an interrupted copy or download?); copy it again", "capsys")(
+        lambda tmp, capsys: report_over(tmp, capsys, committed_results(
+            tmp, lambda results: truncate(results / "dispatch_map.csv.gz")))),
+    case("figure-plain-text-table-named-gz", IO,
+         "exit 2: asrpt-bench-figures: error: {dir}/results/fig6_num_jobs.csv.gz: named .gz but not "
+         "gzip-compressed (it starts b'experiment,s'); gzip it, or name it fig6_num_jobs.csv", "capsys")(
+        lambda tmp, capsys: figures_of(tmp, capsys, write(tmp, "results/fig6_num_jobs.csv.gz",
+                                                          "experiment,seed\nfig6_num_jobs,0\n").parent)),
+    case("report-table-beside-its-gzipped-twin", IO,
+         "exit 2: asrpt-bench-report: error: {dir}/results/dispatch_map.csv and dispatch_map.csv.gz both exist "
+         "beside each other, and a reader cannot tell which is current; keep one of them", "capsys")(
+        lambda tmp, capsys: report_over(tmp, capsys, committed_results(tmp, lambda results: write(
+            results, "dispatch_map.csv", gzip.decompress((results / "dispatch_map.csv.gz").read_bytes()))))),
     case("interrupted-sweep", IO,
          "exit 130: asrpt-bench: interrupted; completed runs are kept (a rerun of a sweep skips them)",
          "monkeypatch", "capsys")(

@@ -15,7 +15,7 @@ import pytest
 from asrpt_bench import cache, cache_trust
 from asrpt_bench.config import RunConfig, WorkloadConfig
 from asrpt_bench.core import ConfigError
-from asrpt_bench.prepare import TableSpec
+from asrpt_bench.workloads.pipeline import TableSpec
 from asrpt_bench.provenance import config_hash
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,8 +84,12 @@ def test_predictions_entries_are_under_the_size_cap_and_the_switch(tmp_path: Pat
     assert disabled["cache"]["predictions"] == "off" and not off.exists()
 
 
+def spec_of(config: RunConfig) -> TableSpec:
+    return TableSpec.of(config.workload.name, config.workload.params, config.seed, config.cluster, config.timing)
+
+
 def test_every_table_deciding_key_enters_the_key() -> None:
-    spec = TableSpec.of(RunConfig())
+    spec = spec_of(RunConfig())
     payload = cache._jsonable(spec.cache_inputs())
     assert {f.name for f in dataclasses.fields(TableSpec) if f.name != "params"} <= set(payload)
     assert set(payload["cluster"]) >= {"servers", "gpus_per_server", "b_intra", "b_inter"}
@@ -93,7 +97,7 @@ def test_every_table_deciding_key_enters_the_key() -> None:
     assert not {"num_jobs", "target_load", "inject_jobs"} & set(payload["table_params"])  # they only select
 
     def key(config: RunConfig, kind: str = "table") -> str:
-        return cache.cache_key(kind, spec=TableSpec.of(config).cache_inputs(), trace=None)
+        return cache.cache_key(kind, spec=spec_of(config).cache_inputs(), trace=None)
 
     base = key(RunConfig())
     assert key(RunConfig(workload=WorkloadConfig(time_compression=2.0))) != base
@@ -134,12 +138,11 @@ def test_clear_removes_every_entry(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_cache_keys_are_validated_and_do_not_change_the_config_hash(tmp_path: Path) -> None:
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
-    config = RunConfig()
-    config.cache.dir = str(not_a_dir)
     with pytest.raises(ConfigError, match=r"cache.dir must be a directory \(it names a file\)"):
-        config.validate()
-    moved = RunConfig()
-    moved.cache.dir, moved.cache.enabled = str(tmp_path), False
+        cache.CacheSettings(dir=str(not_a_dir))
+    with pytest.raises(ConfigError, match=r"cache.dir must be a directory \(it names a file\)"):
+        RunConfig.from_dict({"cache": {"dir": str(not_a_dir)}})
+    moved = RunConfig(cache=cache.CacheSettings(dir=str(tmp_path), enabled=False))
     assert config_hash(moved) == config_hash(RunConfig())
 
 
@@ -201,9 +204,9 @@ def test_a_cache_directory_every_user_can_write_is_refused(tmp_path: Path, monke
     shared.mkdir()
     shared.chmod(0o777)
     with pytest.raises(ConfigError, match="is writable by every user \\(mode 0777\\)"):
-        cache.resolve_cache(str(shared), True)
+        cache.CacheSettings(dir=str(shared)).open()
     monkeypatch.setenv(cache_trust.ALLOW_WRITABLE, "1")
-    assert cache.resolve_cache(str(shared), True).root == shared
+    assert cache.CacheSettings(dir=str(shared)).open().root == shared
 
 
 def test_an_unwritable_config_directory_turns_the_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from asrpt_bench.composition import compose_run_config
-from asrpt_bench.config import (ClusterConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig,
+from asrpt_bench.config import (PredictorConfig, RunConfig, SchedulerConfig, TaskConfig,
                                 WorkloadConfig)
-from asrpt_bench.core import ConfigError
+from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.experiment import run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def test_the_scheduler_group_configures_the_schedulers_that_share_its_parameters
 
 
 def test_every_scheduler_labels_a_job_comm_heavy_alike() -> None:
-    config = RunConfig(cluster=ClusterConfig(servers=4, gpus_per_server=4),
+    config = RunConfig(cluster=Cluster(servers=4, gpus_per_server=4),
                        workload=WorkloadConfig("philly", num_jobs=200, single_gpu_share=0.2, resample_replace=True,
                                                job_cap=60),
                        predictor=PredictorConfig("oracle"), scheduler=SchedulerConfig(comm_heavy=3.0),

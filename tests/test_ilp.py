@@ -118,7 +118,7 @@ def test_job_that_does_not_fit_returns_none_without_solving() -> None:
 def test_place_raises_when_the_solver_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     timed_out = SolveResult("time_limit_no_solution", None, 0.1, None, 1.0, "cpsat")
     monkeypatch.setattr(ilp_module, "solve", lambda model, settings: timed_out)
-    placer = ILPPlacer(time_limit_s=1.0)
+    placer = ILPPlacer(solver=SolverSettings(time_limit_s=1.0))
     placement, result = placer.place_with_result(notes_plan(True), (2, 2), NOTES_CLUSTER)
     assert placement is None and result is timed_out
     with pytest.raises(SolverError, match="no solution with cpsat in 1.0 s"):
@@ -127,19 +127,22 @@ def test_place_raises_when_the_solver_finds_nothing(monkeypatch: pytest.MonkeyPa
 
 def test_placer_is_registered_and_validates_its_parameters() -> None:
     assert PLACERS.entry("ilp").factory is ILPPlacer
-    placer = make_placer("ilp", solver="highs", time_limit_s=5.0)
+    placer = make_placer("ilp", solver=SolverSettings("highs", time_limit_s=5.0))
     placement = placer.place(notes_plan(True), (2, 2), NOTES_CLUSTER)
     assert DEFAULT_TIMING.alpha(notes_plan(True), placement, NOTES_CLUSTER) == pytest.approx(0.152)
     with pytest.raises(ConfigError, match="unknown solver 'scip'"):
-        ILPPlacer(solver="scip")
+        ILPPlacer(solver=SolverSettings("scip"))
+    with pytest.raises(ConfigError, match="^solver must be a SolverSettings"):
+        ILPPlacer(solver="cpsat")
     with pytest.raises(ConfigError, match="placement.objective must be one of"):
         ILPPlacer(objective="makespan")
     with pytest.raises(ConfigError, match="time_limit_s"):
-        ILPPlacer(time_limit_s=-1)
+        ILPPlacer(solver=SolverSettings(time_limit_s=-1))
 
 
 def test_solve_record_reports_bound_gap_and_time() -> None:
-    _, result = ILPPlacer(solver="cpsat", time_limit_s=5).place_with_result(notes_plan(True), (2, 2), NOTES_CLUSTER)
+    placer = ILPPlacer(solver=SolverSettings("cpsat", time_limit_s=5))
+    _, result = placer.place_with_result(notes_plan(True), (2, 2), NOTES_CLUSTER)
     assert result.status == "optimal" and result.gap == 0.0
     assert result.bound == pytest.approx(result.objective, abs=1e-6)
     assert 0 < result.wall_time_s < 5
@@ -157,7 +160,7 @@ def test_alpha_min_with_faster_inter_server_links_spreads_every_link() -> None:
     every link can span servers, so the closed form (every link at b_inter) is the ILP's optimum."""
     cluster = Cluster(3, 4, 10.0, 100.0)
     plan = notes_plan(heavy=True)
-    alpha, result = alpha_min_exact(plan, cluster, solver="cpsat", time_limit_s=10)
+    alpha, result = alpha_min_exact(plan, cluster, solver=SolverSettings("cpsat", time_limit_s=10))
     assert result.solver == "closed_form" and result.status == "optimal"
     solved = optimal_placement_ilp(plan, cluster.empty_free(), cluster, SolverSettings("cpsat", 10))
     assert solved[1].status == "optimal"
@@ -165,7 +168,7 @@ def test_alpha_min_with_faster_inter_server_links_spreads_every_link() -> None:
     assert alpha == pytest.approx(optimal_placement(plan, cluster.empty_free(), cluster)[1])
     assert alpha < DEFAULT_TIMING.alpha_consolidated(plan, cluster)
     one_server = Cluster(1, 4, 10.0, 100.0)
-    alpha, result = alpha_min_exact(plan, one_server, solver="cpsat", time_limit_s=10)
+    alpha, result = alpha_min_exact(plan, one_server, solver=SolverSettings("cpsat", time_limit_s=10))
     assert result.solver == "cpsat" and alpha == pytest.approx(DEFAULT_TIMING.alpha_consolidated(plan, one_server))
 
 
@@ -174,7 +177,7 @@ def test_alpha_min_on_small_servers_equals_brute_force(solver: str) -> None:
     """Two GPUs per server: the heavy stage pairs on one server, alpha_min = 0.152 (paper-notes 2.5)."""
     cluster = Cluster(3, 2, 100.0, 10.0)
     plan = notes_plan(heavy=True)
-    alpha, result = alpha_min_exact(plan, cluster, solver=solver, time_limit_s=10)
+    alpha, result = alpha_min_exact(plan, cluster, solver=SolverSettings(solver, time_limit_s=10))
     assert result.status == "optimal" and result.solver == solver
     assert alpha == pytest.approx(optimal_placement(plan, cluster.empty_free(), cluster)[1]) == pytest.approx(0.152)
 

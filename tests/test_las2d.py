@@ -6,11 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asrpt_bench.core import ConfigError, Cluster, Job, TrainingPlan
+from asrpt_bench.core import ConfigError, Cluster, Job, PreemptionPrice, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.schedulers.las2d import LAS2DParams
-from asrpt_bench.schedulers.preemptive import PreemptionParams
 from asrpt_bench.sim import simulate
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*need all")
@@ -21,7 +20,8 @@ def fixed(job_id: str, release: float, gpus: int, iterations: int) -> Job:
 
 
 def run(jobs, cluster, **params):
-    result = simulate(jobs, cluster, make_scheduler("las2d", preemption={"restart_s": 0.0}, **params), FirstFitPlacer())
+    result = simulate(jobs, cluster, make_scheduler("las2d", **params), FirstFitPlacer(),
+                      preemption=PreemptionPrice(restart_s=0.0))
     segments = [(s.job_id, s.start, s.end) for s in result.segments]
     return {r.job_id: r.end for r in result.records}, segments
 
@@ -68,8 +68,8 @@ def test_restarts_do_not_count_as_attained_service():
     """Restart 1 s, thresholds 2 and 3 GPU-s: a resumes at 4, restores until 5 and reaches 3 GPU-s of
     running at 6 (not 5), when b (queue 1) takes over; each later turn also restores for 1 s first."""
     jobs = [fixed("a", 0, 1, 6), fixed("b", 2, 1, 4)]
-    result = simulate(jobs, Cluster(1, 1), make_scheduler("las2d", preemption={"restart_s": 1.0}, queue_thresholds=[2.0, 3.0]),
-                      FirstFitPlacer())
+    result = simulate(jobs, Cluster(1, 1), make_scheduler("las2d", queue_thresholds=[2.0, 3.0]), FirstFitPlacer(),
+                      preemption=PreemptionPrice(restart_s=1.0))
     segments = [(s.job_id, s.start, s.end, s.restart_s) for s in result.segments]
     assert segments == [("a", 0, 2, 0), ("b", 2, 4, 0), ("a", 4, 6, 1), ("b", 6, 8, 1), ("a", 8, 12, 1),
                         ("b", 12, 14, 1)]
@@ -79,14 +79,14 @@ def test_short_thresholds_with_long_restarts_still_finish():
     """Threshold 1 GPU-s below a 2 s restart and an eager starvation guard: every turn makes progress
     because restoring is not attained service (found by the property test below as a livelock)."""
     jobs = [fixed("a", 0, 1, 2), fixed("b", 0, 1, 1)]
-    result = simulate(jobs, Cluster(1, 1), make_scheduler("las2d", preemption={"restart_s": 2.0}, promote_knob=0.5,
-                                                          queue_thresholds=[1.0]), FirstFitPlacer())
+    result = simulate(jobs, Cluster(1, 1), make_scheduler("las2d", promote_knob=0.5, queue_thresholds=[1.0]),
+                      FirstFitPlacer(), preemption=PreemptionPrice(restart_s=2.0))
     assert len(result.records) == 2
 
 
 def test_defaults_are_tiresias_simulator_values():
     assert LAS2DParams().queue_thresholds == (3250.0, 7200.0) and LAS2DParams().promote_knob is None
-    assert PreemptionParams().restart_s == 30.0 and PreemptionParams().min_run_s == 0.0
+    assert PreemptionPrice().restart_s == 30.0 and PreemptionPrice().min_run_s == 0.0
 
 
 @pytest.mark.parametrize("params, message", [
@@ -94,7 +94,7 @@ def test_defaults_are_tiresias_simulator_values():
     ({"queue_thresholds": [5.0, 2.0]}, r"scheduler.queue_thresholds must be a non-empty increasing list"),
     ({"queue_thresholds": [0.0]}, r"scheduler.queue_thresholds must be a non-empty increasing list"),
     ({"promote_knob": 0}, r"scheduler.promote_knob must be null \(no starvation guard\) or a number > 0, got 0"),
-    ({"preemption": {"restart_s": -2.0}}, r"preemption.restart_s must be a number of seconds >= 0, got -2.0"),
+    ({"preemption": {"restart_s": 2.0}}, r"scheduler.preemption: scheduler 'las2d' has no parameter 'preemption'"),
     ({"restart_s": 2.0}, r"scheduler.restart_s: scheduler 'las2d' has no parameter 'restart_s'"),
 ])
 def test_bad_parameters_are_refused_naming_the_key(params, message):
@@ -116,9 +116,9 @@ def instances(draw):
 def test_las2d_runs_every_instance_deterministically(instance, restart, knob, thresholds):
     """Every job finishes (the audit inside simulate checks the segments) and reruns are identical."""
     jobs, cluster = instance
-    scheduler = lambda: make_scheduler("las2d", preemption={"restart_s": restart}, promote_knob=knob,  # noqa: E731
-                                       queue_thresholds=thresholds)
-    first = simulate(jobs, cluster, scheduler(), FirstFitPlacer())
-    again = simulate(jobs, cluster, scheduler(), FirstFitPlacer())
+    scheduler = lambda: make_scheduler("las2d", promote_knob=knob, queue_thresholds=thresholds)  # noqa: E731
+    price = PreemptionPrice(restart_s=restart)
+    first = simulate(jobs, cluster, scheduler(), FirstFitPlacer(), preemption=price)
+    again = simulate(jobs, cluster, scheduler(), FirstFitPlacer(), preemption=price)
     assert len(first.records) == len(jobs)
     assert first.records == again.records and first.segments == again.segments

@@ -14,6 +14,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from asrpt_bench.core import ConfigError
 from asrpt_bench.report.figures import FIGURES, FigureSpec, make_figures
 from asrpt_bench.report.plots import coincident_labels, geometric_ci, mean_ci, plot_band, worst_gap
 from asrpt_bench.report.style import MAX_FILE_BYTES
@@ -102,7 +103,7 @@ def test_the_worst_placement_gap_is_one_maximum_over_instances() -> None:
 
 def test_a_gzipped_table_is_found_and_read_as_the_csv_it_holds(tmp_path: Path) -> None:
     """A committed table above 4 MB is stored as NAME.csv.gz (run_all.sh --publish): the report finds it
-    under its plain name and reads the same rows; a plain NAME.csv beside it wins."""
+    under its plain name and reads the same rows; a plain NAME.csv beside it is refused, not guessed at."""
     import gzip
 
     text = "experiment,total_jct\nx,1.5\n"
@@ -110,5 +111,6 @@ def test_a_gzipped_table_is_found_and_read_as_the_csv_it_holds(tmp_path: Path) -
     assert table_path(tmp_path, "x.csv") == tmp_path / "x.csv.gz"
     assert read_table(table_path(tmp_path, "x.csv"))["total_jct"].tolist() == [1.5]
     (tmp_path / "x.csv").write_text(text)
-    assert table_path(tmp_path, "x.csv") == tmp_path / "x.csv"
+    with pytest.raises(ConfigError, match="x.csv and x.csv.gz both exist beside each other"):
+        table_path(tmp_path, "x.csv")
     assert table_path(tmp_path, "y.csv") == tmp_path / "y.csv"

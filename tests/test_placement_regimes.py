@@ -250,10 +250,11 @@ def test_alpha_min_estimate_alpha_max_and_lower_bound_in_both_regimes(b_intra, b
 
 @pytest.mark.parametrize("b_inter, regime", [(300.0, "consolidate"), (600.0, "spread")])
 def test_a_run_records_the_bandwidth_regime_and_warns_when_heavy_edge_spreads(b_inter, regime, recwarn):
-    from asrpt_bench.config import ClusterConfig, RunConfig, TaskConfig
+    from asrpt_bench.config import RunConfig, TaskConfig
+    from asrpt_bench.core import Cluster
     from asrpt_bench.experiment import run_experiment
 
-    config = RunConfig(cluster=ClusterConfig(servers=2, gpus_per_server=4, b_intra=300.0, b_inter=b_inter),
+    config = RunConfig(cluster=Cluster(servers=2, gpus_per_server=4, b_intra=300.0, b_inter=b_inter),
                        task=TaskConfig(name="placement", study_models=["vgg19"], study_gpu_counts=[2],
                                        study_patterns=["empty"]))
     summary = run_experiment(config).summary

@@ -11,6 +11,7 @@ from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.placement.study import (COLUMNS, main, run_placement_study, summarize_modes, summarize_study,
                                         write_csv_atomic)
+from asrpt_bench.solvers import SolverSettings
 
 SMALL = Cluster(servers=4, gpus_per_server=4)
 SMALL_SPREAD = Cluster(servers=4, gpus_per_server=4, b_intra=300.0, b_inter=600.0)
@@ -20,13 +21,13 @@ MODES = ["refined", "contract", "greedy_edge"]
 
 @pytest.fixture(scope="module")
 def study() -> pd.DataFrame:
-    return run_placement_study(["vgg19", "gnmt"], [2, 4, 8], SMALL, None, "cpsat", 10.0, seed=3)
+    return run_placement_study(["vgg19", "gnmt"], [2, 4, 8], SMALL, None, SolverSettings("cpsat", time_limit_s=10.0), seed=3)
 
 
 @pytest.fixture(scope="module")
 def spread_study() -> pd.DataFrame:
     """Inter-server links twice as fast as intra-server ones, every Heavy-Edge mode."""
-    return run_placement_study(["vgg19", "gnmt", "bert24"], [2, 4, 8], SMALL_SPREAD, None, "cpsat", 10.0, seed=3,
+    return run_placement_study(["vgg19", "gnmt", "bert24"], [2, 4, 8], SMALL_SPREAD, None, SolverSettings("cpsat", time_limit_s=10.0), seed=3,
                                heavy_edge_mode=MODES)
 
 
@@ -75,7 +76,7 @@ def test_faster_inter_server_links_flip_the_bounds_and_heavy_edge_spreads(spread
 def test_issue_study_over_8_and_16_gpus_has_no_gap_when_inter_server_links_are_faster() -> None:
     """`--gpus 8,16 --b-intra 300 --b-inter 600` gave a 15 % max gap (xlnet24 p2xd8 on the empty cluster)
     while Heavy-Edge consolidated; spread-first it matches the ILP and proves it."""
-    frame = run_placement_study(["xlnet24"], [8, 16], Cluster(64, 8, 300.0, 600.0), None, "cpsat", 30.0, seed=0)
+    frame = run_placement_study(["xlnet24"], [8, 16], Cluster(64, 8, 300.0, 600.0), None, SolverSettings("cpsat", time_limit_s=30.0), seed=0)
     summary = summarize_modes(frame)
     assert summary.loc["refined", "rows"] == len(frame) > 0
     assert summary.loc["refined", "max_gap"] <= 1e-9 and summary.loc["refined", "he_proven_share"] == 1.0
@@ -88,7 +89,7 @@ def test_records_settings_and_cluster(study: pd.DataFrame) -> None:
 
 
 def test_same_inputs_give_the_same_table_apart_from_wall_times(study: pd.DataFrame) -> None:
-    again = run_placement_study(["vgg19", "gnmt"], [2, 4, 8], SMALL, None, "cpsat", 10.0, seed=3)
+    again = run_placement_study(["vgg19", "gnmt"], [2, 4, 8], SMALL, None, SolverSettings("cpsat", time_limit_s=10.0), seed=3)
     pd.testing.assert_frame_equal(study.drop(columns=WALL_TIME_COLUMNS), again.drop(columns=WALL_TIME_COLUMNS))
 
 
@@ -108,14 +109,15 @@ def test_summary_has_one_row_per_mode_and_pattern(study: pd.DataFrame, spread_st
     (dict(models=["alexnet"]), "unknown model(s) ['alexnet']"),
     (dict(patterns=["swiss_cheese"]), "unknown fragmentation pattern(s) ['swiss_cheese']"),
     (dict(gpu_counts=[2, 32]), "gpu counts [32] exceed the cluster's 16 GPUs"),
-    (dict(solver="glpk"), "unknown solver 'glpk'"),
+    (dict(solver_name="glpk"), "unknown solver 'glpk'"),
     (dict(heavy_edge_mode=["refined", "tight"]), "unknown Heavy-Edge mode(s) ['tight']"),
 ])
 def test_bad_arguments_raise_config_errors(kwargs: dict, message: str) -> None:
-    args = dict(models=["vgg19"], gpu_counts=[2], cluster=SMALL, patterns=None, solver="cpsat", time_limit_s=5.0)
+    args = dict(models=["vgg19"], gpu_counts=[2], cluster=SMALL, patterns=None)
     args.update(kwargs)
+    solver = args.pop("solver_name", "cpsat")
     with pytest.raises(ConfigError) as info:
-        run_placement_study(**args)
+        run_placement_study(**args, solver=SolverSettings(solver, time_limit_s=5.0))
     assert message in str(info.value)
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asrpt_bench.core import ConfigError, Cluster, Job, TrainingPlan
+from asrpt_bench.core import ConfigError, Cluster, Job, PreemptionPrice, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, make_placer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import ScheduleAuditError, simulate
@@ -25,7 +25,8 @@ def fixed(job_id: str, release: float, gpus: int, iterations: int, alpha: float 
 
 
 def ends(jobs, cluster, name="srtf_oracle", predictions=None, **preemption):
-    result = simulate(jobs, cluster, make_scheduler(name, preemption=preemption), FIRST_FIT, predictions=predictions)
+    result = simulate(jobs, cluster, make_scheduler(name), FIRST_FIT, predictions=predictions,
+                      preemption=PreemptionPrice(**preemption))
     return {r.job_id: r.end for r in result.records}, result
 
 
@@ -99,13 +100,17 @@ def test_srtf_orders_by_predicted_remaining_time():
 
 def test_preemption_parameters_are_checked_naming_the_key():
     with pytest.raises(ConfigError, match=r"preemption.restart_s must be a number of seconds >= 0, got -1"):
-        make_scheduler("srtf", preemption={"restart_s": -1})
+        PreemptionPrice(restart_s=-1)
     with pytest.raises(ConfigError, match=r"preemption.min_run_s must be a number of seconds >= 0, got 'x'"):
-        make_scheduler("srtf_oracle", preemption={"min_run_s": "x"})
+        PreemptionPrice(min_run_s="x")
     with pytest.raises(ConfigError, match=r"^preemption.speed: the preemption price has no parameter 'speed'"):
-        make_scheduler("srtf", preemption={"speed": 1})
+        PreemptionPrice.parse({"speed": 1}, "preemption", "the preemption price")
+    with pytest.raises(ConfigError, match=r"^preemption must be a PreemptionPrice"):
+        simulate([fixed("a", 0, 1, 1)], Cluster(1, 1), make_scheduler("srtf"), FIRST_FIT, preemption={"restart_s": 0})
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'srtf' has no parameter 'tau'"):
         make_scheduler("srtf", tau=1.0)
+    with pytest.raises(ConfigError, match=r"^scheduler.preemption: scheduler 'srtf' has no parameter 'preemption'"):
+        make_scheduler("srtf", preemption={"restart_s": 0})
 
 
 # --- the audit of preemptive runs catches corrupted schedules -----------------------------------------
@@ -200,8 +205,8 @@ def check_invariants(jobs, cluster, result, restart, min_run):
 @given(instances(), st.sampled_from(["srtf", "srtf_oracle"]), st.sampled_from(["first_fit", "heavy_edge"]))
 def test_preemptive_invariants_hold_with_restarts(instance, name, placer):
     jobs, cluster, predictions, restart, min_run = instance
-    run = lambda: simulate(jobs, cluster, make_scheduler(name, preemption={"restart_s": restart, "min_run_s": min_run}),  # noqa: E731
-                           make_placer(placer), predictions=predictions)
+    run = lambda: simulate(jobs, cluster, make_scheduler(name), make_placer(placer), predictions=predictions,  # noqa: E731
+                           preemption=PreemptionPrice(restart_s=restart, min_run_s=min_run))
     result = run()
     check_invariants(jobs, cluster, result, restart, min_run)
     again = run()

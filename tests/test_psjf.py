@@ -7,14 +7,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asrpt_bench.core import Cluster, Job, TrainingPlan
+from asrpt_bench.core import Cluster, Job, PreemptionPrice, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.schedulers.virtual_psjf import VirtualPSJF
 from asrpt_bench.schedulers.virtual_srpt import VirtualSRPT
 from asrpt_bench.sim import simulate
-
-FREE = {"preemption": {"restart_s": 0.0}}
 
 
 def one_gpu_jobs(spec: list[tuple[str, float, int]]) -> list[Job]:
@@ -23,8 +21,8 @@ def one_gpu_jobs(spec: list[tuple[str, float, int]]) -> list[Job]:
 
 def ends(name: str, jobs: list[Job], cluster: Cluster = Cluster(1, 1), predictions: dict | None = None,
          **price: float) -> dict[str, float]:
-    scheduler = make_scheduler(name, preemption={"restart_s": 0.0, **price})
-    result = simulate(jobs, cluster, scheduler, FirstFitPlacer(), predictions=predictions)
+    result = simulate(jobs, cluster, make_scheduler(name), FirstFitPlacer(), predictions=predictions,
+                      preemption=PreemptionPrice(**{"restart_s": 0.0, **price}))
     return {record.job_id: record.end for record in result.records}
 
 

@@ -18,7 +18,7 @@ from scipy import integrate
 
 from asrpt_bench.collect import collect
 from asrpt_bench.composition import compose_run_config
-from asrpt_bench.core import Cluster, ConfigError
+from asrpt_bench.core import Cluster, ConfigError, PreemptionPrice
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.report import doc_numbers, reproduction
@@ -198,10 +198,10 @@ def test_the_simulator_matches_the_m_g_1_closed_forms():
     for (scv, load), seed in itertools.product(POINTS, range(SEEDS)):
         jobs = jobs_from_table(mg1_workload(ARRIVALS, seed, load, size_distribution(1.0, scv)), "mg1")
         for name, discipline in CLOSED_FORMS.items():
-            price = {"preemption": {"restart_s": 0.0}} if name.endswith("_oracle") else {}
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = simulate(jobs, Cluster(1, 1), make_scheduler(name, **price), FirstFitPlacer())
+                result = simulate(jobs, Cluster(1, 1), make_scheduler(name), FirstFitPlacer(),
+                                  preemption=PreemptionPrice(restart_s=0.0))
             measured, _ = trimmed_mean_response(np.array([record.jct for record in result.records]), TRIM)
             rows.append({"workload.size_scv": scv, "workload.load": load, "seed": seed, "scheduler": name,
                          "discipline": discipline, "mean_response_s": measured, "mean_size_s": 1.0,

@@ -15,10 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import asrpt_bench.placement as placement_package
-from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
+from asrpt_bench.core import GB, RESTART_S, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import PLACERS, make_placer
 from asrpt_bench.schedulers import SCHEDULERS, make_scheduler
-from asrpt_bench.schedulers.preemptive import RESTART_S
 from asrpt_bench.sim import audit_schedule, simulate
 from asrpt_bench.sim.audit import audit_preemptive
 

@@ -13,7 +13,7 @@ from asrpt_bench import io, rundir
 from asrpt_bench.cli import CONFIG_DIR, compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import ConfigError, Job, TrainingPlan
-from asrpt_bench.build import build_scheduler, build_timing
+from asrpt_bench.build import build_scheduler
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.prepare import load_workload
 from asrpt_bench.report import theory_plots
@@ -98,8 +98,7 @@ def test_instances_follow_the_configured_ranges() -> None:
     config = compose_run_config(TINY + ["task.theory_job_gpus=[2,3]", "task.theory_iterations=[5,9]",
                                         "task.theory_releases=[10,20]", "task.theory_rho_max=2.0"])
     cluster = theory_cluster(config.task, config)
-    from asrpt_bench.build import build_timing
-    instance = draw_instance(config.task, cluster, build_timing(config), config.seed, 3)
+    instance = draw_instance(config.task, cluster, config.timing, config.seed, 3)
     table = instance.table
     assert table["gpus"].between(2, 3).all() and table["iterations"].between(5, 9).all()
     assert table["release"].between(10, 20).all()
@@ -149,9 +148,9 @@ def test_run_summary_bounds_use_a_valid_alpha_min_and_oracle_has_no_error() -> N
                                  "cluster.servers=4", "cluster.gpus_per_server=4"])
     result = run_experiment(config)
     workload = load_workload(config)
-    safe = alpha_min_for_jobs(workload.jobs, workload.cluster, build_timing(config), "consolidated")
-    alpha_max = np.array([build_timing(config).alpha_max(job.plan, workload.cluster) for job in workload.jobs])
-    expected_lb = lower_bound_for_jobs(workload.jobs, workload.cluster, build_timing(config)).value
+    safe = alpha_min_for_jobs(workload.jobs, workload.cluster, config.timing, "consolidated")
+    alpha_max = np.array([config.timing.alpha_max(job.plan, workload.cluster) for job in workload.jobs])
+    expected_lb = lower_bound_for_jobs(workload.jobs, workload.cluster, config.timing).value
     runs = result.summary["per_scheduler"]
     for name in ("asrpt", "asrpt_oracle"):
         assert runs[name]["lower_bound"] == pytest.approx(expected_lb)

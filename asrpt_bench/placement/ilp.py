@@ -36,10 +36,10 @@ import networkx as nx
 
 from ..core import Cluster, ConfigError, Placement, TrainingPlan
 from ..graph import AllReduceTopology, build_omega, cut_weight
-from ..solvers import DEFAULT_SOLVER, LinearModel, SolveResult, SolverError, SolverSettings, solve
+from ..solvers import LinearModel, SolveResult, SolverError, SolverSettings, solve
 from ..timing import DEFAULT_TIMING, TimingModel
 from ..params import param
-from ..rules import one_of
+from ..rules import instance_of, one_of
 from .base import GraphParams, register_placer
 
 Objective = Literal["alpha", "cut"]
@@ -378,8 +378,7 @@ def optimal_placement_ilp(plan: TrainingPlan, free: Sequence[int], cluster: Clus
 
 
 def alpha_min_exact(plan: TrainingPlan, cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
-                    solver: str | SolverSettings = DEFAULT_SOLVER,
-                    time_limit_s: float = 600.0) -> tuple[float, SolveResult]:
+                    solver: SolverSettings = SolverSettings()) -> tuple[float, SolveResult]:
     """alpha_min (paper-notes 2.4): the best alpha on an empty cluster, and the solve record.
 
     Fast paths (status "optimal", solver "closed_form", no solve) where a placement attains the lower
@@ -390,8 +389,7 @@ def alpha_min_exact(plan: TrainingPlan, cluster: Cluster, timing: TimingModel = 
     placement was found at all. Results are cached per (plan, cluster, timing, solver settings): a
     repeated call returns the first call's record, wall time included.
     """
-    settings = solver if isinstance(solver, SolverSettings) else SolverSettings(solver, time_limit_s=time_limit_s)
-    return _alpha_min_cached(plan, cluster, timing, settings)
+    return _alpha_min_cached(plan, cluster, timing, solver)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -414,6 +412,9 @@ def _alpha_min_cached(plan: TrainingPlan, cluster: Cluster, timing: TimingModel,
     return decode_alpha(built, plan, free, cluster, timing, result)[1], result
 
 
+SOLVER_SETTINGS = instance_of(SolverSettings, "a SolverSettings (the solver group)")
+
+
 @dataclass(frozen=True)
 class ILPParams(GraphParams):
     """What the exact placement minimises, and the graph it cuts (the solver group supplies the solver)."""
@@ -421,38 +422,32 @@ class ILPParams(GraphParams):
     objective: str = param("alpha", one_of(*OBJECTIVES), "alpha: per-iteration time; cut: bytes crossing servers")
 
 
-@register_placer("ilp", ILPParams, needs=("timing", "solver", "time_limit_s", "mip_gap", "threads"))
+@register_placer("ilp", ILPParams, needs=("timing", "solver"))
 @dataclass(frozen=True)
 class ILPPlacer:
     """Exact placement by ILP. `objective` "alpha" minimises the per-iteration time, "cut" the bytes
-    crossing servers. `place` raises SolverError if the solver finds no solution within the limit."""
+    crossing servers; `solver` is the run's solver group. `place` raises SolverError if the solver finds
+    no solution within the limit."""
 
     objective: Objective = "alpha"
-    solver: str = DEFAULT_SOLVER
-    time_limit_s: float = 600.0
-    mip_gap: float = 0.0
-    threads: int = 1
+    solver: SolverSettings = SolverSettings()
     timing: TimingModel = DEFAULT_TIMING
     allreduce_edges: AllReduceTopology = "ring"
     name: str = "ilp"
 
     def __post_init__(self) -> None:
         ILPParams(self.allreduce_edges, self.objective).check("placement")
-        SolverSettings(self.solver, self.time_limit_s, self.mip_gap, self.threads)  # raises ConfigError
-
-    @property
-    def settings(self) -> SolverSettings:
-        return SolverSettings(self.solver, self.time_limit_s, self.mip_gap, self.threads)
+        SOLVER_SETTINGS.require("solver", self.solver)
 
     def place_with_result(self, plan: TrainingPlan, free: Sequence[int],
                           cluster: Cluster) -> tuple[Placement | None, SolveResult]:
         """The placement (None if the job does not fit or no solution was found) and the solve record."""
-        return optimal_placement_ilp(plan, free, cluster, self.settings, self.objective, self.timing,
+        return optimal_placement_ilp(plan, free, cluster, self.solver, self.objective, self.timing,
                                      self.allreduce_edges)
 
     def place(self, plan: TrainingPlan, free: Sequence[int], cluster: Cluster) -> Placement | None:
         placement, result = self.place_with_result(plan, free, cluster)
         if placement is None and result.status != "infeasible":
             raise SolverError(f"ILP placement of {plan.model}/{plan.config} found no solution with "
-                              f"{result.solver} in {self.time_limit_s} s (status {result.status})")
+                              f"{result.solver} in {self.solver.time_limit_s} s (status {result.status})")
         return placement

@@ -96,7 +96,7 @@ def compare_on(plan: TrainingPlan, pattern: str, free: tuple[int, ...], cluster:
 
 def run_placement_study(models: Sequence[str] | None = None, gpu_counts: Sequence[int] = DEFAULT_GPU_COUNTS,
                         cluster: Cluster = DEFAULT_STUDY_CLUSTER, patterns: Sequence[str] | None = None,
-                        solver: str = DEFAULT_SOLVER, time_limit_s: float = 60.0, seed: int = 0,
+                        solver: SolverSettings = SolverSettings(time_limit_s=60.0), seed: int = 0,
                         timing: TimingModel = DEFAULT_TIMING,
                         heavy_edge_mode: str | Sequence[str] = "refined") -> pd.DataFrame:
     """One row per (model, configuration, pattern, Heavy-Edge mode) with the columns in `COLUMNS`.
@@ -105,7 +105,6 @@ def run_placement_study(models: Sequence[str] | None = None, gpu_counts: Sequenc
     (drawn with `seed`); `heavy_edge_mode` is one mode or several (one ILP solve serves them all).
     Apart from the wall-time columns the table is a function of the arguments.
     """
-    settings = SolverSettings(solver, time_limit_s=time_limit_s)
     too_big = [g for g in gpu_counts if g > cluster.total_gpus]
     if too_big:
         raise ConfigError(f"gpu counts {too_big} exceed the cluster's {cluster.total_gpus} GPUs")
@@ -119,9 +118,9 @@ def run_placement_study(models: Sequence[str] | None = None, gpu_counts: Sequenc
     for plan in study_plans(models, gpu_counts):
         for pattern, free in free_by_pattern.items():
             if sum(free) >= plan.gpus:
-                rows.extend(compare_on(plan, pattern, free, cluster, placers, settings, timing))
+                rows.extend(compare_on(plan, pattern, free, cluster, placers, solver, timing))
     frame = pd.DataFrame(rows)
-    constants = {"time_limit_s": time_limit_s, "seed": seed, "cluster_servers": cluster.servers,
+    constants = {"time_limit_s": solver.time_limit_s, "seed": seed, "cluster_servers": cluster.servers,
                  "gpus_per_server": cluster.gpus_per_server, "b_intra": cluster.b_intra, "b_inter": cluster.b_inter}
     for column, value in constants.items():
         frame[column] = value
@@ -212,8 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cluster = Cluster(args.servers, args.gpus_per_server, args.b_intra, args.b_inter)
         load_before = os.getloadavg()[0]
-        frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, args.solver, args.time_limit,
-                                    args.seed, heavy_edge_mode=args.heavy_edge_mode)
+        solver = SolverSettings(args.solver, time_limit_s=args.time_limit)
+        frame = run_placement_study(args.models, args.gpus, cluster, args.patterns, solver, args.seed,
+                                    heavy_edge_mode=args.heavy_edge_mode)
         frame = frame.assign(load_average=f"{load_before:.2f}-{os.getloadavg()[0]:.2f}")
         path = write_csv_atomic(frame, args.out)
     except (ConfigError, OSError) as error:

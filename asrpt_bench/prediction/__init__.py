@@ -1,5 +1,7 @@
-"""Iteration predictors behind one sklearn-shaped interface; importing registers the built-ins."""
+"""Iteration predictors behind one sklearn-shaped interface (the chronological split they learn from is
+workloads.slicing's); importing registers the built-ins."""
 
+from ..workloads.slicing import chronological_split
 from .accuracy import (
     FIG4_BUCKETS,
     RELATIVE_BUCKETS,
@@ -12,7 +14,6 @@ from .base import PREDICTORS, IterationPredictor, make_predictor, register_predi
 from .forest import UNSEEN_POLICIES, ForestPredictor
 from .noisy import NoisyOraclePredictor
 from .oracle import OraclePredictor
-from .split import chronological_split
 
 __all__ = [
     "FIG4_BUCKETS", "PREDICTORS", "RELATIVE_BUCKETS", "UNSEEN_POLICIES", "ForestPredictor",

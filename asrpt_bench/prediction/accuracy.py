@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..workloads.slicing import chronological_split
 from .base import IterationPredictor, true_iterations
-from .split import chronological_split
 
 FIG4_BUCKETS: tuple[float, ...] = (0.0, 10.0, 1e2, 1e3, 1e4, np.inf)
 """Edges of Fig 4's absolute-error buckets, in iterations: [0,10), [10,1e2), ..., >= 1e4."""

@@ -175,11 +175,11 @@ def make_figures(results: Path, out: Path, partial: bool = False) -> tuple[list[
     written, the figures skipped (no table) and the tables refused (one message each)."""
     written, skipped, refused = [], [], []
     for spec in FIGURES:
-        path = table_path(results, spec.table)
-        if not path.exists():
-            skipped.append(f"{spec.name} (no {path})")
-            continue
         try:
+            path = table_path(results, spec.table)
+            if not path.exists():
+                skipped.append(f"{spec.name} (no {path})")
+                continue
             table = read_table(path)
             spec.check(table, path)
             check_sweep(table, spec.name, path, spec.columns, partial)

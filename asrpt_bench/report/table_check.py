@@ -14,12 +14,14 @@ the row (and line) and the column:
 from __future__ import annotations
 
 import math
+from io import BytesIO
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
+from .. import io
 from ..collect import experiment_of
 from ..core import ConfigError
 
@@ -32,24 +34,24 @@ a config key set to null, as collect writes it)."""
 REFERENCE = "asrpt"
 
 
-COMPRESSED = ".gz"
-"""A committed table above a few MB is stored gzipped beside its name (results/dispatch_map.csv.gz):
-`table_path` finds it, and pandas reads it as the CSV it holds."""
-
-
 def table_path(results: Path, name: str) -> Path:
-    """results/`name` (a .csv file name), or its gzipped copy when only that exists; the plain name (for
-    messages) when neither does."""
+    """results/`name` (a .csv file name), or its gzipped copy when only that exists (a committed table
+    above a few MB is stored gzipped: results/dispatch_map.csv.gz); the plain name (for messages) when
+    neither does. Both at once are refused: which one is current would be a guess."""
     path = Path(results) / name
-    packed = path.with_name(path.name + COMPRESSED)
+    io.refuse_twins(path)
+    packed = io.compressed_twin(path)
     return packed if not path.exists() and packed.exists() else path
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """The CSV at `path` (gzipped when it ends in .gz); ConfigError for a file that is not UTF-8 CSV."""
+def read_table(path: Path, **options: object) -> pd.DataFrame:
+    """The collected table at `path` (gunzipped when its name ends in .gz; `options` go to pd.read_csv);
+    ConfigError naming the file for one that is not UTF-8 CSV, is empty, or is a gzip file cut short,
+    damaged or named against its bytes."""
     path = Path(path)
     try:
-        return pd.read_csv(path, encoding="utf-8", low_memory=False)
+        data = io.read_file_bytes(path)
+        return pd.read_csv(BytesIO(data), encoding="utf-8", low_memory=False, **options)
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason}); a collected table is "
                           "UTF-8 CSV") from None
@@ -68,7 +70,7 @@ def _where(path: Path, row: int, column: str | None = None) -> str:
 def check_numeric(table: pd.DataFrame, path: Path, columns: Iterable[str], keys: Iterable[str] = ()) -> None:
     """Every non-empty cell of `columns` is a number (pandas reads `n/a`, `NA`, `None` as empty), and so is
     every cell of a `keys` column holding any number (a key column of names is text)."""
-    raw = pd.read_csv(path, encoding="utf-8", dtype=str, keep_default_na=False, low_memory=False)
+    raw = read_table(path, dtype=str, keep_default_na=False)
     numeric = set(columns)
     for column in dict.fromkeys([*columns, *keys]):
         if column not in table.columns or column not in raw.columns:

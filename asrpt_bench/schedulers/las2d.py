@@ -22,13 +22,13 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ..params import Params, param
 from ..rules import Rule, number, plain
 from .base import register_scheduler
 from .views import JobView
-from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, PreemptiveContext, preemption_price
+from .preemptive import AdmissionScheduler, PreemptiveContext
 
 QUEUE_THRESHOLDS = (3250.0, 7200.0)
 ATTAINED_TOLERANCE = 1e-3
@@ -60,18 +60,17 @@ class LAS2DParams(Params):
                                        "back to queue 0 after waiting promote_knob x the seconds run; null: off")
 
 
-@register_scheduler("las2d", LAS2DParams, needs=PREEMPTION_NEEDS)
+@register_scheduler("las2d", LAS2DParams)
 class LAS2D(AdmissionScheduler):
     """Discretized 2D-LAS with FIFO queues, gang admission and an optional starvation guard."""
 
     def __init__(self, queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
-                 promote_knob: float | None = LAS2DParams.promote_knob,
-                 preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
+                 promote_knob: float | None = LAS2DParams.promote_knob) -> None:
         params = LAS2DParams(queue_thresholds=plain(queue_thresholds), promote_knob=promote_knob)
         params.check("scheduler")
         self.thresholds = tuple(float(t) for t in params.queue_thresholds)
         self.promote_knob = None if promote_knob is None else float(promote_knob)
-        super().__init__("las2d", preemption_price(preemption))
+        super().__init__("las2d")
 
     def _clear(self, total_gpus: int) -> None:
         super()._clear(total_gpus)
@@ -121,7 +120,7 @@ class LAS2D(AdmissionScheduler):
     def on_start(self, job: JobView, ctx: PreemptiveContext) -> None:
         resumed = job.order in self.segment_
         segment = self.segment_[job.order] = self.segment_.get(job.order, 0) + 1
-        runs_from = ctx.now + (self.preemption.restart_s if resumed else 0.0)
+        runs_from = ctx.now + (ctx.restart_s if resumed else 0.0)
         self._push_crossing(job, runs_from, self.attained(job, ctx.run_seconds(job)), segment)
         since = self.waiting_since_.pop(job.order, None)
         if since is not None:

@@ -1,5 +1,5 @@
-"""What a preemptive scheduler is: its preemption price, the context it decides in, and the admission
-walk that srtf and las2d share.
+"""What a preemptive scheduler is: the context it decides in, and the admission walk that srtf and
+las2d share (the price of a suspension is the simulator's: core.PreemptionPrice).
 
 A scheduler with `preemptive = True` is run by sim/preemptive.py. At every decision instant it sees
 every released unfinished job, may suspend running jobs (`ctx.suspend`) and start waiting ones
@@ -10,36 +10,18 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from typing import Protocol
 
 from ..core import Cluster
-from ..params import Params, param
-from ..rules import number
 from .views import JobView, Proposal
-
-RESTART_S = 30.0
-"""Default checkpoint-restore price per resumption: the 30 s re-allocation delay of the Pollux
-simulator (petuum/adaptdl, simulator/simulator.py, Job.reallocate: `rescale_time = 30`), during which
-a job holds its GPUs without progress (docs/simulator.md, "Preemption")."""
-
-
-@dataclass(frozen=True)
-class PreemptionParams(Params):
-    """The price of preemption, shared by every preemptive scheduler of a run: the run's `preemption`
-    group (`preemption.restart_s`), handed to each preemptive scheduler as a dependency."""
-
-    restart_s: float = param(RESTART_S, number(0, what="a number of seconds"),
-                             "seconds a resumed job holds its GPUs restoring its checkpoint, without progress")
-    min_run_s: float = param(0.0, number(0, what="a number of seconds"),
-                             "least seconds of progress after a (re)start before a job may be suspended")
-
 
 class PreemptiveContext(Protocol):
     """The simulator's side of one preemptive decision at `now`."""
 
     now: float
     total_gpus: int
+    restart_s: float
+    """Seconds a resumed job holds its GPUs before it progresses again (the run's preemption price)."""
 
     def progress(self, job: JobView) -> float:
         """Iterations done so far (fluid: fractions count)."""
@@ -69,7 +51,6 @@ class PreemptiveScheduler(Protocol):
     name: str
     oracle: bool
     preemptive: bool
-    preemption: PreemptionParams
 
     def reset(self, cluster: Cluster) -> None:
         ...
@@ -93,22 +74,6 @@ Entry = tuple[float, float, int, JobView]
 """(priority, release, input order, job): lower first; input order is unique, so jobs never compare."""
 
 
-PREEMPTION_NEEDS = ("preemption",)
-"""What a preemptive scheduler declares it needs (`register_scheduler(..., needs=PREEMPTION_NEEDS)`): the
-run's preemption price, which the caller supplies."""
-
-
-def preemption_price(preemption: PreemptionParams | Mapping[str, Any] | None) -> PreemptionParams:
-    """The price a preemptive scheduler is made with: a PreemptionParams, a mapping of its keys (checked
-    like `preemption.<key>=...`), or None for the defaults."""
-    if preemption is None:
-        return PreemptionParams()
-    if not isinstance(preemption, PreemptionParams):
-        return PreemptionParams.parse(preemption, "preemption", "the preemption price")
-    preemption.check("preemption")
-    return preemption
-
-
 class AdmissionScheduler:
     """Gang admission by priority: at each decision, walk the released unfinished jobs in (priority,
     release, input order) with all G GPUs as the budget and admit each job whose GPU count fits in what
@@ -125,9 +90,8 @@ class AdmissionScheduler:
     oracle = False
     preemptive = True
 
-    def __init__(self, name: str, preemption: PreemptionParams) -> None:
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.preemption = preemption
         self._clear(0)
 
     def _clear(self, total_gpus: int) -> None:

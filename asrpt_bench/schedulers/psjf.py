@@ -12,29 +12,27 @@ sizes it is the M/G/1 PSJF of queueing theory (docs/queueing-theory.md).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 from .base import register_scheduler
-from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, preemption_price
+from .preemptive import AdmissionScheduler
 from .views import JobView
 
 
-@register_scheduler("psjf", needs=PREEMPTION_NEEDS)
+@register_scheduler("psjf")
 class PSJF(AdmissionScheduler):
     """Preemptive SJF by predicted total size. It has no parameters of its own; the run's `preemption`
-    group prices its suspensions."""
+    group prices its suspensions (the simulator charges it)."""
 
     label = "psjf"
     oracle = False
 
-    def __init__(self, preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
-        super().__init__(self.label, preemption_price(preemption))
+    def __init__(self) -> None:
+        super().__init__(self.label)
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         return (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min  # type: ignore[operator]
 
 
-@register_scheduler("psjf_oracle", needs=PREEMPTION_NEEDS)
+@register_scheduler("psjf_oracle")
 class PSJFOracle(PSJF):
     """PSJF by true total size (perfect predictions)."""
 

@@ -8,30 +8,28 @@ progress), ties by release then input order, and admitted by the walk of Admissi
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 from .base import register_scheduler
 from .views import JobView
-from .preemptive import PREEMPTION_NEEDS, AdmissionScheduler, PreemptionParams, preemption_price
+from .preemptive import AdmissionScheduler
 
 
-@register_scheduler("srtf", needs=PREEMPTION_NEEDS)
+@register_scheduler("srtf")
 class SRTF(AdmissionScheduler):
     """Preemptive SRTF by predicted remaining time. It has no parameters of its own; the run's
-    `preemption` group prices its suspensions."""
+    `preemption` group prices its suspensions (the simulator charges it)."""
 
     label = "srtf"
     oracle = False
 
-    def __init__(self, preemption: PreemptionParams | Mapping[str, Any] | None = None) -> None:
-        super().__init__(self.label, preemption_price(preemption))
+    def __init__(self) -> None:
+        super().__init__(self.label)
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         remaining = (job.iterations if self.oracle else job.predicted_iterations) - progress  # type: ignore[operator]
         return remaining * job.alpha_min if remaining > 0 else 0.0
 
 
-@register_scheduler("srtf_oracle", needs=PREEMPTION_NEEDS)
+@register_scheduler("srtf_oracle")
 class SRTFOracle(SRTF):
     """SRTF by true remaining time (perfect predictions)."""
 

@@ -23,9 +23,10 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, require_type
+from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
+from ..rules import instance_of
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
@@ -111,18 +112,22 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
     return kept, dropped
 
 
+JOBS = instance_of((list, tuple), "a list of Job")
+JOB = instance_of(Job, "a list of Job (one element is not)")
+PREDICTIONS = instance_of(abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) or None")
+
+
 def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predictions: Any) -> None:
     """simulate()'s arguments are of the types it needs; each refusal names the argument."""
-    require_type("jobs", jobs, (list, tuple), "a list of Job")
+    JOBS.require("jobs", jobs)
     for job in jobs:
-        require_type("jobs", job, Job, "a list of Job (one element is not)")
-    require_type("cluster", cluster, Cluster, "a Cluster")
+        JOB.require("jobs", job)
+    CLUSTER.require("cluster", cluster)
     decision = "decide" if getattr(scheduler, "preemptive", False) else "dispatch"
     for name, value, method in (("scheduler", scheduler, decision), ("placer", placer, "place")):
         _require_component(name, value, method)
     if predictions is not None:
-        require_type("predictions", predictions, abc.Mapping, "a mapping job_id -> predicted iterations (e.g. a dict) "
-                     "or None")
+        PREDICTIONS.require("predictions", predictions)
 
 
 def _require_component(name: str, value: Any, method: str) -> None:

@@ -20,10 +20,10 @@ from typing import Hashable
 
 import numpy as np
 
-from ..core import Cluster, Job, build_frozen
+from ..core import Cluster, Job, PreemptionPrice, build_frozen
 from ..placement.base import Placer
 from ..schedulers.base import JobView, Proposal
-from ..schedulers.preemptive import PreemptionParams, PreemptiveScheduler
+from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
@@ -44,11 +44,12 @@ class Event(IntEnum):
 class _PreemptiveContext:
     """What a preemptive scheduler gets at one decision: never the true iterations or end times."""
 
-    __slots__ = ("_simulation", "total_gpus")
+    __slots__ = ("_simulation", "total_gpus", "restart_s")
 
     def __init__(self, simulation: "_PreemptiveSimulation") -> None:
         self._simulation = simulation
         self.total_gpus = simulation.cluster.total_gpus
+        self.restart_s = simulation.restart_s
 
     @property
     def now(self) -> float:
@@ -91,10 +92,9 @@ class _PreemptiveSimulation(_Simulation):
     """One preemptive run: the engine's state plus each job's progress, segments and protection."""
 
     def __init__(self, jobs: list[Job], views: list[JobView], cluster: Cluster, scheduler: PreemptiveScheduler,
-                 placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool) -> None:
+                 placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool,
+                 preemption: PreemptionPrice) -> None:
         super().__init__(jobs, views, cluster, scheduler, placer, timing, estimates, progress)  # type: ignore[arg-type]
-        preemption: PreemptionParams = scheduler.preemption
-        preemption.check("preemption")
         self.restart_s, self.min_run_s = float(preemption.restart_s), float(preemption.min_run_s)
         n = len(jobs)
         self.done = [0.0] * n             # iterations banked by earlier segments
@@ -248,10 +248,13 @@ def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], 
 
 def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
                         scheduler: PreemptiveScheduler, placer: Placer, timing: TimingModel,
-                        estimates: list[EmptyClusterEstimate], progress: bool) -> SimulationResult:
-    """The preemptive run of prepared jobs (engine.prepare_run checks them and builds views and estimates)."""
+                        estimates: list[EmptyClusterEstimate], progress: bool,
+                        preemption: PreemptionPrice) -> SimulationResult:
+    """The preemptive run of prepared jobs (engine.prepare_run checks them and builds views and estimates),
+    each resumption charged `preemption`."""
     with _cyclic_gc_paused():
-        simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress)
+        simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress,
+                                           preemption)
         records = tuple(simulation.run())
         segments = tuple(simulation.segments)
         audit_preemptive(records, segments, cluster, kept, timing, simulation.restart_s)

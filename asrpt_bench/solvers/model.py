@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Iterable, Literal, Mapping
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..params import Params, param
 from ..registry import Registry
-from ..rules import check, shown
+from ..rules import Rule, integer, number, shown
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -121,20 +121,28 @@ BACKENDS: Registry["SolveResult"] = Registry("solver")
 """The solver backends by name (backend.py registers them; SolverSettings checks names against it)."""
 
 
-@dataclass(frozen=True)
-class SolverSettings:
-    """Which backend and how long: `time_limit_s` wall seconds, relative `mip_gap`, `threads`."""
+KNOWN_BACKEND = Rule(lambda: f"one of {BACKENDS.names()}", lambda v: isinstance(v, str) and v in BACKENDS,
+                     lambda key, v: f"{key}: unknown solver {shown(v)}; known: {BACKENDS.names()}")
 
-    name: str = DEFAULT_SOLVER
-    time_limit_s: float = 600.0
-    mip_gap: float = 0.0
-    threads: int = 1
+MIP_GAP = 0.0
+"""The relative gap a solve must close before it is reported optimal. 0: the placement study and the
+exact alpha_min compare Heavy-Edge against proven optima, which a positive gap would not be (with 1e-4
+an 'optimal' alpha may lie 0.01% above the optimum, and Heavy-Edge could seem to beat it)."""
+
+
+@dataclass(frozen=True)
+class SolverSettings(Params):
+    """Which backend and how long: the config group `solver`, handed as it is to every solve (the ILP
+    placer, the placement study, the exact alpha_min)."""
+
+    name: str = param(DEFAULT_SOLVER, KNOWN_BACKEND, "the backend; an unusable one falls back to cpsat")
+    time_limit_s: float = param(600.0, number(0, strict=True, what="a number of seconds"),
+                                "wall seconds per solve; then the best solution found, if any")
+    mip_gap: float = param(MIP_GAP, number(0, below=1), "relative gap at which a solve stops as optimal")
+    threads: int = param(1, integer(1), "solver threads per solve")
 
     def __post_init__(self) -> None:
-        if self.name not in BACKENDS:
-            raise ConfigError(f"solver.name: unknown solver {shown(self.name)}; known: {BACKENDS.names()}")
-        for key in ("time_limit_s", "mip_gap", "threads"):
-            check(f"solver.{key}", getattr(self, key))
+        self.check("solver")
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from typing import Any, Callable
 from ..config import RunConfig
 from ..io import RunResult
 from ..params import NoParams, Params
-from ..prepare import Workload
 from ..registry import Registry
 from ..schedulers.asrpt import ASRPTParams
+from ..workloads.pipeline import Workload
 
 REFERENCE_SCHEDULER = "asrpt"
 A_SRPT_SCHEDULERS = ("asrpt", "asrpt_oracle")

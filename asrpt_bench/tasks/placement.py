@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..build import build_cluster, build_timing
 from ..errors import ConfigError
 from ..io import RunResult
 from ..params import Params, param
@@ -41,9 +40,8 @@ def placement_study(context: Context) -> RunResult:
         raise ConfigError(f"task=placement studies Heavy-Edge against the ILP: placement must be heavy_edge (its "
                           f"placement.mode is the mode studied), got {config.placement.name!r}")
     table = run_placement_study(models=task.study_models, gpu_counts=tuple(task.study_gpu_counts),
-                                cluster=build_cluster(config), patterns=task.study_patterns,
-                                solver=config.solver.name, time_limit_s=config.solver.time_limit_s,
-                                seed=config.seed, timing=build_timing(config), heavy_edge_mode=config.placement.mode)
+                                cluster=config.cluster, patterns=task.study_patterns, solver=config.solver,
+                                seed=config.seed, timing=config.timing, heavy_edge_mode=config.placement.mode)
     optimal = table["ilp_status"] == "optimal"
     summary = {**context.provenance, "placements": len(table), "ilp_optimal_share": float(optimal.mean()),
                "alpha_penalty_mean": float(table["gap"].mean()), "alpha_penalty_max": float(table["gap"].max()),

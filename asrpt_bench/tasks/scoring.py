@@ -11,16 +11,16 @@ from typing import Any, Hashable
 import numpy as np
 import pandas as pd
 
-from ..build import build_placer, build_timing
+from ..build import build_placer
 from ..config import RunConfig
 from ..core import Cluster, ConfigError, Job
-from ..prepare import Workload
 from ..placement.base import Placer
 from ..schedulers import Scheduler
 from ..sim import simulate
 from ..sim.records import comm_heavy_labels
 from ..theory.bound import theory_symbols
 from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
+from ..workloads.pipeline import Workload
 from .base import asrpt_parameter, comm_heavy_threshold
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
@@ -39,8 +39,7 @@ def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
     cache = {} if cache is None else cache
     missing = [job for job in jobs if job.job_id not in cache]
     if missing:
-        values = alpha_min_for_jobs(missing, cluster, build_timing(config), config.theory.alpha_min_source,
-                                    config.solver.name)
+        values = alpha_min_for_jobs(missing, cluster, config.timing, config.theory.alpha_min_source, config.solver)
         cache.update(zip((job.job_id for job in missing), values.tolist()))
     return np.array([cache[job.job_id] for job in jobs], dtype=float)
 
@@ -92,8 +91,8 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
         warnings.simplefilter("always")
         result = simulate(workload.jobs, workload.cluster, scheduler, placer or build_placer(config),
                           predictions=predictions,
-                          timing=build_timing(config), drop_oversize=getattr(config.workload.params, "drop_oversize", False),
-                          progress=progress)
+                          timing=workload.timing, drop_oversize=workload.drop_oversize, progress=progress,
+                          preemption=config.preemption)
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     frame = result.frame()

@@ -25,7 +25,7 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ..build import build_placer, build_scheduler, build_timing, predictor_params
+from ..build import build_placer, build_scheduler, predictor_params
 from ..config import RunConfig, TaskConfig
 from ..params import Params, param
 from ..rules import Rule, integer, number, one_of
@@ -243,7 +243,7 @@ def _run_instance(config: RunConfig, instance: TinyInstance, cluster: Cluster,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = simulate(instance.jobs, cluster, scheduler, build_placer(config), predictions=predictions,
-                              timing=build_timing(config))
+                              timing=config.timing, preemption=config.preemption)
         frame = result.frame()
         frame["comm_heavy"] = comm_heavy_labels(frame, comm_heavy_threshold(config))
         sum_completion = float(frame["end"].sum())
@@ -293,7 +293,7 @@ def theory_ratio(context: Context) -> RunResult:
         raise ConfigError(f"task=theory: predictor {config.predictor.name!r} needs a history the tiny instances "
                           f"lack; use predictor=oracle or predictor=noisy (predictor.epsilon)")
     cluster = theory_cluster(task, config)
-    timing = build_timing(config)
+    timing = config.timing
     schedulers = {name: build_scheduler(config, name) for name in task.schedulers}
     rows: list[dict[str, Any]] = []
     frames: list[pd.DataFrame] = []

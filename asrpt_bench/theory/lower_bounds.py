@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core import Cluster, ConfigError, Job, TrainingPlan
-from ..solvers import DEFAULT_SOLVER
+from ..solvers import SolverSettings
 from ..timing import DEFAULT_TIMING, TimingModel
 
 ArrayLike = Sequence[float] | np.ndarray
@@ -122,13 +122,13 @@ def lower_bound(release: ArrayLike, gpus: ArrayLike, iterations: ArrayLike, alph
                       alpha_min_source=alpha_min_source)
 
 
-def _alpha_min_consolidated(job: Job, cluster: Cluster, timing: TimingModel, solver: str) -> float:
+def _alpha_min_consolidated(job: Job, cluster: Cluster, timing: TimingModel, solver: SolverSettings) -> float:
     """alpha with every link at the faster of the two bandwidths (`TimingModel.alpha_lower_bound`):
     <= alpha_min on any cluster (the all-intra alpha on real clusters, where b_inter <= b_intra)."""
     return timing.alpha_lower_bound(job.plan, cluster)
 
 
-def _alpha_min_exact(job: Job, cluster: Cluster, timing: TimingModel, solver: str) -> float:
+def _alpha_min_exact(job: Job, cluster: Cluster, timing: TimingModel, solver: SolverSettings) -> float:
     """The ILP's proven lower bound on alpha_min (its optimum when solved to zero gap), never below the
     consolidated bound, so a time- or gap-limited solve cannot overstate alpha_min."""
     if job.plan.is_fixed:
@@ -143,14 +143,14 @@ def _alpha_min_exact(job: Job, cluster: Cluster, timing: TimingModel, solver: st
     return float(min(alpha, max(_alpha_min_consolidated(job, cluster, timing, solver), proven)))
 
 
-ALPHA_MIN_SOURCES: dict[str, Callable[[Job, Cluster, TimingModel, str], float]] = {
+ALPHA_MIN_SOURCES: dict[str, Callable[[Job, Cluster, TimingModel, SolverSettings], float]] = {
     "consolidated": _alpha_min_consolidated,   # every link at the faster bandwidth: <= alpha_min, no solver
     "exact": _alpha_min_exact,                 # ILP on the empty cluster (its proven bound)
 }
 
 
 def alpha_min_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
-                       source: str = "consolidated", solver: str = DEFAULT_SOLVER) -> np.ndarray:
+                       source: str = "consolidated", solver: SolverSettings = SolverSettings()) -> np.ndarray:
     """A value <= the true alpha_min of every job, from the named source (fixed-alpha jobs: alpha)."""
     if source not in ALPHA_MIN_SOURCES:
         raise ConfigError(f"unknown alpha_min_source {source!r}; known: {sorted(ALPHA_MIN_SOURCES)}")
@@ -165,7 +165,8 @@ def alpha_min_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingMode
 
 
 def lower_bound_for_jobs(jobs: Sequence[Job], cluster: Cluster, timing: TimingModel = DEFAULT_TIMING,
-                         alpha_min_source: str = "consolidated", solver: str = DEFAULT_SOLVER) -> LowerBound:
+                         alpha_min_source: str = "consolidated",
+                         solver: SolverSettings = SolverSettings()) -> LowerBound:
     """Lower bounds on OPT_A for simulator jobs (true iterations), alpha_min from `alpha_min_source`."""
     alpha_min = alpha_min_for_jobs(jobs, cluster, timing, alpha_min_source, solver)
     return lower_bound(release=[job.release for job in jobs], gpus=[job.gpus for job in jobs],

@@ -29,7 +29,6 @@ priority_weight other than 1 or an SLO (>= 0; Gavel writes -1 for none) are warn
 
 from __future__ import annotations
 
-import gzip
 import math
 from contextlib import ExitStack
 from importlib import resources
@@ -40,6 +39,7 @@ import pandas as pd
 
 from ..adjustments import adjust
 from ..core import ConfigError
+from ..io import read_file_bytes, refuse_twins
 from .gavel_throughputs import job_types, throughput
 from .parsing import location
 from .recurrence import RecurrenceSpec, recurrence_keys
@@ -80,7 +80,7 @@ def load_gavel(path: str | Path | None = None, *, recurrence: RecurrenceSpec = T
             names = ["gavel_generated_seed0"]
         else:
             files, source = _trace_files(Path(path)), str(path)
-            names = [f.name.removesuffix(".trace") for f in files]
+            names = [f.name.removesuffix(".gz").removesuffix(".trace") for f in files]
         parts = [_read_file(file, name) for file, name in zip(files, names)]
     table = sort_by_release(pd.concat(parts, ignore_index=True))
     table["release"] = table["release"] - table["release"].min()
@@ -124,10 +124,14 @@ def has_priority_or_slo(fields: dict[str, str]) -> bool:
 
 
 def _trace_files(path: Path) -> list[Path]:
+    """The trace file at `path`, or every *.trace (or *.trace.gz) file of the directory `path`: one file of
+    a VC in both forms is refused, not guessed at."""
     if path.is_dir():
-        files = sorted(path.glob("*.trace"))
+        files = sorted([*path.glob("*.trace"), *path.glob("*.trace.gz")])
         if not files:
-            raise ConfigError(f"{path}: no *.trace files in this directory")
+            raise ConfigError(f"{path}: no *.trace or *.trace.gz files in this directory")
+        for file in files:
+            refuse_twins(file)
         return files
     if not path.exists():
         raise ConfigError(f"{path}: file not found")
@@ -138,36 +142,34 @@ def _read_file(path: Path, name: str) -> pd.DataFrame:
     """One trace file as rows of the job table (plus `extrapolated`, `priority_or_slo`), every field checked."""
     source = str(path)
     try:
-        data = path.read_bytes()
-        if path.suffix == ".gz":
-            data = gzip.decompress(data)
-        text = data.decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as error:
+        text = read_file_bytes(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{source}: cannot be read as a text trace ({type(error).__name__}: {error})") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = [(number, line.rstrip("\r")) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
     if not lines:
         raise ConfigError(f"{source}: the trace has no jobs")
-    width = len(lines[0].rstrip("\r").split("\t"))
+    first, line = lines[0]
+    width = len(line.split("\t"))
     if width not in FIELDS:
-        raise ConfigError(f"{source}: line 1 has {width} tab-separated field(s); a Gavel trace has 7 "
+        raise ConfigError(f"{source}: line {first} has {width} tab-separated field(s); a Gavel trace has 7 "
                           f"({FORMAT_NAMES[7]}) or 10 ({FORMAT_NAMES[10]})")
     names = FIELDS[width]
-    rows = [_parse_line(line.rstrip("\r"), number, names, source, name) for number, line in enumerate(lines, 1)]
+    rows = [_parse_line(line, number, row, names, source, name, first) for row, (number, line) in enumerate(lines)]
     return pd.DataFrame(rows, columns=["job_id", "release", "gpus", "iterations", "alpha", "alpha_max", "duration",
                                        "group", "user", "vc", "extrapolated", "priority_or_slo"])
 
 
-def _parse_line(line: str, number: int, names: tuple[str, ...], source: str, vc: str) -> tuple:
+def _parse_line(line: str, number: int, row: int, names: tuple[str, ...], source: str, vc: str, first: int) -> tuple:
+    """Job row `row` (0-based; blank lines are no rows) on line `number`; `first`: the line the format was
+    read from."""
     values = line.split("\t")
     if len(values) != len(names):
         raise ConfigError(f"{source}: line {number} has {len(values)} tab-separated field(s), expected "
-                          f"{len(names)} ({FORMAT_NAMES[len(names)]}, as line 1)")
+                          f"{len(names)} ({FORMAT_NAMES[len(names)]}, as line {first})")
     fields = dict(zip(names, values))
 
     def where(field: str) -> str:
-        return location(source, number - 1, field, header_lines=0)
+        return location(source, row, field, header_lines=number - 1 - row)
 
     def parsed(field: str, convert: Callable[[str], float], ok: Callable[[float], bool], requirement: str) -> float:
         text = fields[field]

@@ -20,6 +20,7 @@ non-numeric text in a numeric column is an error naming the file, row and column
 from __future__ import annotations
 
 import tarfile
+import zlib
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO
@@ -63,25 +64,45 @@ def _read_tables(path: Path) -> dict[str, tuple[pd.DataFrame, str]]:
         return {name: (read_text_csv(file, str(file), names=PAI_FILES[name]), str(file))
                 for name, file in found.items()}
     if path.is_file() and tarfile.is_tarfile(path):
-        with tarfile.open(path, "r:*") as archive:
-            members = {Path(m.name).name: m for m in archive.getmembers() if m.isfile()}
-            result = {}
-            for name, columns in PAI_FILES.items():
-                if name not in members:
-                    raise ConfigError(f"{path}: the archive has no {name}")
-                source = f"{path}:{members[name].name}"
-                with ExitStack() as stack:
-                    handle: IO[bytes] = stack.enter_context(archive.extractfile(members[name]))
-                    result[name] = (read_text_csv(handle, source, names=columns),
-                                    source)
-            return result
+        try:
+            return _read_archive(path)
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as error:
+            raise ConfigError(f"{path}: the archive is cut short or damaged ({type(error).__name__}: "
+                              f"{str(error).strip() or 'no detail'}); copy or download it again") from None
     raise ConfigError(f"{path}: not a directory or a .tar.gz archive holding {sorted(PAI_FILES)}")
+
+
+def _read_archive(path: Path) -> dict[str, tuple[pd.DataFrame, str]]:
+    with tarfile.open(path, "r:*") as archive:
+        members: dict[str, list[tarfile.TarInfo]] = {}
+        for member in archive.getmembers():
+            if member.isfile():
+                members.setdefault(Path(member.name).name, []).append(member)
+        result = {}
+        for name, columns in PAI_FILES.items():
+            found = [member.name for member in members.get(name, [])]
+            _refuse_several(path, name, found, "the archive", f"the archive has no {name}")
+            source = f"{path}:{found[0]}"
+            with ExitStack() as stack:
+                handle: IO[bytes] = stack.enter_context(archive.extractfile(members[name][0]))
+                result[name] = (read_text_csv(handle, source, names=columns), source)
+        return result
+
+
+def _refuse_several(where: Path, name: str, found: list[str], what: str, missing: str) -> None:
+    """Exactly one file of the trace may carry `name`: none is refused (`missing`), and so are two (which
+    one is the trace would be a guess)."""
+    if not found:
+        raise ConfigError(f"{where}: {missing}")
+    if len(found) > 1:
+        raise ConfigError(f"{where}: {what} holds {len(found)} files named {name} ({', '.join(sorted(found))}); "
+                          "point workload.path at the one trace you mean")
 
 
 def _find_in_dir(directory: Path, name: str) -> Path:
     matches = sorted(directory.rglob(name))
-    if not matches:
-        raise ConfigError(f"{directory}: no {name} found (looked in all subdirectories)")
+    _refuse_several(directory, name, [str(match) for match in matches], "the directory",
+                    f"no {name} found (looked in all subdirectories)")
     return matches[0]
 
 

@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..io import GZIP_MAGIC, read_file_bytes
 
 
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | None = None,
@@ -29,10 +29,8 @@ def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | 
     """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file. Every
     line must have as many fields as `names` (or the header line): pandas would otherwise shift a row
     with one field too many into an index, or pad a short row with empty cells, without a word."""
-    if isinstance(path, (str, Path)):
-        _refuse_misnamed_gzip(Path(path), source, compression)
     try:
-        data = _raw_bytes(path)
+        data = _raw_bytes(path, source, compression)
         _check_field_counts(data, names, source)
         path = io.BytesIO(data)
         compression = None  # type: ignore[assignment]  # already decompressed
@@ -49,18 +47,15 @@ def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | 
         raise ConfigError(f"{source}: cannot be read as CSV: {first_line}") from None
 
 
-def _refuse_misnamed_gzip(path: Path, source: str, compression: str) -> None:
-    """A gzip-compressed file whose name does not say so would otherwise be 'not UTF-8'."""
-    if compression != "infer" or path.suffix in (".gz", ".gzip") or not path.is_file():
-        return
-    with path.open("rb") as stream:
-        if stream.read(2) == GZIP_MAGIC:
-            raise ConfigError(f"{source}: the file is gzip-compressed; name it {path.name}.gz or gunzip it")
-
-
-def _raw_bytes(path: str | Path | IO[bytes]) -> bytes:
-    """The file's bytes, decompressed if gzip-compressed."""
-    data = Path(path).read_bytes() if isinstance(path, (str, Path)) else path.read()
+def _raw_bytes(path: str | Path | IO[bytes], source: str, compression: str) -> bytes:
+    """The file's bytes: a named file gunzipped as its name says (io.read_file_bytes refuses a name that
+    contradicts the bytes), an open stream (an archive member) gunzipped when its bytes are gzip."""
+    if isinstance(path, (str, Path)):
+        if compression == "infer":
+            return read_file_bytes(Path(path), source)
+        data = Path(path).read_bytes()
+    else:
+        data = path.read()
     return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
 
 

@@ -1,4 +1,5 @@
-"""Selecting jobs from a job table: contiguous time slices and single-GPU-share resampling.
+"""Selecting jobs from a job table: the chronological history/later split, contiguous time slices and
+single-GPU-share resampling.
 
 Both keep the table's schema and attrs. Time windows and job counts select a slice that is
 contiguous in time (paper-notes 10 item 25); resampling fixes the share of single-GPU jobs for the
@@ -24,6 +25,21 @@ def history_size(num_jobs: int, train_fraction: float) -> int:
     if not 0.0 <= train_fraction < 1.0:
         raise ConfigError(f"workload.train_fraction must be in [0, 1), got {train_fraction!r}")
     return math.floor(Fraction(str(float(train_fraction))) * num_jobs)
+
+
+def chronological_split(table: pd.DataFrame, train_fraction: float = 0.8) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(history, later): the first floor(train_fraction * N) jobs by release (ties keep row order) and the
+    rest, each with a fresh index and the table's attrs (paper-notes 6: the predictor learns from the first
+    80%). train_fraction = 0 gives no history (every job is simulated: hand-made instances with an oracle
+    or noisy predictor)."""
+    order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
+    cut = history_size(len(table), train_fraction)
+    parts = []
+    for rows in (order[:cut], order[cut:]):
+        part = table.iloc[rows].reset_index(drop=True)
+        part.attrs.update(table.attrs)
+        parts.append(part)
+    return parts[0], parts[1]
 
 
 def sort_by_release(table: pd.DataFrame) -> pd.DataFrame:

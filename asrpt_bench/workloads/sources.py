@@ -2,7 +2,7 @@
 
 A trace source is a function `load(params, seed) -> job table` registered with the dataclass of its
 parameters; the run assigns models, splits history from simulated jobs and predicts the same way for
-every source (prepare.py). Every trace source's parameters extend `TraceParams`, the keys that say
+every source (pipeline.py). Every trace source's parameters extend `TraceParams`, the keys that say
 which jobs are simulated and which earlier jobs train the predictor; a source adds the keys its
 loader reads (a path, the recurrence-key model, ...), so a key a source does not read is refused.
 Hand-made instances (instances.py) register here too, without parameters.
@@ -86,6 +86,11 @@ class TraceParams(Params):
     def table_key(self) -> dict[str, Any]:
         """The values the loaded, model-assigned table depends on (its cache key)."""
         return {key: value for key, value in self.values().items() if key not in self.SELECTION_ONLY}
+
+    def input_path(self) -> str | None:
+        """The file or directory the source reads (its `path` key, for a source that has one; None: the
+        packaged data, or no file), whose bytes join the table's identity."""
+        return self.values().get("path")
 
 
 def _path(required: bool) -> Any:
