@@ -1,17 +1,22 @@
-"""Simulated jobs per second of each dispatch rule beside strict, on a prefix of the full Philly trace.
+"""CPU seconds of simulate() for every dispatch rule and preemptive reference beside strict A-SRPT, in one run.
 
-Same setting as `bench_speed.py --sections sim` (82,247 jobs, 64 x 8 GPUs, Heavy-Edge, oracle
-predictions, audit on), in one process after a warm-up run on one job of every plan (so per-plan
-caches are filled once). Prints seconds, jobs/s and the time ratio to the strict rule of the same order.
+Full Philly trace (82,247 jobs, 64 x 8 GPUs, Heavy-Edge, oracle predictions, audit on), all schedulers in
+one process after a warm-up run on one job of every plan (so per-plan caches are filled once). Prints
+CPU seconds (time.process_time, so other processes on a shared machine count less than in wall time),
+jobs per CPU-second and the ratio to the first scheduler (strict A-SRPT), with the load average at the
+start and the end.
 
-    python benchmarks/bench_dispatch.py                                  # asrpt, spjf, fifo x strict, easy, greedy
-    python benchmarks/bench_dispatch.py --rules strict,conservative --jobs 10000
+    python benchmarks/bench_dispatch.py                                   # the issue-25 set, full trace
+    python benchmarks/bench_dispatch.py --jobs 10000 --schedulers asrpt,asrpt+conservative
+    python benchmarks/bench_dispatch.py --jobs 20000 --profile srtf       # cProfile of one scheduler
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import time
 
 from asrpt_bench.config import RunConfig, WorkloadConfig
@@ -21,12 +26,25 @@ from asrpt_bench.prepare import load_workload
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
 
+SCHEDULERS = ("asrpt,asrpt+easy,asrpt+greedy,asrpt+conservative,spjf+easy,spjf+conservative,fifo+easy,"
+              "srtf,srtf_oracle,las2d")
+TARGETS = {"asrpt+easy": 2.5, "asrpt+greedy": 2.5, "asrpt+conservative": 8, "spjf+conservative": 8, "srtf": 5,
+           "srtf_oracle": 5, "las2d": 5}
+"""Issue 25's ceilings on the ratio to strict A-SRPT."""
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=None, help="first N jobs of the trace (default: all 82,247)")
-    parser.add_argument("--orders", default="asrpt,spjf,fifo")
-    parser.add_argument("--rules", default="strict,easy,greedy")
+    parser.add_argument("--schedulers", default=SCHEDULERS,
+                        help="comma-separated scheduler names (name+rule for a dispatch rule); ratios are to the first")
+    parser.add_argument("--profile", default=None, metavar="NAME", help="cProfile NAME alone and print the top functions")
+    parser.add_argument("--top", type=int, default=25, help="functions printed with --profile")
     args = parser.parse_args()
 
     config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0),
@@ -38,24 +56,31 @@ def main() -> None:
     one_per_plan = list({job.plan: job for job in jobs}.values())
     simulate(one_per_plan, cluster, make_scheduler("asrpt"), HeavyEdgePlacer(),
              predictions={job.job_id: float(job.iterations) for job in one_per_plan})
-    print(f"{len(jobs):,} Philly jobs, {cluster.servers}x{cluster.gpus_per_server} GPUs, Heavy-Edge, oracle predictions; "
-          f"load average {os.getloadavg()[0]:.2f} at the start ({os.cpu_count()} CPUs)")
-    print(f"{'scheduler':>20} {'seconds':>9} {'jobs/s':>9} {'/ strict':>9} {'total JCT':>11} {'backfilled':>10} "
-          f"{'violations':>10}")
-    for order in args.orders.split(","):
-        strict = None
-        for rule in args.rules.split(","):
-            started = time.perf_counter()
-            result = simulate(jobs, cluster, make_scheduler(order, dispatch=rule), HeavyEdgePlacer(),
-                              predictions=predictions)
-            seconds = time.perf_counter() - started
-            strict = seconds if rule == "strict" else strict
-            ratio = f"{seconds / strict:.2f}" if strict else "-"
-            metrics = result.metrics
-            print(f"{order + '+' + rule:>20} {seconds:9.2f} {len(jobs) / seconds:9,.0f} {ratio:>9} "
-                  f"{metrics['total_jct']:11.4g} {metrics['backfilled_starts']:10.0f} "
-                  f"{metrics['reservation_violations']:10.0f}", flush=True)
-    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    print(f"{len(jobs):,} Philly jobs, {cluster.servers}x{cluster.gpus_per_server} GPUs, Heavy-Edge, oracle predictions, "
+          f"audit on; {load_average()} at the start", flush=True)
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        simulate(jobs, cluster, make_scheduler(args.profile), HeavyEdgePlacer(), predictions=predictions)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.top)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
+        return
+    print(f"{'scheduler':>20} {'CPU s':>9} {'jobs/CPU-s':>11} {'/ first':>8} {'target':>7} {'total JCT':>11} "
+          f"{'backfilled':>10} {'violations':>10} {'preemptions':>11}")
+    first = None
+    for name in args.schedulers.split(","):
+        started = time.process_time()
+        result = simulate(jobs, cluster, make_scheduler(name), HeavyEdgePlacer(), predictions=predictions)
+        seconds = time.process_time() - started
+        first = seconds if first is None else first
+        metrics = result.metrics
+        target = f"<= {TARGETS[name]}" if name in TARGETS else ""
+        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {target:>7} "
+              f"{metrics['total_jct']:11.4g} {metrics.get('backfilled_starts', float('nan')):10.0f} "
+              f"{metrics.get('reservation_violations', float('nan')):10.0f} {metrics.get('preemptions', 0):11.0f}",
+              flush=True)
+    print(f"{load_average()} at the end")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import heapq
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..params import Params, param
 from ..rules import Rule, number, plain
 from .base import register_scheduler
@@ -64,6 +66,8 @@ class LAS2DParams(Params):
 class LAS2D(AdmissionScheduler):
     """Discretized 2D-LAS with FIFO queues, gang admission and an optional starvation guard."""
 
+    settles = True  # priorities change only at its own timers (demotions, promotions)
+
     def __init__(self, queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
                  promote_knob: float | None = LAS2DParams.promote_knob) -> None:
         params = LAS2DParams(queue_thresholds=plain(queue_thresholds), promote_knob=promote_knob)
@@ -74,7 +78,6 @@ class LAS2D(AdmissionScheduler):
 
     def _clear(self, total_gpus: int) -> None:
         super()._clear(total_gpus)
-        self.offset_: dict[int, float] = {}        # seconds run at the last promotion
         self.pending_: dict[int, float] = {}       # seconds waited since the last promotion, before this wait
         self.waiting_since_: dict[int, float] = {}
         self.promotions_: list[tuple[float, int, int]] = []  # (instant, input order, token)
@@ -83,14 +86,23 @@ class LAS2D(AdmissionScheduler):
         self.segment_: dict[int, int] = {}         # a running job's segment count: tokens of its crossings
         self.timer_: float | None = None
 
+    def column_defaults(self) -> dict[str, float]:
+        return {"offset": 0.0}  # seconds run at the last promotion
+
     def attained(self, job: JobView, run_seconds: float) -> float:
         """GPU-seconds run since the job's last promotion (since arrival without one)."""
-        return job.gpus * (run_seconds - self.offset_.get(job.order, 0.0))
+        return job.gpus * (run_seconds - float(self.columns_["offset"][job.order]))
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         return float(bisect.bisect_right(self.thresholds, self.attained(job, run_seconds) + ATTAINED_TOLERANCE))
 
+    def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
+        attained = self.columns_["gpus"][orders] * (run_seconds - self.columns_["offset"][orders])
+        return np.searchsorted(self.thresholds, attained + ATTAINED_TOLERANCE, "right").astype(float)
+
     def decide(self, ctx: PreemptiveContext) -> None:
+        if self.timer_ is not None and self.timer_ <= ctx.now:
+            self.settled_ = False  # a demotion or promotion is due: priorities changed
         self._promote(ctx)
         super().decide(ctx)
         self._book_crossings(ctx)
@@ -110,7 +122,7 @@ class LAS2D(AdmissionScheduler):
             return
         order, now = job.order, ctx.now
         self.waiting_since_[order] = now
-        ran = ctx.run_seconds(job) - self.offset_.get(order, 0.0)
+        ran = ctx.run_seconds(job) - float(self.columns_["offset"][order])
         if self.entries_[order][0] > 0 and ran > 0:
             token = self.token_.get(order, 0) + 1
             self.token_[order] = token
@@ -136,10 +148,10 @@ class LAS2D(AdmissionScheduler):
                 continue
             job = self.entries_[order][3]
             self._dequeue(job)
-            self.offset_[order] = ctx.run_seconds(job)
+            self.columns_.set(order, offset=ctx.run_seconds(job))
             self.pending_[order] = 0.0
             self.waiting_since_[order] = now
-            self._enqueue(job, self.priority(job, 0.0, self.offset_[order]))
+            self._enqueue(job, self.priority(job, 0.0, ctx.run_seconds(job)))
 
     def _push_crossing(self, job: JobView, runs_from: float, attained: float, segment: int) -> None:
         """Book the instant a job running from `runs_from` with `attained` GPU-seconds crosses its next

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from typing import Protocol
+from typing import ClassVar, Protocol
+
+import numpy as np
 
 from ..core import Cluster
 from .views import JobView, Proposal
@@ -34,6 +36,14 @@ class PreemptiveContext(Protocol):
     def running_states(self, jobs: list[JobView]) -> list[tuple[bool, float, float]]:
         """(suspendable, progress, run_seconds) of each of these running jobs, in one pass; suspendable
         means past its protected window (restart, then min_run_s of progress)."""
+        ...
+
+    def running_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(input orders, suspendable, progress, run_seconds) of every running job, as four arrays."""
+        ...
+
+    def protection_ended(self) -> list[JobView]:
+        """The running jobs whose protected window ended at this instant."""
         ...
 
     def suspend(self, job: JobView) -> None:
@@ -74,6 +84,80 @@ Entry = tuple[float, float, int, JobView]
 """(priority, release, input order, job): lower first; input order is unique, so jobs never compare."""
 
 
+class JobColumns:
+    """Numbers per job, indexed by input order, in numpy arrays that grow as jobs arrive, so a decision
+    reads those of all running jobs in one step. Each column's dtype is that of its default."""
+
+    def __init__(self, **defaults: float) -> None:
+        self._defaults = defaults
+        self.arrays = {name: np.full(0, value) for name, value in defaults.items()}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.arrays[name]
+
+    def set(self, order: int, **values: float) -> None:
+        size = len(self.arrays[next(iter(self.arrays))])
+        if order >= size:
+            grown = max(2 * size, order + 1, 64)
+            for name, array in self.arrays.items():
+                self.arrays[name] = np.concatenate([array, np.full(grown - size, self._defaults[name])])
+        for name, value in values.items():
+            self.arrays[name][order] = value
+
+
+def admission_walk(priority: np.ndarray, release: np.ndarray, order: np.ndarray, gpus: np.ndarray,
+                   waiting: dict[int, list[Entry]], budget: int) -> tuple[np.ndarray, list[JobView]]:
+    """The walk over suspendable running jobs (sorted by (priority, release, order), as arrays) and waiting
+    entries (sorted lists per GPU count) with `budget` GPUs: which running jobs are kept (a mask) and which
+    waiting jobs are admitted, in walk order. A run of running jobs between two waiting entries is kept in
+    one step when it fits whole (it does until a waiting job is admitted: every running job fits in G)."""
+    count = len(gpus)
+    prefix = [0, *gpus.cumsum().tolist()]
+    gpus = gpus.tolist()
+    kept = np.zeros(count, dtype=bool)
+    heads = [(queue[0], size, 0) for size, queue in waiting.items() if queue and size <= budget]
+    heapq.heapify(heads)
+    admitted: list[JobView] = []
+    r = 0
+    while budget > 0:
+        while heads and heads[0][1] > budget:
+            heapq.heappop(heads)
+        end = _rank_below(heads[0][0], priority, release, order, r) if heads else count
+        if end > r:
+            if prefix[end] - prefix[r] <= budget:
+                kept[r:end] = True
+                budget -= prefix[end] - prefix[r]
+                r = end
+            else:
+                while r < end and budget > 0:
+                    if gpus[r] <= budget:
+                        kept[r] = True
+                        budget -= gpus[r]
+                    r += 1
+            continue
+        if not heads:
+            break
+        entry, size, position = heapq.heappop(heads)
+        admitted.append(entry[3])
+        budget -= size
+        queue = waiting[size]
+        if position + 1 < len(queue):
+            heapq.heappush(heads, (queue[position + 1], size, position + 1))
+    return kept, admitted
+
+
+def _rank_below(entry: Entry, priority: np.ndarray, release: np.ndarray, order: np.ndarray, start: int) -> int:
+    """How many of the sorted running jobs come before `entry` in (priority, release, order), at least `start`."""
+    low = int(priority.searchsorted(entry[0]))
+    if low < len(priority) and priority[low] == entry[0]:  # ties on priority: compare releases, then orders
+        high = int(priority.searchsorted(entry[0], "right"))
+        low += int(release[low:high].searchsorted(entry[1]))
+        if low < high and release[low] == entry[1]:
+            high = low + int(release[low:high].searchsorted(entry[1], "right"))
+            low += int(order[low:high].searchsorted(entry[2]))
+    return max(low, start)
+
+
 class AdmissionScheduler:
     """Gang admission by priority: at each decision, walk the released unfinished jobs in (priority,
     release, input order) with all G GPUs as the budget and admit each job whose GPU count fits in what
@@ -82,13 +166,21 @@ class AdmissionScheduler:
     jobs keep their GPUs; admitted waiting jobs are then placed in walk order (one the placer cannot
     place waits for the next decision).
 
-    Subclasses give `priority(job, progress, run_seconds)`. Waiting jobs sit in one sorted list per
-    GPU count with the priority they had when they stopped, so a walk visits only waiting jobs that
-    fit; running jobs are re-ranked at every decision.
+    Subclasses give `priority(job, progress, run_seconds)`, its vectorised form `priorities` over the
+    running jobs and the per-job numbers it reads (`job_columns`). Waiting jobs sit in one sorted list per
+    GPU count with the priority they had when they stopped, so a walk visits only waiting jobs that fit;
+    running jobs are ranked in one vectorised step per decision, and the walk keeps each run of them
+    between two admitted waiting jobs at once (admission_walk).
     """
 
     oracle = False
     preemptive = True
+    settles: ClassVar[bool] = False
+    """True when, between decisions, no running job's priority grows and no waiting job's changes (srtf:
+    remaining time only shrinks while a job runs; las2d: constant between its own timers). Then a decision
+    whose only news is that some protected windows ended changes nothing unless one of those jobs ranks
+    after a waiting job (the walk is skipped): while nothing else happens, a waiting job that lost the last
+    walk can only lose again."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -99,17 +191,34 @@ class AdmissionScheduler:
         self.waiting_: dict[int, list[Entry]] = {}
         self.running_: dict[int, JobView] = {}
         self.entries_: dict[int, Entry] = {}
+        self.settled_ = False  # the last walk was applied whole and only protection windows ended since
+        self.columns_ = JobColumns(gpus=0, release=0.0, **self.column_defaults())
 
     def reset(self, cluster: Cluster) -> None:
         self._clear(cluster.total_gpus)
 
+    def column_defaults(self) -> dict[str, float]:
+        """The per-job numbers `priorities` reads, with their defaults (and so dtypes)."""
+        return {}
+
+    def job_columns(self, job: JobView) -> dict[str, float]:
+        """This job's values of column_defaults' columns, set at its arrival."""
+        return {}
+
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         raise NotImplementedError
 
+    def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
+        """`priority` of the running jobs with these input orders, elementwise (the same floats)."""
+        raise NotImplementedError
+
     def on_arrival(self, job: JobView, now: float) -> None:
+        self.settled_ = False
+        self.columns_.set(job.order, gpus=job.gpus, release=job.release, **self.job_columns(job))
         self._enqueue(job, self.priority(job, 0.0, 0.0))
 
     def on_completion(self, job: JobView, now: float) -> None:
+        self.settled_ = False
         del self.running_[job.order]
 
     def next_timer(self) -> float | None:
@@ -125,53 +234,53 @@ class AdmissionScheduler:
         del queue[bisect.bisect_left(queue, self.entries_.pop(job.order))]
 
     def decide(self, ctx: PreemptiveContext) -> None:
+        if self.settles and self.settled_ and not self._may_gain(ctx):
+            return
+        self.settled_ = self._walk(ctx)
+
+    def _may_gain(self, ctx: PreemptiveContext) -> bool:
+        """After a settled walk: whether a job whose protected window just ended ranks after some waiting job
+        (only then can the walk change anything)."""
+        ended = ctx.protection_ended()
+        heads = [queue[0] for queue in self.waiting_.values() if queue]
+        if not ended or not heads:
+            return False
+        worst = max((self.priority(job, ctx.progress(job), ctx.run_seconds(job)), job.release, job.order)
+                    for job in ended)
+        return min(heads)[:3] < worst
+
+    def _walk(self, ctx: PreemptiveContext) -> bool:
+        """The admission walk, applied; whether every admitted job was placed (the walk then settled)."""
         budget = ctx.total_gpus
-        candidates: list[Entry] = []
-        running, priority = list(self.running_.values()), self.priority
-        for job, (suspendable, progress, run_seconds) in zip(running, ctx.running_states(running)):
-            if suspendable:
-                candidates.append((priority(job, progress, run_seconds), job.release, job.order, job))
-            else:
-                budget -= job.gpus
-        heads = [(queue[0], gpus, 0) for gpus, queue in self.waiting_.items() if queue and gpus <= budget]
-        if not heads:
-            return  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
-        candidates.sort()
-        kept: set[int] = set()
-        admitted: list[JobView] = []
-        heapq.heapify(heads)
-        r = 0
-        while budget > 0:
-            while heads and heads[0][1] > budget:
-                heapq.heappop(heads)
-            if r < len(candidates) and (not heads or candidates[r] < heads[0][0]):
-                job = candidates[r][3]
-                r += 1
-                if job.gpus <= budget:
-                    kept.add(job.order)
-                    budget -= job.gpus
-            elif heads:
-                entry, gpus, position = heapq.heappop(heads)
-                admitted.append(entry[3])
-                budget -= gpus
-                queue = self.waiting_[gpus]
-                if position + 1 < len(queue):
-                    heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
-            else:
-                break
-        for entry in candidates:
-            job = entry[3]
-            if job.order not in kept:
-                ctx.suspend(job)
-                del self.running_[job.order]
-                self.on_suspend(job, ctx)
+        orders, suspendable, progress, run_seconds = ctx.running_arrays()
+        gpus = self.columns_["gpus"]
+        if not suspendable.all():
+            budget -= int(gpus[orders[~suspendable]].sum())
+        if not any(queue and size <= budget for size, queue in self.waiting_.items()):
+            return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
+        candidates = orders[suspendable]
+        priority = self.priorities(candidates, progress[suspendable], run_seconds[suspendable])
+        release = self.columns_["release"][candidates]
+        ranked = np.lexsort((candidates, release, priority))
+        candidates = candidates[ranked]
+        kept, admitted = admission_walk(priority[ranked], release[ranked], candidates, gpus[candidates],
+                                        self.waiting_, budget)
+        for order in candidates[~kept].tolist():
+            job = self.running_[order]
+            ctx.suspend(job)
+            del self.running_[order]
+            self.on_suspend(job, ctx)
+        placed = True
         for job in admitted:
             proposal = ctx.propose(job)
-            if proposal is not None:
-                ctx.start(proposal)
-                self._dequeue(job)
-                self.running_[job.order] = job
-                self.on_start(job, ctx)
+            if proposal is None:
+                placed = False
+                continue
+            ctx.start(proposal)
+            self._dequeue(job)
+            self.running_[job.order] = job
+            self.on_start(job, ctx)
+        return placed
 
     def on_suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         """Back to the waiting lists with the priority it stopped at (subclasses may also book it)."""

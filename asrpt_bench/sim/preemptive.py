@@ -29,6 +29,7 @@ from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, schedule_metrics
 from .records import JobRecord, Segment
+from .running import RunningTable
 
 
 class Event(IntEnum):
@@ -62,6 +63,14 @@ class _PreemptiveContext:
         simulation, i = self._simulation, job.order
         current = simulation.now - simulation.run_start[i] if simulation.running[i] else 0.0
         return simulation.ran[i] + max(0.0, current)
+
+    def running_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(input orders, suspendable, progress, run_seconds) of every running job, in one vectorised step."""
+        return self._simulation.table.states(self._simulation.now)
+
+    def protection_ended(self) -> list[JobView]:
+        """The running jobs whose protected window ended at this instant."""
+        return [self._simulation.views[i] for i in self._simulation.unprotected]
 
     def running_states(self, jobs: list[JobView]) -> list[tuple[bool, float, float]]:
         """(suspendable, progress, run_seconds) of each running job, in one pass."""
@@ -113,6 +122,8 @@ class _PreemptiveSimulation(_Simulation):
         self.restarted = [0.0] * n
         self.segments: list[Segment] = []
         self.timer: float | None = None
+        self.table = RunningTable(cluster.total_gpus)
+        self.unprotected: list[int] = []  # jobs whose protected window ended at the current instant
 
     def schedule(self, time: float, kind: Event, i: int) -> None:
         heapq.heappush(self.heap, (time, int(kind), next(self.sequence), i, self.epoch[i] if i >= 0 else 0))
@@ -143,6 +154,8 @@ class _PreemptiveSimulation(_Simulation):
         self.segment_start[i] = now
         self.run_start[i] = run_start = now + restart
         self.protected_until[i] = run_start + self.min_run_s
+        self.table.add(i, self.done[i], self.ran[i], run_start, proposal.alpha, self.iterations[i],
+                       self.protected_until[i])
         self.schedule(run_start + (job.iterations - self.done[i]) * proposal.alpha, Event.COMPLETION, i)
         if restart > 0:
             self.schedule(run_start, Event.RESTART_END, i)
@@ -158,6 +171,7 @@ class _PreemptiveSimulation(_Simulation):
         self.restarted[i] += min(self.run_start[i], now) - start
         self.ran[i] += max(0.0, now - self.run_start[i])
         self.running[i] = False
+        self.table.remove(i)
         self.epoch[i] += 1
         self.state.release(self.jobs[i].job_id)
 
@@ -197,6 +211,7 @@ class _PreemptiveSimulation(_Simulation):
         while heap:
             self.now = now = heap[0][0]
             decide = False
+            self.unprotected = unprotected = []
             while heap and heap[0][0] == now:
                 _, kind, _, i, stamp = heapq.heappop(heap)
                 if kind == arrival:
@@ -211,6 +226,8 @@ class _PreemptiveSimulation(_Simulation):
                     self.complete(i)
                     if progress is not None:
                         progress(1)
+                elif now >= self.protected_until[i]:  # the end of a restart or min-run window that ends protection
+                    unprotected.append(i)
                 decide = True
             if not decide:
                 continue
