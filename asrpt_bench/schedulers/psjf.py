@@ -12,6 +12,8 @@ sizes it is the M/G/1 PSJF of queueing theory (docs/queueing-theory.md).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import register_scheduler
 from .preemptive import AdmissionScheduler
 from .views import JobView
@@ -24,12 +26,25 @@ class PSJF(AdmissionScheduler):
 
     label = "psjf"
     oracle = False
+    settles = True  # every job's rank is fixed at its arrival
 
     def __init__(self) -> None:
         super().__init__(self.label)
 
-    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
+    def column_defaults(self) -> dict[str, float]:
+        return {"size": 0.0}
+
+    def job_columns(self, job: JobView) -> dict[str, float]:
+        return {"size": self._size(job)}
+
+    def _size(self, job: JobView) -> float:
         return (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min  # type: ignore[operator]
+
+    def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
+        return self._size(job)
+
+    def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
+        return self.columns_["size"][orders]
 
 
 @register_scheduler("psjf_oracle")
