@@ -74,6 +74,8 @@ def test_restart_holds_the_gpus_without_progress():
         "a": (6.0, 10.0, 2.0, 0.0), "b": (1.0, 3.0, 2.0, 0.0), "c": (0.0, 1.0, 0.0, 0.0)}
     assert result.metrics["mean_wait"] == 7 / 3 and result.metrics["mean_first_start_delay"] == 0.0
     assert result.metrics["waited_share"] == 2 / 3 and result.metrics["busy_share"] == 1.0
+    assert (result.metrics["preempted_share"], result.metrics["mean_preemptions"], result.metrics["max_preemptions"]) == (
+        2 / 3, 2 / 3, 1.0)
 
 
 def test_min_run_protects_a_started_job():

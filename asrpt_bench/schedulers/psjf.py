@@ -15,39 +15,30 @@ from __future__ import annotations
 import numpy as np
 
 from .base import register_scheduler
-from .preemptive import AdmissionScheduler
+from .preemptive import AdmissionScheduler, PreemptRuleParams
 from .views import JobView
 
 
-@register_scheduler("psjf")
+@register_scheduler("psjf", PreemptRuleParams)
 class PSJF(AdmissionScheduler):
-    """Preemptive SJF by predicted total size. It has no parameters of its own; the run's `preemption`
-    group prices its suspensions (the simulator charges it)."""
+    """Preemptive SJF by predicted total size; `preempt_rule` says when a running job gives way. The run's
+    `preemption` group prices its suspensions (the simulator charges it)."""
 
     label = "psjf"
     oracle = False
     settles = True  # every job's rank is fixed at its arrival
 
-    def __init__(self) -> None:
-        super().__init__(self.label)
-
-    def column_defaults(self) -> dict[str, float]:
-        return {"size": 0.0}
-
-    def job_columns(self, job: JobView) -> dict[str, float]:
-        return {"size": self._size(job)}
-
-    def _size(self, job: JobView) -> float:
-        return (job.iterations if self.oracle else job.predicted_iterations) * job.alpha_min  # type: ignore[operator]
+    def __init__(self, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
+        super().__init__(self.label, preempt_rule)
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
-        return self._size(job)
+        return self.known_iterations(job) * job.alpha_min
 
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
-        return self.columns_["size"][orders]
+        return self.columns_["known"][orders] * self.columns_["alpha_min"][orders]
 
 
-@register_scheduler("psjf_oracle")
+@register_scheduler("psjf_oracle", PreemptRuleParams)
 class PSJFOracle(PSJF):
     """PSJF by true total size (perfect predictions)."""
 

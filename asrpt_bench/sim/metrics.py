@@ -92,6 +92,18 @@ def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: in
     return metrics
 
 
+def preemption_counts(records: Sequence[JobRecord]) -> dict[str, float]:
+    """How suspensions spread over the jobs of a preemptive run: the share of jobs suspended at least once
+    (`preempted_share`), the mean, 99th percentile and largest number of suspensions of a job (NaN
+    without jobs)."""
+    counts = np.array([record.preemptions for record in records], dtype=float)
+    if not len(counts):
+        nan = float("nan")
+        return {"preempted_share": nan, "mean_preemptions": nan, "p99_preemptions": nan, "max_preemptions": nan}
+    return {"preempted_share": float(np.mean(counts > 0)), "mean_preemptions": float(counts.mean()),
+            "p99_preemptions": float(np.percentile(counts, 99)), "max_preemptions": float(counts.max())}
+
+
 def dispatch_counts(scheduler: Any) -> dict[str, float]:
     """The scheduler's `backfilled_starts` (jobs started while a job ahead of them in its queue stayed
     queued) and `reservation_violations` (jobs started after the first shadow time or reservation they

@@ -27,7 +27,7 @@ from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
-from .metrics import busy_share, schedule_metrics
+from .metrics import busy_share, preemption_counts, schedule_metrics
 from .records import JobRecord, Segment
 from .running import RunningTable
 
@@ -249,8 +249,8 @@ class _PreemptiveSimulation(_Simulation):
 def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], cluster: Cluster,
                        dropped: int) -> dict[str, float | int]:
     """schedule_metrics, with utilization and busy_share from the segments (busy GPU-seconds, restarts
-    included, over G x (makespan - first release), and over the release span) and the total number of
-    suspensions as `preemptions`."""
+    included, over G x (makespan - first release), and over the release span), the total number of
+    suspensions as `preemptions` and their distribution over jobs (metrics.preemption_counts)."""
     metrics = schedule_metrics(records, cluster, dropped=dropped)
     if records:
         first, last = min(record.release for record in records), max(record.release for record in records)
@@ -260,6 +260,7 @@ def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], 
         held = np.array([(segment.start, segment.end, len(segment.gpu_ids)) for segment in segments], dtype=float)
         metrics["busy_share"] = busy_share(held[:, 0], held[:, 1], held[:, 2], first, last, cluster.total_gpus)
     metrics["preemptions"] = sum(record.preemptions for record in records)
+    metrics.update(preemption_counts(records))
     return metrics
 
 
