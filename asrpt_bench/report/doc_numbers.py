@@ -29,7 +29,8 @@ from .plots import SEED, geometric_ci, mean_ci
 from .bands import definition
 from .design_plots import design_text
 from .dispatch_plots import count_text, dispatch_ratios, near_best
-from .preemption_plots import RESTART, preemption_price, price_of_nonpreemption
+from .preemption_plots import (PREEMPTIVE, RESTART, preemption_price, preemption_spread, price_of_nonpreemption,
+                               variant_keys)
 from .queueing_plots import queueing_text
 from .published import load_result
 from .sensitivity_plots import relative_total_jct
@@ -126,7 +127,8 @@ def dispatch_findings(results: Path) -> str:
 
 def preemption_findings(results: Path) -> str:
     """The price of non-preemption per restart price: range over loads of best non-preemptive / best preemptive."""
-    summary = preemption_price(load_result(results, "preemption_price"))
+    table = load_result(results, "preemption_price")
+    summary = preemption_price(table)
     parts = []
     for restart in sorted(summary[RESTART].astype(float).unique()):
         price = price_of_nonpreemption(summary, restart)
@@ -135,9 +137,21 @@ def preemption_findings(results: Path) -> str:
         excludes = int((price["low"] > 1).sum())
         parts.append(f"restart {restart:g} s: {ranges} (interval above 1 at {excludes} of {len(price)} points)")
     loads = summary[LOAD].astype(float)
-    return (f"- Price of non-preemption, best non-preemptive / best preemptive total JCT (srtf, srtf_oracle, las2d; "
+    keys = variant_keys(table)
+    preemptive = ", ".join(name for name in PREEMPTIVE if name in set(summary["scheduler"]))
+    best = (f"; the best of every {' x '.join(key.rpartition('.')[2] for key in keys)} variant per point" if keys
+            else "")
+    line = (f"- Price of non-preemption, best non-preemptive / best preemptive total JCT ({preemptive}{best}; "
             f"geometric means over loads {loads.min():g}-{loads.max():g}, {int(summary['n'].max())} seeds; above 1: "
             "preempting pays): " + "; ".join(parts) + ".")
+    if "preempted_share" not in table.columns:
+        return line
+    spread = preemption_spread(table, 30.0)
+    counts = "; ".join(f"{' '.join(str(value) for value in row[['scheduler', *keys]])}: "
+                       f"{100 * row['lowest_share']:.0f}-{100 * row['highest_share']:.0f}% of jobs, p99 "
+                       f"{row['p99']:g}, most {row['most']:g}" for _, row in spread.iterrows())
+    return (f"{line} Suspensions per job at restart 30 s (share of jobs suspended at least once, range over points; "
+            f"largest 99th percentile and count per job): {counts}.")
 
 
 def sensitivity_findings(results: Path) -> str:

@@ -39,7 +39,7 @@ from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .bands import definition
 from .design_plots import prediction_gap, virtual_order_effect
 from .dispatch_plots import ELIGIBILITY, VIRTUAL, dispatch_ratios, near_best, variant_name_text
-from .preemption_plots import preemption_price, price_of_nonpreemption
+from .preemption_plots import preemption_price, price_of_nonpreemption, variant_keys
 from .published import load_result
 from .queueing_plots import SCV, queueing_intervals
 from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE
@@ -260,12 +260,15 @@ def dispatch_headline(results: Path) -> Claim:
 def preemption_headline(results: Path) -> Claim:
     """The price of non-preemption at restart 30 s: best non-preemptive / best preemptive total JCT per trace,
     at the loads where it is smallest and largest."""
-    price = price_of_nonpreemption(preemption_price(load_result(results, "preemption_price")), 30.0)
+    table = load_result(results, "preemption_price")
+    price = price_of_nonpreemption(preemption_price(table), 30.0)
+    keys = variant_keys(table)
     parts = []
     for trace, part in price.groupby(TRACE, sort=True):
         ends = part.sort_values("mean").iloc[[0, -1]]
-        parts.append(f"{trace}: " + " to ".join(f"{fmt_interval(row, 1.0, '')} (load {float(row[LOAD]):g}, "
-                                               f"vs {row['scheduler']})" for _, row in ends.iterrows()))
+        parts.append(f"{trace}: " + " to ".join(
+            f"{fmt_interval(row, 1.0, '')} (load {float(row[LOAD]):g}, vs "
+            f"{' '.join(str(value) for value in row[['scheduler', *keys]])})" for _, row in ends.iterrows()))
     return Claim("Price of non-preemption: best non-preemptive / best preemptive total JCT at restart 30 s",
                  PAPER["preemption"], "; ".join(parts), "preemption_price",
                  "Above 1: preempting pays even at a 30 s checkpoint-restore per resumption. Both sides include "
