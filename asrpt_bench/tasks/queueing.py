@@ -30,8 +30,9 @@ from .scoring import VOLATILE, run_scheduler
 CLOSED_FORMS = {"fifo": "fcfs", "spjf": "sjf", "psjf_oracle": "psjf", "srtf_oracle": "srpt"}
 """Scheduler -> the M/G/1 discipline it is on one GPU with perfect predictions and free preemption."""
 PREEMPTIVE = ("psjf_oracle", "srtf_oracle")
-STREAM_KEYS = ("num_jobs", "offset", "single_gpu_share", "target_load", "inject_jobs", "job_cap", "max_gpus")
-"""Workload keys that would change the M/G/1 arrival stream (they must keep their defaults)."""
+STREAM_KEYS = ("single_gpu_share", "target_load", "inject_jobs")
+"""Workload keys that would reshape the M/G/1 arrival stream (they must keep their defaults); a slice
+(num_jobs, offset, job_cap) keeps a contiguous part of it, which is the same queue."""
 
 
 def _closed_form_schedulers() -> Rule:
