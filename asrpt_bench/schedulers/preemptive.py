@@ -287,7 +287,7 @@ class AdmissionScheduler:
         gpus = self.columns_["gpus"]
         held = ~suspendable
         while True:
-            budget = ctx.total_gpus - int(gpus[orders[held]].sum())
+            budget = ctx.total_gpus - (int(gpus[orders[held]].sum()) if held.any() else 0)
             if not any(queue and size <= budget for size, queue in self.waiting_.items()):
                 return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
             free = ~held
@@ -316,7 +316,8 @@ class AdmissionScheduler:
                 placed = False
                 continue
             ctx.start(proposal)
-            self.columns_.set(job.order, placed_alpha=proposal.alpha)
+            if self.preempt_rule == "net_gain":
+                self.columns_.set(job.order, placed_alpha=proposal.alpha)
             self._dequeue(job)
             self.running_[job.order] = job
             self.on_start(job, ctx)
