@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 
+PROG = "asrpt-bench"
+
+
 @dataclass(frozen=True)
 class Adjustment:
     """`count` items were changed in the way `key` names (e.g. dropped_oversize_jobs); `message` says how."""
@@ -73,10 +76,22 @@ class RunNotes:
         warnings.simplefilter("always", UserWarning)
         self._show = warnings.showwarning
         warnings.showwarning = self._note
+        self._format = warnings.formatwarning
+        warnings.formatwarning = self._one_line
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        warnings.formatwarning = self._format
         self._catcher.__exit__(*exc_info)
+
+    def _one_line(self, message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  line: str | None = None) -> str:
+        """A run's UserWarning as the command line shows it, `asrpt-bench: warning: <message>`, also in Python
+        (api.compare): where in the package it was raised says nothing to the user. Other warnings keep the
+        format they had."""
+        if issubclass(category, UserWarning):
+            return f"{PROG}: warning: {message}\n"
+        return self._format(message, category, filename, lineno, line)
 
     def _note(self, message: Warning | str, category: type[Warning], filename: str, lineno: int,
               file: Any = None, line: str | None = None) -> None:

@@ -21,8 +21,12 @@ from .core import Cluster
 from .errors import ConfigError
 from .experiment import run_experiment
 from .io import RunResult
-from .workloads.schema import validate_job_table
+from .workloads.schema import check_given_table
 from .workloads.sources import IN_MEMORY_TABLES
+
+
+IN_MEMORY_SOURCE = "the in-memory table"
+"""How messages name a table handed over in Python."""
 
 
 def remember_table(table: pd.DataFrame) -> str:
@@ -30,7 +34,8 @@ def remember_table(table: pd.DataFrame) -> str:
     of its CSV form, so equal tables share cache entries)."""
     if not isinstance(table, pd.DataFrame):
         raise ConfigError(f"table must be a pandas DataFrame of the job-table schema, got {type(table).__name__}")
-    checked = validate_job_table(table, "the in-memory table")
+    checked = check_given_table(table, IN_MEMORY_SOURCE)
+    checked.attrs["source"] = IN_MEMORY_SOURCE
     table_id = hashlib.sha256(checked.to_csv(index=False).encode("utf-8")).hexdigest()
     IN_MEMORY_TABLES[table_id] = checked
     return table_id

@@ -18,14 +18,13 @@ from .workloads.seeding import component_rng
 
 
 def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
-    """Scheduler `name` (default: the scheduler group's), with the group's parameters when it shares them
-    (`RunConfig.takes_scheduler_group`), else with its own defaults; a randomised one gets a seed from (seed,
-    "scheduler")."""
+    """Scheduler `name` (default: the scheduler group's) with the parameters it runs with
+    (`RunConfig.scheduler_params`); a randomised one gets a seed from (seed, "scheduler")."""
     name = name or config.scheduler.name
-    params = config.scheduler.params if config.takes_scheduler_group(name) else None
     available = {"seed": int(component_rng(config.seed, "scheduler").integers(2**31))}
-    return SCHEDULERS.make(name, params, **{key: available[key] for key in SCHEDULERS.entry(name).needs
-                                               if key in available})
+    return SCHEDULERS.make(name, config.scheduler_params(name), **{key: available[key]
+                                                                    for key in SCHEDULERS.entry(name).needs
+                                                                    if key in available})
 
 
 def placer_dependencies(config: RunConfig) -> dict[str, Any]:

@@ -4,7 +4,9 @@ It composes the config tree in `asrpt_bench/conf` (composition.py: plugins first
 component's schema), converts it to the typed `RunConfig` (unknown keys, wrong types and
 out-of-range values fail here, naming the key, before any work), records the run's config, calls `experiment.run_experiment` and writes the run directory atomically. In a
 multirun sweep a failing point writes a `FAILED` marker with its traceback and the other points
-run; a point whose directory already completed with the same config is skipped.
+run; a point whose directory already completed with the same config is skipped. Each point of a sweep
+says its outcome in one line ("point 3 of 12 (seed=2): skipped (complete), ..."), and the sweeper
+(hydra_plugins/asrpt_sweeper) counts them after each batch, whatever the launcher.
 
 Exit codes (design.md 4), each failure said in one line on stderr:
 0   done;
@@ -36,6 +38,7 @@ from typing import Any, Iterator
 
 import hydra
 from hydra._internal.hydra import Hydra
+from hydra.core.global_hydra import GlobalHydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
@@ -43,13 +46,15 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from . import cli_args, io, rundir, signals
-from .composition import (CONFIG_DIR, compose_run_config, hydra_error_message, prepare,  # noqa: F401
+from .cli_help import help_text
+from .composition import (CONFIG_DIR, SCHEMA_GROUP, compose_run_config, hydra_error_message, prepare,  # noqa: F401
                           sweep_axes, to_run_config, validate_sweep)
 from .core import ConfigError
 from .experiment import run_experiment
 from .identity import KEY as IDENTITY_KEY
 from .identity import is_current, run_identity
 from .report.tables import format_result
+from .sweep_points import COMPLETE, SKIPPED, point_label
 
 PROG = "asrpt-bench"
 log = logging.getLogger("asrpt_bench")
@@ -58,6 +63,36 @@ record = logging.getLogger("asrpt_bench.record")
 
 # A single run's directory: its timestamp and `<pid>-<random>`, so runs started in one second never share it.
 OmegaConf.register_new_resolver("run_unique", rundir.unique_suffix, replace=True, use_cache=True)
+
+HIDDEN_GROUPS = ("hydra", SCHEMA_GROUP)
+"""Config groups --help does not list: Hydra's own (--hydra-help shows them) and the generated schemas."""
+
+
+def _help(*, _root_: DictConfig) -> str:
+    """`asrpt-bench --help` (conf/hydra/help/asrpt.yaml): cli_help's text for the composed config; `$`
+    escaped for the string.Template Hydra fills the help template into."""
+    loader = GlobalHydra.instance().config_loader()
+    groups = {group: sorted(loader.get_group_options(group)) for group in _groups(loader, "")}
+    values = {key: OmegaConf.to_container(_root_[key], resolve=True) if OmegaConf.is_config(_root_[key])
+              else _root_[key] for key in _root_ if key != "hydra"}
+    choices = {group: str(choice) for group, choice in _root_.hydra.runtime.choices.items() if choice is not None}
+    return help_text(values, choices, groups).replace("$", "$$")
+
+
+def _groups(loader: Any, parent: str) -> list[str]:
+    """Every config group under `parent` but the hidden ones, nested groups by their path."""
+    found = []
+    for name in loader.list_groups(parent):
+        path = f"{parent}/{name}" if parent else name
+        if path.split("/")[0] in HIDDEN_GROUPS:
+            continue
+        if loader.get_group_options(path):
+            found.append(path)
+        found.extend(_groups(loader, path))
+    return found
+
+
+OmegaConf.register_new_resolver("asrpt_help", _help, replace=True, use_cache=False)
 
 
 def _ignore_interrupts_in_workers() -> None:
@@ -81,9 +116,13 @@ class SweepPointFailed(RunFailed):
 
 # The single run's failure, reported by main(): raising it through Hydra would add Hydra's own line.
 _FAILURES: list[Exception] = []
+# What the run directory held, and which folders existed, before the run (set by main, read on a refusal).
+_EARLIER: list[rundir.HydraRecord] = [rundir.HydraRecord(None)]
 
 
 def _first_line(error: BaseException) -> str:
+    if isinstance(error, SystemExit):  # a component (a plugin's) called sys.exit: say so, not just its code
+        return f"sys.exit({error.code!r}) was called during the run"
     text = str(error).strip()
     return text.splitlines()[0].strip() if text else type(error).__name__
 
@@ -98,10 +137,11 @@ def _log_warning(message: Warning | str, category: type[Warning], filename: str,
     log.warning("%s: warning: %s", PROG, message)
 
 
-def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], error: Exception) -> RunFailed:
+def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], error: BaseException,
+          point: str = "") -> RunFailed:
     """Record the failure (FAILED with the traceback) and publish it into the run directory; the
     exception to raise (Hydra marks the point failed). If the record cannot be published it stays in
-    the staging directory, which the message names."""
+    the staging directory, which the message names. A sweep's point says so in one line (`point`)."""
     io.mark_failed(staging, traceback.format_exc())
     where = run_dir
     try:
@@ -110,6 +150,7 @@ def _fail(staging: Path, run_dir: Path, multirun: bool, overrides: list[str], er
         where = staging
     reason = f"({type(error).__name__}: {_first_line(error)}); traceback in {where / io.FAILED}"
     if multirun:
+        log.info("%s: failed %s", point, reason)
         return SweepPointFailed(f"sweep point {overrides} failed {reason}")
     return RunFailed(f"the run failed {reason}")
 
@@ -122,15 +163,17 @@ def _shown(path: Path) -> Path:
         return path
 
 
-def _run_point(cfg: DictConfig) -> None:
+def _run_point(cfg: DictConfig) -> str:
     """One run (a single run, or one point of a sweep): computed in a staging directory next to Hydra's
-    output directory and published into it (rundir.py); a refused single run leaves it as it was."""
+    output directory and published into it (rundir.py); a refused single run leaves it as it was.
+    Returns the outcome (sweep_points.COMPLETE or SKIPPED), which a sweep's point says in one line."""
     warnings.showwarning = _log_warning
     hydra_config = HydraConfig.get()
     run_dir = Path(hydra_config.runtime.output_dir)
     multirun = hydra_config.mode == RunMode.MULTIRUN
     overrides = list(hydra_config.overrides.task)
     job_name = hydra_config.job.name
+    point = f"{point_label(int(hydra_config.job.num))} ({' '.join(overrides) or 'defaults'})" if multirun else ""
     record.info("%s %s", PROG, " ".join(overrides))
     try:
         run_config = to_run_config(cfg)
@@ -138,12 +181,12 @@ def _run_point(cfg: DictConfig) -> None:
         identity = run_identity(run_config)
     except ConfigError as error:
         if not multirun:
-            rundir.remove_if_only_hydra(run_dir, job_name)
+            _EARLIER[0].remove_created(run_dir, job_name)
             raise
-        raise _fail(rundir.stage(run_dir, {}, overrides), run_dir, multirun, overrides, error) from error
+        raise _fail(rundir.stage(run_dir, {}, overrides), run_dir, multirun, overrides, error, point) from error
     if multirun and is_current(run_dir, identity):
-        log.info("skipping %s: already complete (%s)", run_dir, identity)
-        return
+        log.info("%s: %s, %s", point, SKIPPED, _shown(run_dir))
+        return SKIPPED
     staging = rundir.stage(run_dir, run_config.to_dict(), overrides)
     try:
         result = run_experiment(run_config)
@@ -153,27 +196,31 @@ def _run_point(cfg: DictConfig) -> None:
     except ConfigError as error:
         if not multirun:
             rundir.discard(staging)
-            rundir.remove_if_only_hydra(run_dir, job_name)
+            _EARLIER[0].remove_created(run_dir, job_name)
             raise
-        raise _fail(staging, run_dir, multirun, overrides, error) from error
-    except Exception as error:  # recorded in the run dir; a sweep runs its other points first
-        raise _fail(staging, run_dir, multirun, overrides, error) from error
+        raise _fail(staging, run_dir, multirun, overrides, error, point) from error
+    except (Exception, SystemExit) as error:  # recorded in the run dir; a sweep runs its other points first
+        raise _fail(staging, run_dir, multirun, overrides, error, point) from error
     except BaseException:  # interrupted: nothing is published
         rundir.discard(staging)
         raise
     text = f"{format_result(result)}\nrun directory: {_shown(run_dir)}"
     print(text)
     record.info("%s", text)
+    if multirun:
+        log.info("%s: %s", point, COMPLETE)
+    return COMPLETE
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
-def _app(cfg: DictConfig) -> None:
+def _app(cfg: DictConfig) -> str | None:
     try:
-        _run_point(cfg)
+        return _run_point(cfg)
     except (ConfigError, RunFailed) as error:
         if HydraConfig.get().mode == RunMode.MULTIRUN:
             raise
         _FAILURES.append(error)
+        return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -228,10 +275,13 @@ def main() -> None:
 
 
 def _main(full_error: bool) -> None:
+    warnings.showwarning = _log_warning  # a plugin's warning at import time is one line too
     sys.argv[1:] = cli_args.expand_home(sys.argv[1:])
     args = sys.argv[1:]
     multirun = any(flag in args for flag in MULTIRUN_FLAGS)
-    earlier = rundir.HydraRecord(None) if multirun else rundir.HydraRecord.of_arguments(args)
+    earlier = (rundir.HydraRecord(None) if multirun
+               else rundir.HydraRecord.of_arguments(args, cli_args.default_run_dir()))
+    _EARLIER[:] = [earlier]
     signals.install()
     try:
         prepare([a for a in args if not a.startswith("-")])  # launcher workers inherit the ConfigStore
@@ -243,8 +293,7 @@ def _main(full_error: bool) -> None:
         if multirun and all(a in MULTIRUN_FLAGS or not a.startswith("-") for a in args):
             validate_sweep([a for a in args if a not in MULTIRUN_FLAGS])
         own_dir = cli_args.sweep_dir_override(args)
-        if own_dir:
-            sys.argv.append(own_dir)
+        sys.argv[1:] = cli_args.overrides_first(args + ([own_dir] if own_dir else []))
         with _mode_from_flags(args):
             _app()
         if _FAILURES:

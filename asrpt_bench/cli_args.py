@@ -2,12 +2,16 @@
 
 - `key=~/file`: `~` is expanded (Hydra's override grammar cannot lex an unquoted `~`);
 - `hydra.launcher.n_jobs=0`: refused (joblib has no meaning for it and would print a traceback);
+- `hydra/launcher=submitit_slurm` in a sweep on a machine without Slurm (no `srun`): refused (submitit
+  would print a 25-line traceback);
 - `experiment=NAME` without `-m`: a named experiment is a sweep, so a single run of it runs one point;
   `single_point_warning` says so;
 - an option Hydra does not know (`-M`, `-multirun`, `-m=true`): refused in one line instead of
   Hydra's argparse usage text;
 - an ad-hoc sweep (`-m` without `experiment=` or `hydra.sweep.dir=`) gets a directory of its own,
-  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`).
+  `multirun/<task>/<swept keys>-<hash of the overrides>` (`sweep_dir_override`);
+- options may come anywhere (`seed=0,1 -m scheduler.tau=0,1`): the overrides are handed to Hydra first,
+  the options after them (`overrides_first`).
 """
 
 from __future__ import annotations
@@ -15,32 +19,90 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 
+import yaml
+
+from .conf import CONFIG_DIR
 from .errors import ConfigError
 
 HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
 N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
+SLURM_LAUNCHER = re.compile(r"^\+{0,2}hydra/launcher=submitit_slurm$")
 EXPERIMENT = re.compile(r"^\+{0,2}experiment=(.+)$")
 MULTIRUN_FLAGS = ("-m", "--multirun")
-FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun",
-         "--experimental-rerun")
-"""Hydra's options that take no value."""
-VALUE_FLAGS = ("-c", "--cfg", "-p", "--package", "-sc", "--shell-completion", "-cp", "--config-path", "-cn",
-               "--config-name", "-cd", "--config-dir", "-i", "--info")
-"""Hydra's options that take a value (as the next argument, or after `=` for the long forms)."""
+FLAGS = ("-h", "--help", "--hydra-help", "--version", "--resolve", "-r", "--run", "-m", "--multirun", "-sc",
+         "--shell-completion")
+"""Hydra's options that take no value (`-sc install=bash`: the shell is an override)."""
+VALUE_FLAGS = ("-c", "--cfg", "-p", "--package", "-cp", "--config-path", "-cn", "--config-name", "-cd",
+               "--config-dir", "--experimental-rerun")
+"""Hydra's options that take a value (as the next argument, or after `=`)."""
+COMPLETION_FLAGS = ("-sc", "--shell-completion")
+COMPLETION_COMMANDS = ("install=", "uninstall=", "query=")
+"""What shell completion does, given as an override (`-sc install=bash`)."""
+INFO_CHOICES = ("all", "config", "defaults", "defaults-tree", "plugins", "searchpath")
+OPTIONAL_VALUE_FLAGS = {"-i": INFO_CHOICES, "--info": INFO_CHOICES}
+"""Hydra's options whose value may follow them or be left out: name -> its choices."""
+CHOICES = {"-c": ("job", "hydra", "all"), "--cfg": ("job", "hydra", "all"), **OPTIONAL_VALUE_FLAGS}
+"""The values an option accepts, where Hydra restricts them."""
 
 
 def check_options(args: list[str]) -> None:
-    """Refuse an option Hydra does not know, or a value given to one that takes none."""
-    for arg in args:
+    """Refuse an option Hydra does not know, a value given to one that takes none, a missing value and a
+    value outside an option's choices (Hydra would print its usage text, 8 lines, for each)."""
+    for position, arg in enumerate(args):
         if not arg.startswith("-"):
             continue
-        flag, has_value, _ = arg.partition("=")
-        if (flag in FLAGS and not has_value) or flag in VALUE_FLAGS:
+        flag, has_value, value = arg.partition("=")
+        following = args[position + 1] if position + 1 < len(args) else None
+        if not has_value and following is not None and not following.startswith("-") and (
+                flag in VALUE_FLAGS or following in OPTIONAL_VALUE_FLAGS.get(flag, ())):
+            has_value, value = "=", following
+        if flag in COMPLETION_FLAGS and not any(other.startswith(COMPLETION_COMMANDS) for other in args):
+            _refuse(f"option {flag} needs one of {', '.join(f'{c}SHELL' for c in COMPLETION_COMMANDS)} (e.g. "
+                    f"{flag} install=bash)")
+        if flag in FLAGS and not has_value:
             continue
-        problem = f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}"
-        raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
-                          "flags (see --help), and overrides are key=value")
+        if flag in VALUE_FLAGS and not has_value:
+            _refuse(f"option {flag} needs a value" + (f", one of {list(CHOICES[flag])}" if flag in CHOICES else ""))
+        if flag in VALUE_FLAGS or flag in OPTIONAL_VALUE_FLAGS:
+            if has_value and flag in CHOICES and value not in CHOICES[flag]:
+                _refuse(f"option {flag} takes one of {list(CHOICES[flag])}, got {value!r}")
+            continue
+        _refuse(f"option {flag} takes no value" if flag in FLAGS else f"unknown option {arg!r}")
+
+
+def _refuse(problem: str) -> None:
+    raise ConfigError(f"{problem}; the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other "
+                      "flags (see --help), and overrides are key=value")
+
+
+def overrides_first(args: list[str]) -> list[str]:
+    """The overrides (in their order), then the options, each with its value. Hydra's parser reads the
+    overrides only as one run of arguments, so `seed=0,1 -m` followed by an override (one the user typed
+    after `-m`, or the sweep directory this module adds) would be refused with its usage text."""
+    overrides: list[str] = []
+    options: list[str] = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if not arg.startswith("-"):
+            overrides.append(arg)
+            continue
+        options.append(arg)
+        following = args[position] if position < len(args) else ""
+        if following and ((arg in VALUE_FLAGS and not following.startswith("-"))
+                          or following in OPTIONAL_VALUE_FLAGS.get(arg, ())):
+            options.append(following)
+            position += 1
+    return overrides + options
+
+
+def default_run_dir() -> str:
+    """The single run's directory pattern of the config tree (`hydra.run.dir` in conf/config.yaml)."""
+    tree = yaml.safe_load((CONFIG_DIR / "config.yaml").read_text(encoding="utf-8"))
+    return str(tree["hydra"]["run"]["dir"])
 
 
 def expand_home(args: list[str]) -> list[str]:
@@ -53,7 +115,12 @@ def expand_home(args: list[str]) -> list[str]:
 
 
 def check_launcher(args: list[str]) -> None:
-    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers)."""
+    """Refuse `hydra.launcher.n_jobs` values no launcher can run with (0 and non-integers), and the Slurm
+    launcher in a sweep where there is no Slurm to submit to."""
+    if any(flag in args for flag in MULTIRUN_FLAGS) and any(map(SLURM_LAUNCHER.match, args)) \
+            and shutil.which("srun") is None:
+        raise ConfigError("hydra/launcher=submitit_slurm submits to Slurm, and this machine has no srun on PATH: run "
+                          "the sweep on a Slurm login node, or try it here with hydra/launcher=submitit_local")
     for arg in args:
         match = N_JOBS.match(arg)
         if not match:

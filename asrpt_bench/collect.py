@@ -149,12 +149,16 @@ def verify_run(run_dir: Path, config: dict[str, Any] | None = None) -> tuple[dic
     """(summary, comparison, '') of a complete run whose files hold up, else ({}, None, the reason); the
     summary gains `schedule_fingerprint` when the run has a jobs table.
 
-    Holding up: every file of the COMPLETE manifest is there with its checksum (io.verify_manifest);
-    summary.json is a JSON object; comparison.csv parses, has a row for every scheduler of the config
-    (`task.schedulers`) and of the summary, and agrees with the summary's values; every Parquet file
-    opens; jobs.parquet has the rows the summary counts."""
+    Holding up: every file of the COMPLETE manifest is there with its checksum (io.verify_manifest), and
+    the manifest lists summary.json; summary.json is a JSON object; comparison.csv is there when the
+    summary has per-scheduler results, parses, has a row for every scheduler of the config
+    (`task.schedulers`) and of the summary, and agrees with the summary's values; every Parquet file of
+    the run opens; jobs.parquet is there and has the rows the summary counts."""
     run_dir = Path(run_dir)
     problem = io.verify_manifest(run_dir)
+    listed = io.listed_files(run_dir)
+    if not problem and io.SUMMARY not in listed:
+        problem = f"{io.COMPLETE}: does not list {io.SUMMARY}, which every run writes last"
     if problem:
         return {}, None, problem
     try:
@@ -167,19 +171,24 @@ def verify_run(run_dir: Path, config: dict[str, Any] | None = None) -> tuple[dic
         comparison = io.read_comparison(run_dir)
     except (ValueError, OSError, pd.errors.ParserError) as error:
         return {}, None, f"{io.COMPARISON}: cannot be read ({_first(error)})"
+    if comparison is None and "per_scheduler" in summary:
+        return {}, None, f"{io.COMPARISON}: missing, while {io.SUMMARY} holds per_scheduler results"
     if comparison is not None:
         problem = _check_comparison(comparison, summary, config or {})
         if problem:
             return {}, None, problem
-    parquet = sorted({name for name in io.listed_files(run_dir) if name.endswith(PARQUET)}
-                     | {path.name for path in run_dir.glob(f"*{PARQUET}")})
+    counted = summary.get("task") in JOB_COUNT_TASKS and summary.get("num_jobs") is not None
+    if counted and not (run_dir / io.JOBS).is_file():
+        return {}, None, f"{io.JOBS}: missing, while {io.SUMMARY} counts {summary['num_jobs']} jobs"
+    parquet = sorted({name for name in listed if name.endswith(PARQUET)}
+                     | {name for name in (io.JOBS, io.SEGMENTS) if (run_dir / name).is_file()})
     for name in parquet:
         frame, problem = _read_parquet(run_dir / name)
         if problem:
             return {}, None, problem
         if name != io.JOBS or frame is None:
             continue
-        if summary.get("task") in JOB_COUNT_TASKS:
+        if counted:
             problem = _check_rows(frame, summary)
             if problem:
                 return {}, None, problem
@@ -352,14 +361,11 @@ OUT_FORMATS = (".csv", ".csv.gz", ".parquet")
 
 def out_problem(out: Path) -> str:
     """'' if a table can be written to `out`, else why not (checked before any run is read)."""
-    if out.is_dir():
-        return f"--out {out} is a directory; give the file to write ({', '.join(OUT_FORMATS)})"
+    problem = io.output_file_problem(out)
+    if problem:
+        return f"--out {problem}"
     if not out.name.endswith(OUT_FORMATS):
         return f"--out {out}: give a file ending in {', '.join(OUT_FORMATS)} (the name says the format)"
-    twin = io.compressed_twin(out)
-    if twin.exists():
-        return (f"--out {out}: {twin} exists beside it, and a reader could not tell which is current; remove "
-                f"{twin.name} or write to it")
     return ""
 
 

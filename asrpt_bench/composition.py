@@ -52,26 +52,28 @@ def root_schema() -> type:
         elif item.default_factory is not dataclasses.MISSING:
             fields.append((item.name, _field_type(hints[item.name]), field(default_factory=item.default_factory)))
         else:
-            fields.append((item.name, hints[item.name], field(default=item.default)))
+            fields.append((item.name, _field_type(hints[item.name]), field(default=item.default)))
     return make_dataclass("RootSchema", fields)
 
 
 _SCHEMA_OWNERS: dict[str, tuple[str, str]] = {}
 """Generated schema class name -> (kind, component name), to name the component in messages."""
 
-_OMEGACONF_TYPES = (int, float, bool, str, Any)
+_OMEGACONF_TYPES = (int, float, str)
 
 
 def _field_type(hint: Any) -> Any:
-    """A type OmegaConf can check: the hint itself for plain types, Optional and lists of them, else Any."""
-    if hint in _OMEGACONF_TYPES:
-        return hint
+    """A type OmegaConf converts to before the parameter's own rule checks the value: ints and floats (so
+    `8` and `8.0` give one value, and one config hash), strings and lists of them, each Optional, so that
+    null reaches the rule and is refused with its one-line message as in Python; Any otherwise, bools
+    included (OmegaConf would read 3 or 'yes' as true, which the rule refuses)."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Union and len(args) == 2 and type(None) in args:
-        inner = _field_type(next(a for a in args if a is not type(None)))
-        return Optional[inner] if inner is not Any else Any
+        return _field_type(next(a for a in args if a is not type(None)))
+    if hint in _OMEGACONF_TYPES:
+        return Optional[hint]
     if origin in (list, List) and args and args[0] in _OMEGACONF_TYPES:
-        return List[args[0]]  # type: ignore[valid-type]
+        return Optional[List[args[0]]]  # type: ignore[valid-type]
     return Any
 
 

@@ -24,7 +24,7 @@ from .core import Cluster, PreemptionPrice
 from .errors import ConfigError
 from .params import Params
 from .registry import REGISTRIES, Registry
-from .rules import Rule, integer, shown
+from .rules import Rule, flag, integer, shown
 from .solvers import SolverSettings
 from .theory.settings import TheorySettings
 from .timing import TimingModel
@@ -48,7 +48,7 @@ class ComponentConfig:
             raise ConfigError(f"{self.KIND}.name must be a {self.KIND} name, got {shown(name)}")
         registry = component_registry(self.KIND)
         if params is None:
-            params = registry.parse(name, values)
+            params = registry.parse(name, values, acts=False)
         elif values or not isinstance(params, registry.params_type(name)):
             raise ConfigError(f"{self.KIND} {name!r}: give either its {registry.params_type(name).__name__} or "
                               f"its parameters as keywords")
@@ -78,9 +78,11 @@ class ComponentConfig:
     def __deepcopy__(self, memo: dict) -> "ComponentConfig":
         return self  # immutable
 
-    def check(self, prefix: str | None = None) -> None:
-        """Raise ConfigError naming the first refused parameter (`<prefix>.<key>`; prefix: the kind)."""
-        self.params.check(prefix or self.KIND)
+    def check(self, prefix: str | None = None, acts: bool = True) -> None:
+        """Raise ConfigError naming the first refused parameter (`<prefix>.<key>`; prefix: the kind); `acts`
+        as in Params.check (the scheduler group, which may configure several schedulers, checks it per
+        scheduler: RunConfig)."""
+        self.params.check(prefix or self.KIND, acts)
 
     def replace(self, name: str | None = None, **values: Any) -> "ComponentConfig":
         """A copy with some parameters changed (checked like the config keys); another `name` starts from
@@ -139,6 +141,12 @@ def is_preemptive(registry: Registry, name: str) -> bool:
     return bool(getattr(registry.entry(name).factory, "preemptive", False))
 
 
+def variant_rule(registry: Registry, name: str) -> str | None:
+    """The dispatch rule a scheduler entry's name sets (`fifo+easy`), None for a plain name."""
+    rule = getattr(registry, "variant_rule", None)
+    return rule(name) if rule is not None else None
+
+
 def component_registry(kind: str) -> Registry:
     """The registry of one component kind, with every built-in registered."""
     for module in BUILT_IN_COMPONENTS:
@@ -147,6 +155,7 @@ def component_registry(kind: str) -> Registry:
 
 
 SEED = integer(0)
+FLAG = flag()
 PLUGINS = Rule("a list of importable module names",
                lambda v: isinstance(v, list) and all(isinstance(m, str) and m for m in v))
 
@@ -217,12 +226,14 @@ class RunConfig:
     def validate(self) -> "RunConfig":
         """Raise ConfigError naming the first out-of-range key; return self for chaining."""
         SEED.require("seed", self.seed)
+        FLAG.require("progress", self.progress)
+        FLAG.require("tiny", self.tiny)
         import_plugins(self.plugins)
         for name, kind in self.group_types().items():
             group = getattr(self, name)
             if not isinstance(group, kind):
                 raise ConfigError(f"{name} must be a {kind.__name__}, got {type(group).__name__} {shown(group)}"[:300])
-            group.check(name)
+            group.check(name, acts=name != "scheduler")  # the scheduler group's keys act per scheduler (below)
         self._check_scheduler_group_acts()
         self._check_scheduler_group_listed()
         self._check_preemption_acts()
@@ -235,20 +246,62 @@ class RunConfig:
 
     def takes_scheduler_group(self, name: str) -> bool:
         """Whether scheduler `name` is configured by the scheduler group: it has the same parameters'
-        dataclass as the group's scheduler (asrpt and asrpt_oracle do); others run with their defaults."""
+        dataclass as the group's scheduler (asrpt and asrpt_oracle do, and `asrpt+easy`); others run with
+        their defaults."""
         return component_registry("scheduler").params_type(name) is type(self.scheduler.params)
 
+    def scheduler_params(self, name: str) -> Params:
+        """The parameters scheduler `name` runs with. The scheduler group configures every listed scheduler
+        that shares its parameters, with each key where it acts: a variant keeps its name's dispatch rule
+        (`fifo+easy` is EASY whatever scheduler.dispatch says), and a key that acts only under other rules
+        (overrun, min_estimate_s under strict dispatch) keeps its default there. Others: their defaults."""
+        registry = component_registry("scheduler")
+        if not self.takes_scheduler_group(name):
+            return registry.parse(name)
+        params = self.scheduler.params
+        rule = variant_rule(registry, name)
+        if rule is not None and getattr(params, "dispatch") != rule:
+            params = dataclasses.replace(params, dispatch=rule)
+        inert = params.inert_keys()
+        if inert:
+            default = type(params)()
+            params = dataclasses.replace(params, **{key: getattr(default, key) for key in inert})
+        return params
+
     def _check_scheduler_group_acts(self) -> None:
-        """Refuse a scheduler group whose parameters were changed but configure none of the run's schedulers."""
+        """Refuse a changed key of the scheduler group that acts on none of the run's schedulers: they do not
+        share its parameters, or each names its own dispatch rule (`scheduler.dispatch`), or none of them
+        dispatches under a rule the key acts in (`scheduler.overrun` with strict dispatch)."""
         names = self.scheduler_names()
-        if any(self.takes_scheduler_group(name) for name in names):
-            return
-        default = component_registry("scheduler").parse(self.scheduler.name)
-        changed = [key for key, value in self.scheduler.params.values().items() if getattr(default, key) != value]
-        if changed:
+        registry = component_registry("scheduler")
+        group = self.scheduler.params
+        default = registry.parse(self.scheduler.name)
+        changed = [key for key, value in group.values().items() if getattr(default, key) != value]
+        configured = [name for name in names if self.takes_scheduler_group(name)]
+        if changed and not configured:
             raise ConfigError(f"scheduler.{changed[0]} configures scheduler {self.scheduler.name!r}, which this task "
                               f"does not run (task.schedulers: {names}); it acts on the listed schedulers that share "
                               f"its parameters")
+        rules = {name: variant_rule(registry, name) for name in configured}
+        if "dispatch" in changed and all(rules.values()):
+            raise ConfigError(f"scheduler.dispatch={getattr(group, 'dispatch')!r} conflicts with task.schedulers "
+                              f"{configured}: each names its own dispatch rule, which is the one that runs; drop "
+                              f"scheduler.dispatch, or list a scheduler without '+<rule>'")
+        effective = {}
+        for name, rule in rules.items():
+            params = group if rule is None else dataclasses.replace(group, dispatch=rule)
+            try:
+                params.check("scheduler", acts=False)
+            except ConfigError as error:
+                raise ConfigError(f"{error} (task.schedulers entry {name!r} sets dispatch {rule!r})") from None
+            effective[name] = params
+        for key in changed:
+            if effective and all(key in params.inert_keys() for params in effective.values()):
+                if not any(rules.values()):
+                    raise ConfigError(group.inert_message("scheduler", key))
+                ran = ", ".join(f"{name} ({getattr(params, 'dispatch')})" for name, params in effective.items())
+                raise ConfigError(f"scheduler.{key} changes nothing in any scheduler it configures, given their "
+                                  f"dispatch rules: {ran}")
 
     def _check_scheduler_group_listed(self) -> None:
         """Refuse a chosen scheduler that a task with its own `schedulers` list would not run: the group's
@@ -259,9 +312,9 @@ class RunConfig:
         if chosen in names or chosen == SchedulerConfig.DEFAULT:
             return
         listed = ",".join(names)
-        raise ConfigError(f"scheduler={chosen} is not among task.schedulers [{listed}]: task {self.task.name} runs those, "
-                          f"relative to the scheduler group's; add it ('task.schedulers=[{listed},{chosen}]') or run it "
-                          f"alone (task=simulate scheduler={chosen})")
+        raise ConfigError(f"scheduler={chosen} is not among task.schedulers [{listed}]: task {self.task.name} runs "
+                          f"those, relative to the scheduler group's; add it ('task.schedulers=[{listed},{chosen}]') "
+                          f"or run it alone (task=simulate scheduler={chosen})")
 
     def _check_preemption_acts(self) -> None:
         """Refuse a changed preemption price in a run whose schedulers never preempt."""
@@ -320,3 +373,6 @@ def import_plugins(modules: list[str]) -> None:
             importlib.import_module(module)
         except Exception as error:  # any failure while importing a user's module is that module's fault
             raise ConfigError(f"plugins: cannot import {module!r}: {type(error).__name__}: {error}") from None
+        except SystemExit as error:  # a module written as a script: exiting would end the run without a word
+            raise ConfigError(f"plugins: importing {module!r} called sys.exit({error.code!r}); a plugin module "
+                              "registers components and must not exit") from None

@@ -12,12 +12,15 @@ from typing import Any, Hashable, Sequence, TypeVar
 
 from .errors import ConfigError  # noqa: F401  (re-exported: the historical import path)
 from .params import Params, param
-from .rules import instance_of, integer, number
+from .rules import MAX_SECONDS, Rule, instance_of, integer, number, plain, seconds
 
 GB = 1e9
-MAX_SECONDS = 1e12
-"""Largest time (s) a job may be released at or run for: float64 keeps such times to about 1e-4 s, so
-event-time sums and differences stay exact to well below a second (about 31,700 years)."""
+MAX_COUNT = 10**12
+"""Largest iteration count of a job (exact integers in float64 and int64 alike)."""
+MIN_ALPHA = 1e-6
+"""Shortest per-iteration time (s) a job may declare: no training iteration is shorter than one GPU kernel
+launch (microseconds), and a ratio of two alphas (rho_bar, the Theorem 1 bound) stays finite above it (alpha
+1e-320 once ran with an overflow warning)."""
 T = TypeVar("T")
 
 
@@ -28,7 +31,7 @@ def _require(condition: bool, message: str) -> None:
 
 COUNT = integer(1)
 NON_NEGATIVE = number(0)
-POSITIVE = number(0, strict=True)
+SECONDS = seconds()
 
 
 def build_frozen(cls: type[T], values: dict[str, Any]) -> T:
@@ -80,7 +83,7 @@ a job holds its GPUs without progress (docs/simulator.md, "Preemption")."""
 
 
 def _seconds(default: float, doc: str) -> Any:
-    return param(default, number(0, what="a number of seconds"), doc)
+    return param(default, seconds(), doc)
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,8 @@ class Stage:
 
     def __post_init__(self) -> None:
         COUNT.require("Stage.replicas", self.replicas)
-        for name in ("compute_s", "param_bytes", "activation_bytes"):
+        SECONDS.require("Stage.compute_s", self.compute_s)
+        for name in ("param_bytes", "activation_bytes"):
             NON_NEGATIVE.require(f"Stage.{name}", getattr(self, name))
 
 
@@ -137,10 +141,14 @@ class TrainingPlan:
     declared_alpha_spread: float | None = None
 
     def __post_init__(self) -> None:
+        for key in ("model", "config"):
+            NAME.require(f"TrainingPlan.{key}", getattr(self, key))
         STAGES.require("TrainingPlan.stages", self.stages)
         _require(len(self.stages) >= 1, f"training plan {self.model}/{self.config} has no stages")
         for stage in self.stages:
             STAGE.require("TrainingPlan.stages", stage)
+        for key in ("declared_alpha_max", "declared_alpha", "declared_alpha_spread"):
+            DECLARED.require(f"TrainingPlan.{key}", getattr(self, key))
 
     @cached_property
     def gpus(self) -> int:
@@ -170,12 +178,12 @@ class TrainingPlan:
         rounding (0.7 * 3 / 3 != 0.7), so the timing model returns the declared `alpha` itself.
         """
         COUNT.require("gpus", gpus)
-        POSITIVE.require("alpha", alpha)
+        PER_ITERATION.require("alpha", alpha)
         if alpha_max is not None:
-            POSITIVE.require("alpha_max", alpha_max)
+            PER_ITERATION.require("alpha_max", alpha_max)
             _require(alpha_max >= alpha, f"alpha_max ({alpha_max}) must be >= alpha ({alpha})")
         if alpha_spread is not None:
-            POSITIVE.require("alpha_spread", alpha_spread)
+            PER_ITERATION.require("alpha_spread", alpha_spread)
             _require(alpha_spread >= alpha, f"alpha_spread ({alpha_spread}) must be >= alpha ({alpha})")
         stage = Stage(compute_s=alpha * gpus, param_bytes=0.0, activation_bytes=0.0, replicas=gpus)
         return cls(model=FIXED_MODEL, config=f"fixed{gpus}", stages=(stage,), declared_alpha_max=alpha_max,
@@ -184,8 +192,24 @@ class TrainingPlan:
 
 FIXED_MODEL = "fixed-alpha"
 STAGE = instance_of(Stage, "a tuple of Stage")
-STAGES = instance_of((tuple, list), "a tuple of Stage")
+NAME = Rule("a non-empty string", lambda v: isinstance(v, str) and bool(v))
+PER_ITERATION = Rule(f"a per-iteration time in [{MIN_ALPHA:g}, {MAX_SECONDS:.0e}] s (no training iteration is "
+                     "shorter than a microsecond)",
+                     lambda v: seconds(strict=True).accepts(v) and float(plain(v)) >= MIN_ALPHA)
+DECLARED = Rule(f"None or {PER_ITERATION.describe()}", lambda v: v is None or PER_ITERATION.accepts(v))
 PLAN = instance_of(TrainingPlan, "a TrainingPlan")
+JOB_ID = Rule("a job id (a string or an integer)", lambda v: isinstance(plain(v), (str, int)) and not isinstance(v, bool),
+              lambda key, v: f"{key} must be a job id (a string or an integer), got {type(v).__name__} {v!r}"[:300])
+RELEASE = seconds(what="a finite number of seconds")
+ITERATIONS = integer(0, MAX_COUNT)
+KEY = Rule("None or a string", lambda v: v is None or isinstance(v, str))
+JOB_FIELDS = (("release", RELEASE), ("iterations", ITERATIONS), ("plan", PLAN), ("user", KEY), ("group", KEY),
+              ("duration", Rule(f"None or {RELEASE.describe()}", lambda v: v is None or RELEASE.accepts(v))),
+              ("features", Rule("a tuple of (name, value) pairs", lambda v: isinstance(v, tuple) and all(
+                  isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in v))),
+              ("recorded_wait", Rule(f"None or {RELEASE.describe()}", lambda v: v is None or RELEASE.accepts(v))))
+"""Job's fields after its id, each with its rule (checked in this order when a Job is made)."""
+STAGES = instance_of((tuple, list), "a tuple of Stage")
 
 
 @dataclass(frozen=True)
@@ -194,6 +218,8 @@ class Job:
 
     iterations is the true n_i; schedulers never read it unless they declare themselves oracles.
     `user` and `group` are recurrence features for the predictor (may be synthetic, see workloads).
+    `recorded_wait` is a job log's own queueing delay (start - submit), which `scheduler=recorded` replays
+    (sim/replay.py); None where the log has no start time.
     """
 
     job_id: Hashable
@@ -204,15 +230,14 @@ class Job:
     group: str | None = None
     duration: float | None = None
     features: tuple[tuple[str, object], ...] = field(default_factory=tuple)
+    recorded_wait: float | None = None
 
     def __post_init__(self) -> None:
-        _require(NON_NEGATIVE.accepts(self.release),
-                 f"job {self.job_id!r}: release must be >= 0 (a finite number), got {self.release!r}")
-        _require(self.release <= MAX_SECONDS, f"job {self.job_id!r}: release must be <= {MAX_SECONDS:.0e} s "
-                                             f"(float64 keeps event times exact below it), got {self.release!r}")
-        _require(NON_NEGATIVE.accepts(self.iterations),
-                 f"job {self.job_id!r}: iterations must be >= 0 (a finite number), got {self.iterations!r}")
-        PLAN.require(f"job {self.job_id!r}: plan", self.plan)
+        JOB_ID.require("job_id", self.job_id)
+        for key, rule in JOB_FIELDS:
+            value = getattr(self, key)
+            if not rule.accepts(value):
+                raise ConfigError(rule.refuse(f"job {self.job_id!r}: {key}", value))
 
     @property
     def gpus(self) -> int:

@@ -6,9 +6,11 @@ from typing import Literal
 
 import networkx as nx
 
-from .core import TrainingPlan
+from .core import PLAN, SERVER_INDICES, ConfigError, TrainingPlan
+from .rules import one_of
 
 AllReduceTopology = Literal["ring", "clique"]
+TOPOLOGY = one_of("ring", "clique")
 
 
 def build_omega(plan: TrainingPlan, allreduce_edges: AllReduceTopology = "ring") -> nx.Graph:
@@ -20,8 +22,8 @@ def build_omega(plan: TrainingPlan, allreduce_edges: AllReduceTopology = "ring")
     ring over the replicas of a stage with 2(m-1)/m * P_s bytes each (the bytes a ring neighbour
     sends), or, with `allreduce_edges="clique"`, every pair carries 2*P_s/m.
     """
-    if allreduce_edges not in ("ring", "clique"):
-        raise ValueError(f"allreduce_edges must be 'ring' or 'clique', got {allreduce_edges!r}")
+    PLAN.require("plan", plan)
+    TOPOLOGY.require("allreduce_edges", allreduce_edges)
     graph = nx.Graph(model=plan.model, config=plan.config)
     for s, stage in enumerate(plan.stages):
         for k, v in enumerate(plan.stage_vertices(s)):
@@ -49,4 +51,8 @@ def build_omega(plan: TrainingPlan, allreduce_edges: AllReduceTopology = "ring")
 
 def cut_weight(graph: nx.Graph, servers: tuple[int, ...]) -> float:
     """Bytes per iteration crossing servers under a vertex -> server map (the min-cut objective)."""
+    SERVER_INDICES.require("servers", servers)
+    if len(servers) != graph.number_of_nodes():
+        raise ConfigError(f"servers must give a server for each of the graph's {graph.number_of_nodes()} vertices, "
+                          f"got {len(servers)}")
     return sum(w for u, v, w in graph.edges(data="weight") if servers[u] != servers[v])

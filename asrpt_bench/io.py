@@ -15,6 +15,7 @@ before the manifest list bare names; they are checked for presence only.)
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
@@ -82,14 +83,37 @@ def _finite_or_none(value: Any) -> Any:
 
 
 def _publish(tmp: str, path: Path) -> None:
-    """Give the temporary file ordinary permissions (mkstemp makes it 0600) and move it into place."""
+    """Give the temporary file ordinary permissions (mkstemp makes it 0600) and move it into place; an
+    error names `path`, never the temporary name."""
     os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from None
+
+
+def output_file_problem(path: Path) -> str:
+    """'' when a file can be written at `path`, else why not, naming it: a directory is there, a folder on
+    the way is a file, or its compressed (or plain) twin exists beside it (`refuse_twins`). A command
+    checks its output with this before it works for minutes."""
+    path = Path(path)
+    if path.is_dir():
+        return f"{path} is a directory; give the name of the file to write"
+    folder = next((parent for parent in path.parents if parent.exists()), Path("."))
+    if not folder.is_dir():
+        return f"{path}: {folder} is a file, not a directory"
+    twin = compressed_twin(path)
+    if twin.exists():
+        return (f"{path}: {twin} exists beside it, and a reader could not tell which is current; remove "
+                f"{twin.name} or write to it")
+    return ""
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write to a temporary file next to `path`, flush to disk, then move it into place."""
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

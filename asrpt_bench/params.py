@@ -52,9 +52,10 @@ class Params:
                 if isinstance(hints[item.name], type) and issubclass(hints[item.name], Params)}
 
     @classmethod
-    def parse(cls: type[P], values: Mapping[str, Any], prefix: str, owner: str) -> P:
+    def parse(cls: type[P], values: Mapping[str, Any], prefix: str, owner: str, acts: bool = True) -> P:
         """The parameters from a mapping of config values; `prefix` names the config group in messages
-        (`scheduler`), `owner` the component (`scheduler 'fifo'`). Unknown keys are refused."""
+        (`scheduler`), `owner` the component (`scheduler 'fifo'`). Unknown keys are refused; `acts` as
+        in `check`."""
         known = cls.names()
         for key in values:
             if key not in known:
@@ -72,11 +73,14 @@ class Params:
                 raise ConfigError(f"{prefix}.{key} must be a group of keys ({nested[key].names()}), got {shown(value)}")
             kwargs[key] = plain(value)
         params = cls(**kwargs)
-        params.check(prefix)
+        params.check(prefix, acts)
         return params
 
-    def check(self, prefix: str) -> None:
-        """Raise ConfigError '<prefix>.<field> must be ..., got ...' for the first value its rule refuses."""
+    def check(self, prefix: str, acts: bool = True) -> None:
+        """Raise ConfigError '<prefix>.<field> must be ..., got ...' for the first value its rule refuses, then
+        for rules between fields (`check_together`), then, with `acts`, for a changed value that would change
+        nothing given the others (`inert_keys`). A config group that configures several components checks
+        `acts` per component instead (config.RunConfig)."""
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)
             if isinstance(value, Params):
@@ -86,9 +90,20 @@ class Params:
             if rule is not None and not rule.accepts(value):
                 raise ConfigError(rule.refuse(f"{prefix}.{item.name}", value))
         self.check_together(prefix)
+        if acts:
+            for key in self.inert_keys():
+                raise ConfigError(self.inert_message(prefix, key))
 
     def check_together(self, prefix: str) -> None:
         """Rules that involve several fields (none by default)."""
+
+    def inert_keys(self) -> list[str]:
+        """Keys changed from their defaults that change nothing given the other values (none by default)."""
+        return []
+
+    def inert_message(self, prefix: str, key: str) -> str:
+        """Why `key` (one of `inert_keys`) changes nothing, completing '<prefix>.<key> ...'."""
+        return f"{prefix}.{key} changes nothing with the other values of {prefix}"
 
     def values(self) -> dict[str, Any]:
         """Field -> value, one level deep (nested Params stay objects): a component's keyword arguments."""

@@ -132,10 +132,11 @@ class Registry(MutableMapping[str, Entry[T]], Generic[T]):
     def params_type(self, name: str) -> type[Params]:
         return self.entry(name).params
 
-    def parse(self, name: str, values: Mapping[str, Any] | None = None, prefix: str | None = None) -> Params:
+    def parse(self, name: str, values: Mapping[str, Any] | None = None, prefix: str | None = None,
+              acts: bool = True) -> Params:
         """`name`'s parameters from config values (defaults for the rest); unknown keys and refused values
-        fail in one line naming `<prefix>.<key>` (prefix: the kind)."""
-        return self.params_type(name).parse(dict(values or {}), prefix or self.kind, f"{self.kind} {name!r}")
+        fail in one line naming `<prefix>.<key>` (prefix: the kind); `acts` as in Params.check."""
+        return self.params_type(name).parse(dict(values or {}), prefix or self.kind, f"{self.kind} {name!r}", acts)
 
     def make(self, name: str, params: Params | Mapping[str, Any] | None = None, /, **dependencies: Any) -> T:
         """Construct `name` from its parameters (a Params, or a mapping parsed like a config group) and the

@@ -53,9 +53,18 @@ class Rule:
             raise ConfigError(self.refuse(key, value))
 
 
+def _finite(value: Any) -> float | int | None:
+    """The plain number `value` is (an int or a float, not a bool; numpy scalars become Python numbers),
+    if it is finite; else None. Job fields are checked for every job, so plain ints and floats go first."""
+    if type(value) is not float and type(value) is not int:
+        value = plain(value)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return None
+    return value if isinstance(value, int) or math.isfinite(value) else None
+
+
 def _is_number(value: Any) -> bool:
-    value = plain(value)
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return _finite(value) is not None
 
 
 def _is_int(value: Any) -> bool:
@@ -65,7 +74,8 @@ def _is_int(value: Any) -> bool:
 
 def integer(low: int, high: int | None = None) -> Rule:
     if high is not None:
-        return Rule(f"an integer in [{low}, {high}]", lambda v: _is_int(v) and low <= plain(v) <= high)
+        shown_high = f"{high:.0e}" if high >= 10**6 else str(high)
+        return Rule(f"an integer in [{low}, {shown_high}]", lambda v: _is_int(v) and low <= plain(v) <= high)
     return Rule("a positive integer" if low == 1 else f"an integer >= {low}",
                 lambda v: _is_int(v) and plain(v) >= low)
 
@@ -84,10 +94,26 @@ def number(low: float, *, strict: bool = False, below: float | None = None, what
         requirement = f"{what} {'>' if strict else '>='} {low:g}"
 
     def accepts(value: Any) -> bool:
-        if not _is_number(value):
-            return False
-        value = plain(value)
-        return (value > low if strict else value >= low) and (below is None or value < below)
+        value = _finite(value)
+        return value is not None and (value > low if strict else value >= low) and (below is None or value < below)
+
+    return Rule(requirement, accepts)
+
+
+MAX_SECONDS = 1e12
+"""Largest time (s) anything may last or happen at: float64 keeps such times to about 1e-4 s, so
+event-time sums and differences stay exact to well below a second (about 31,700 years). A job table's
+times and every time-valued key are capped here (`seconds`)."""
+
+
+def seconds(*, strict: bool = False, what: str = "a number of seconds") -> Rule:
+    """A number of seconds in [0, MAX_SECONDS] ((0, MAX_SECONDS] if strict): every time-valued key's rule,
+    so no key can hold a time the simulator's float64 event arithmetic would not keep exact."""
+    requirement = f"{what} in {'(' if strict else '['}0, {MAX_SECONDS:.0e}]"
+
+    def accepts(value: Any) -> bool:
+        value = _finite(value)
+        return value is not None and (value > 0 if strict else value >= 0) and value <= MAX_SECONDS
 
     return Rule(requirement, accepts)
 

@@ -14,6 +14,7 @@ so two runs started in the same second never share a directory.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
 import secrets
 import shutil
@@ -166,32 +167,6 @@ def discard(staging: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def remove_if_only_hydra(target: Path, job_name: str) -> None:
-    """After a refused run: if `target` holds nothing but what Hydra wrote for this run (`.hydra/` and
-    the job log), remove those, the directory and its parents below the working directory while they
-    are empty. A target holding anything else is left exactly as it is."""
-    target = Path(target).resolve()
-    here = Path.cwd().resolve()
-    if not target.is_dir() or target == here:
-        return
-    hydra_files = set(HYDRA_FILES)
-    entries = {path.name for path in target.iterdir()}
-    hydra_dir = target / HYDRA_SUBDIR
-    if not entries <= {HYDRA_SUBDIR, f"{job_name}.log"}:
-        return
-    if hydra_dir.is_dir() and not {path.name for path in hydra_dir.iterdir()} <= hydra_files:
-        return
-    if hydra_dir.is_dir():
-        for name in hydra_files:
-            (hydra_dir / name).unlink(missing_ok=True)
-        hydra_dir.rmdir()
-    (target / f"{job_name}.log").unlink(missing_ok=True)
-    for directory in [target, *target.parents]:
-        if directory == here or here not in directory.parents or any(directory.iterdir()):
-            break
-        directory.rmdir()
-
-
 def write_run_dir(path: Path, result: io.RunResult, config: dict[str, Any], overrides: list[str] = ()) -> Path:
     """Write a whole run directory outside Hydra: build it in a fresh staging directory, then move it in
     (a rename when `path` is absent or empty; else `publish`, which replaces only an earlier run)."""
@@ -214,13 +189,15 @@ def write_run_dir(path: Path, result: io.RunResult, config: dict[str, Any], over
 
 class HydraRecord:
     """What Hydra itself writes into a run directory before the run starts (`.hydra/*.yaml` and the
-    job log), saved beforehand so that a refused run can put it back byte for byte.
+    job log), saved beforehand so that a refused run can put it back byte for byte, and which folders
+    existed then, so that a refused run removes only those Hydra made for it.
 
     Only a directory named on the command line (`hydra.run.dir=DIR`, without interpolations) can
     hold an earlier run: the default directory names are unique."""
 
-    def __init__(self, target: Path | None, job_name: str = "cli") -> None:
+    def __init__(self, target: Path | None, job_name: str = "cli", existing: frozenset[Path] = frozenset()) -> None:
         self.target = target
+        self.existing = existing
         self.saved: dict[Path, bytes | None] = {}
         if target is None:
             return
@@ -228,13 +205,16 @@ class HydraRecord:
             self.saved[path] = path.read_bytes() if path.is_file() else None
 
     @classmethod
-    def of_arguments(cls, args: Sequence[str], job_name: str = "cli") -> "HydraRecord":
-        """The record of the directory a single run's `hydra.run.dir=DIR` argument names, if any."""
+    def of_arguments(cls, args: Sequence[str], default_dir: str, job_name: str = "cli") -> "HydraRecord":
+        """The record of a single run's directory: the one its `hydra.run.dir=DIR` argument names, else
+        `default_dir` (Hydra's pattern, e.g. `outputs/${task.name}/${now:...}`)."""
         named = [arg.split("=", 1)[1] for arg in args if arg.lstrip("+").startswith("hydra.run.dir=")]
+        pattern = named[-1] if named else default_dir
+        existing = existing_dirs(pattern)
         if not named or "${" in named[-1]:
-            return cls(None)
+            return cls(None, job_name, existing)
         target = Path(named[-1]).expanduser()
-        return cls(target if target.is_dir() else None, job_name)
+        return cls(target if target.is_dir() else None, job_name, existing)
 
     def restore(self) -> None:
         """Put back every saved file as it was (files Hydra created are removed, then `.hydra/` if empty)."""
@@ -248,3 +228,43 @@ class HydraRecord:
         hydra_dir = self.target / HYDRA_SUBDIR
         if hydra_dir.is_dir() and not any(hydra_dir.iterdir()):
             hydra_dir.rmdir()
+
+    def remove_created(self, target: Path, job_name: str) -> None:
+        """After a refused run: if `target` holds nothing but what Hydra wrote for this run (`.hydra/` and
+        the job log), remove those, then the directory and its parents below the working directory while
+        they are empty and did not exist before the run. Anything else is left exactly as it is."""
+        target = Path(target).resolve()
+        here = Path.cwd().resolve()
+        if not target.is_dir() or target == here:
+            return
+        entries = {path.name for path in target.iterdir()}
+        hydra_dir = target / HYDRA_SUBDIR
+        if not entries <= {HYDRA_SUBDIR, f"{job_name}.log"}:
+            return
+        if hydra_dir.is_dir() and not {path.name for path in hydra_dir.iterdir()} <= set(HYDRA_FILES):
+            return
+        if hydra_dir.is_dir():
+            for name in HYDRA_FILES:
+                (hydra_dir / name).unlink(missing_ok=True)
+            hydra_dir.rmdir()
+        (target / f"{job_name}.log").unlink(missing_ok=True)
+        for directory in [target, *target.parents]:
+            if (directory == here or here not in directory.parents or directory in self.existing
+                    or any(directory.iterdir())):
+                break
+            directory.rmdir()
+
+
+def existing_dirs(pattern: str) -> frozenset[Path]:
+    """The directories that exist now (resolved) among those a run directory named by `pattern` could be
+    or lie in: the ancestors of its fixed part, and below it every folder down to the pattern's depth
+    (`outputs/${task.name}/${now:...}`: outputs/ and each folder in it, and each folder in those)."""
+    parts = Path(pattern).expanduser().parts
+    fixed = list(itertools.takewhile(lambda part: "${" not in part, parts))
+    base = Path(*fixed) if fixed else Path(".")
+    found = [path for path in (base, *base.parents) if path.is_dir()]
+    level = [base] if base.is_dir() else []
+    for _ in parts[len(fixed):]:
+        level = [child for directory in level for child in directory.iterdir() if child.is_dir()]
+        found.extend(level)
+    return frozenset(path.resolve() for path in found)

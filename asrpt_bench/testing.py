@@ -28,6 +28,7 @@ from .schedulers import SCHEDULERS
 from .sim import simulate
 from .solvers import SolverSettings
 from .timing import DEFAULT_TIMING
+from .workloads.pipeline import load_table
 from .workloads.schema import validate_job_table
 from .workloads.seeding import component_rng
 
@@ -188,7 +189,7 @@ def check_workload(name: str, params: dict[str, Any] | None = None) -> None:
         _fail(f"workload {name!r} is an instance, not a trace source: run it with asrpt-bench workload={name}")
 
     def load(values: dict[str, Any]) -> pd.DataFrame:
-        return registry.make(name, {**params, **values}, seed=0)
+        return load_table(name, registry.parse(name, {**params, **values}), 0)
 
     table = validate_job_table(load({}), f"workload {name!r}")
     if not table.equals(validate_job_table(load({}), f"workload {name!r}")):

@@ -1,4 +1,4 @@
-"""Per-iteration time alpha(plan, placement, cluster): paper Eqs 4-7 as reconstructed in paper-notes 2.3.
+"""Per-iteration time alpha(plan, placement, cluster): paper Eqs 4-7 as reconstructed (docs/paper.md, section 3).
 
 One pure function serves Heavy-Edge, the ILP and the simulator, so their alphas can never disagree.
 Only which communicating replicas share a server matters; the per-stage bandwidth choice is:
@@ -16,13 +16,13 @@ import numpy as np
 
 from .core import CLUSTER, GB, PLACEMENT, PLAN, SERVER_INDICES, Cluster, ConfigError, Placement, TrainingPlan
 from .params import Params, param
-from .rules import flag, integer, number, one_of
+from .rules import flag, integer, one_of, seconds
 
 
 @dataclass(frozen=True)
 class TimingModel(Params):
-    """The open choices of paper-notes 2.3 / section 10 item 3, with the paper-faithful defaults; the
-    config group `timing`.
+    """The open choices of the per-iteration time model (docs/paper.md, section 3), with the paper-faithful
+    defaults; the config group `timing`.
 
     pipeline_mode "async" is Eq 7 (max over stations); "sync" is a GPipe/DAPPLE-style flush with
     `microbatches` micro-batches. allreduce "tree" adds `tree_latency_s * ceil(log2 m)` to the ring
@@ -33,7 +33,7 @@ class TimingModel(Params):
     pipeline_mode: str = param("async", one_of("async", "sync"),
                                "async: Eq 7, the slowest station; sync: a flush every iteration (GPipe/DAPPLE)")
     allreduce: str = param("ring", one_of("ring", "tree"), "ring: 2(m-1)/m P/b; tree: plus a latency per level")
-    tree_latency_s: float = param(0.0, number(0, what="a number of seconds"),
+    tree_latency_s: float = param(0.0, seconds(),
                                   "seconds per level of the tree all-reduce (allreduce=tree)")
     fold_p2p_into_stage: bool = param(False, flag(), "a boundary transfer adds to its stage instead of being a "
                                                       "station of its own")
@@ -129,7 +129,7 @@ class TimingModel(Params):
         return self.alpha_at_bandwidth(plan, cluster, max(cluster.b_intra, cluster.b_inter))
 
     def alpha_max(self, plan: TrainingPlan, cluster: Cluster) -> float:
-        """Worst-case alpha: every link at the slower bandwidth (paper-notes 2.4). When b_inter <= b_intra
+        """Worst-case alpha: every link at the slower bandwidth (docs/paper.md, section 3). When b_inter <= b_intra
         that is every replica on a distinct server; with faster inter-server links it is the whole job on
         one server. A plan's declared alpha_max takes precedence (theory instances)."""
         if plan.declared_alpha_max is not None:

@@ -8,14 +8,16 @@ Outcomes use `{dir}` for the test's temporary directory.
 
 from __future__ import annotations
 
+import collections
 import gzip
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,10 +25,12 @@ import pandas as pd
 import pytest
 
 from asrpt_bench import cache, cli, io, rundir, solvers
+from asrpt_bench.api import compare
 from asrpt_bench.collect import main as collect_main
-from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.experiment import run_experiment
+from asrpt_bench.graph import build_omega
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.placement.ilp import ILPPlacer
 from asrpt_bench.placement.study import main as placement_study_main
@@ -39,8 +43,12 @@ from asrpt_bench.solvers import Availability, LinearModel, SolveResult, SolverEr
 from asrpt_bench.timing import DEFAULT_TIMING
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.gavel import load_gavel
+from asrpt_bench.workloads.helios import load_acme, load_helios
 from asrpt_bench.workloads.pai2020 import load_pai2020
 from asrpt_bench.workloads.philly import load_philly
+from asrpt_bench.workloads.slurm import load_slurm
+from asrpt_bench.workloads.swf import load_swf
+from asrpt_bench.workloads.synthetic import synthetic_workload
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "bad-inputs.md"
@@ -158,6 +166,39 @@ def gavel_run(path: Path) -> RunConfig:
     return RunConfig(cluster=Cluster(servers=3, gpus_per_server=8),
                      workload=WorkloadConfig(name="gavel", path=str(path), num_jobs=None, train_fraction=0.0),
                      predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
+SACCT_HEADER = "JobID|Submit|Start|End|State|AllocTRES"
+HELIOS_HEADER = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue"
+HELIOS_ROW = "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0"
+SEREN = ("job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n"
+         "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,"
+         "2023-03-01 00:20:51+08:00,117,32,936.0\n"
+         "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,"
+         "2023-03-01 01:09:04+08:00,2693,13,21544.0\n")
+SWF_LINE = "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+
+
+def sacct(tmp: Path, *rows: str, header: str = SACCT_HEADER) -> Path:
+    return write(tmp, "sacct.txt", "\n".join([header, *rows]) + "\n")
+
+
+def helios_log(tmp: Path, row: str = HELIOS_ROW, header: str = HELIOS_HEADER) -> Path:
+    return write(tmp, "cluster_log.csv", f"{header}\n{row}\n")
+
+
+def slurm_app(path: Path) -> str:
+    """The CLI's outcome on the Slurm log at `path` (written in the test's directory); the file stays as it was."""
+    before = path.read_bytes()
+    outcome = app(path.parent, "workload=slurm", f"workload.path={path.name}", "predictor=oracle", "task=simulate")
+    assert path.read_bytes() == before
+    return outcome
+
+
+def log_run(path: Path, **workload: Any) -> RunConfig:
+    """A `task=simulate` run of the Slurm log at `path`, every job simulated, oracle predictions."""
+    return RunConfig(workload=WorkloadConfig(name="slurm", path=str(path), train_fraction=0.0, **workload),
+                     predictor=PredictorConfig(name="oracle"), task=TaskConfig(name="simulate"), progress=False)
+
+
 GRAPH_NODE = ("node1 -- Conv2d(3, 64) -- forward_compute_time=1.0, backward_compute_time=2.0, "
               "activation_size=1000.0, parameter_size={params}")
 
@@ -266,16 +307,79 @@ def first_line_of_app(tmp: Path, *args: str) -> str:
     return f"exit {done.returncode}: {done.stderr.splitlines()[0]}"
 
 
+EXITING_WORKLOAD = """import sys
+from dataclasses import dataclass
+from asrpt_bench.workloads.sources import TraceParams, register_workload
+
+
+@dataclass(frozen=True)
+class QuitParams(TraceParams):
+    pass
+
+
+@register_workload("quit", QuitParams)
+def quit_loader(params, seed):
+    sys.exit(0)
+"""
+
+
+def plugin_exits_in_the_run(tmp: Path) -> str:
+    """A plugin workload whose loader calls sys.exit(0): the run fails (once exit 0, nothing run, no word)."""
+    write(tmp, "exiting_workload.py", EXITING_WORKLOAD)
+    return app(tmp, "plugins=[exiting_workload]", "workload=quit", "predictor=oracle", "task=simulate",
+               "hydra.run.dir=run")
+
+
+def refused_in_the_users_folders(tmp: Path) -> str:
+    """A refused run into runs/mine/r1 and into outputs/, where the user made runs/mine/ and outputs/ (empty)."""
+    for folder in ("runs/mine", "outputs"):
+        (tmp / folder).mkdir(parents=True)
+    outcome = app(tmp, "workload=csv", "workload.path=absent.csv", "hydra.run.dir=runs/mine/r1")
+    app(tmp, "workload=csv", "workload.path=absent.csv")
+    left = sorted(str(path.relative_to(tmp)) for path in tmp.rglob("*"))
+    return f"{outcome}; left {left}"
+
+
+def api_warning(tmp: Path) -> str:
+    """What api.compare prints on stderr for a table whose jobs take the whole cluster."""
+    write(tmp, "two.csv", f"{HEADER}\na,0,1,10,1.0\nb,0,1,10,1.0\n")
+    code = ("import pandas as pd\nfrom asrpt_bench.api import compare\n"
+            "compare(pd.read_csv('two.csv'), ['fifo'], servers=1, gpus_per_server=1)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return f"{done.stderr.count(chr(10))} line: {done.stderr.strip()}"
+
+
 def one_line(capsys: pytest.CaptureFixture, code: int) -> str:
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     return f"exit {code}: {err.strip()}"
 
 
-def two_job_simulation(predictions: Any) -> None:
+def two_job_simulation(predictions: Any, **options: Any) -> None:
     plan = TrainingPlan.fixed(1, 1.0)
     jobs = [Job("a", 0.0, plan, 3), Job("b", 1.0, plan, 2)]
-    simulate(jobs, Cluster(1, 2), make_scheduler("fifo"), FirstFitPlacer(), predictions=predictions)
+    simulate(jobs, Cluster(1, 2), make_scheduler(options.pop("scheduler", "fifo")), FirstFitPlacer(),
+             predictions=predictions, **options)
+
+
+def frame(**columns: Any) -> pd.DataFrame:
+    """A two-job table for api.compare, with `columns` changed or added."""
+    return pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 1.0], "gpus": [1, 2], "iterations": [10, 20],
+                         "alpha": [1.0, 1.0], **columns})
+
+
+def plugin_table(tmp: Path, **columns: Any) -> str:
+    """The refusal of a plugin trace source whose table is `frame(**columns)`."""
+    from asrpt_bench.workloads.pipeline import load_table
+    from asrpt_bench.workloads.sources import WORKLOADS, HandMadeParams, register_workload
+
+    register_workload("door_plugin", HandMadeParams)(lambda params, seed: frame(**columns))
+    try:
+        return refusal(lambda: load_table("door_plugin", HandMadeParams(), 0))
+    finally:
+        del WORKLOADS["door_plugin"]
 
 
 class Planted:
@@ -368,9 +472,7 @@ def killed_then_rerun(tmp: Path, capsys: pytest.CaptureFixture) -> str:
 def committed_results(tmp: Path, damage: Callable[[Path], Any]) -> Path:
     """A copy of the committed results/ in `tmp`/results after `damage(copy)`."""
     results = tmp / "results"
-    results.mkdir()
-    for path in (ROOT / "results").iterdir():
-        (results / path.name).write_bytes(path.read_bytes())
+    shutil.copytree(ROOT / "results", results)
     damage(results)
     return results
 
@@ -472,7 +574,7 @@ def case(kind: str, category: str, expected: str, *fixtures: str) -> Callable[[C
 
 
 TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly trace", "job selection"
-GAVEL = "Gavel trace"
+GAVEL, LOGS = "Gavel trace", "cluster job logs"
 API = "Python API"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
 
@@ -492,6 +594,16 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,soon,1,10,1.0")))),
     case("csv-infinite-alpha", TRACE, "{dir}/jobs.csv: row 2 (line 3), column 'alpha': not a finite number: 'inf'")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,inf")))),
+    case("csv-alpha-below-any-iteration", TRACE,
+         "{dir}/jobs.csv: row 2 (line 3), column 'alpha': must be >= 1e-06 s (no training iteration is shorter than "
+         "a microsecond), got '1e-320'")(
+        lambda tmp: refusal(lambda: load_csv(table(tmp, GOOD_ROW, "b,0,1,10,1e-320")))),
+    case("csv-model-beyond-gpu-memory", TRACE,
+         "{dir}/jobs.csv: row 2 (line 3), columns 'model' and 'config': model 't5' under config p1xd1 does not fit "
+         "in 32.0 GB per GPU (weights, gradients, Adam states and stashed activations)")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(
+            tmp, "a,5,1,10,resnet50,p1xd1", "b,0,1,10,t5,p1xd1",
+            header="job_id,release,gpus,iterations,model,config"))))),
     case("csv-negative-release", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'release': must be >= 0, got -4.0")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,-4,1,10,1.0")))),
     case("csv-fractional-gpus", TRACE, "{dir}/jobs.csv: row 1 (line 2), column 'gpus': not an integer: '1.5'")(
@@ -557,7 +669,7 @@ CASES: list[Case] = [
     case("csv-misspelt-column", TRACE,
          "{dir}/jobs.csv: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
          "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
-         "'user', 'group', 'duration']")(
+         "'user', 'group', 'duration', 'partition', 'state', 'recorded_wait', 'time_limit']")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,2.0", header=HEADER + ",alpha_mx")))),
     case("csv-repeated-column", TRACE, "{dir}/jobs.csv: column 'gpus' appears more than once in the header line")(
         lambda tmp: refusal(lambda: load_csv(table(tmp, "a,0,1,10,1.0,4", header=HEADER + ",gpus")))),
@@ -599,6 +711,19 @@ CASES: list[Case] = [
          "larger cluster (cluster.servers, cluster.gpus_per_server)")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, "big,1,8,10,1.0"),
                                                            workload__drop_oversize=True)))),
+    case("csv-other-delimiter", TRACE,
+         "{dir}/jobs.csv: the header line is one field 'job_id;release;gpus;iterations;alpha': its fields are "
+         "separated by ';', not ','; set workload.delimiter=';'")(
+        lambda tmp: refusal(lambda: load_csv(write(tmp, "jobs.csv", f"{HEADER}\n{GOOD_ROW}\n".replace(",", ";"))))),
+    case("csv-delimiter-not-one-character", TRACE,
+         "workload.delimiter must be one character other than a quote, a space or a line break, got ', '")(
+        lambda tmp: refusal(lambda: WorkloadConfig(name="csv", path="jobs.csv", delimiter=", ").validate())),
+    case("csv-forest-without-history", TRACE,
+         "warning: predictor=forest learns from the jobs before workload.train_fraction, and workload 'csv' has none "
+         "(train_fraction=0); the run predicts with predictor=oracle (true iterations) instead; adjustments "
+         "{'predictor_oracle_without_history': 1}")(
+        lambda tmp: warned(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW),
+                                                          predictor__name="forest")).summary)),
     # ---- PAI 2020
     case("pai-file-missing", PAI, "{dir}/pai: no pai_group_tag_table.csv found (looked in all subdirectories)")(
         lambda tmp: refusal(lambda: load_pai2020(pai(tmp, tags=None)))),
@@ -609,7 +734,7 @@ CASES: list[Case] = [
          "end-of-stream marker was reached); copy or download it again")(
         lambda tmp: refusal(lambda: load_pai2020(cut_archive(tmp)))),
     case("pai-two-copies-of-a-table", PAI,
-         "{dir}/pai: the directory holds 2 files named pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
+         "{dir}/pai: the directory holds 2 copies of pai_job_table.csv ({dir}/pai/old/pai_job_table.csv, "
          "{dir}/pai/pai_job_table.csv); point workload.path at the one trace you mean")(
         lambda tmp: refusal(lambda: load_pai2020(pai_twice(tmp)))),
     case("pai-not-a-trace", PAI,
@@ -690,6 +815,126 @@ CASES: list[Case] = [
          "{'gavel_alpha_extrapolated': 1}")(
         lambda tmp: warned(lambda: run_experiment(gavel_run(write(
             tmp, "vc1.trace", GAVEL_ROWS.replace("10.500000\t4", "10.500000\t16")))).summary)),
+    # ---- cluster job logs
+    case("log-slurm-unknown-field", LOGS,
+         "{dir}/sacct.txt: unknown field 'JobIdent' in the header line (did you mean 'JobID'?); workload=slurm reads "
+         "the fields of `sacct --helpformat`")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|COMPLETED|gres/gpu=1",
+                                                     header=SACCT_HEADER.replace("JobID", "JobIdent"))))),
+    case("log-slurm-comma-separated", LOGS,
+         "exit 2: asrpt-bench: error: sacct.txt: the header line is not sacct --parsable2 output (fields separated "
+         "by vertical bars): 'JobID,Submit,Start,End,State,AllocTRES'")(
+        lambda tmp: slurm_app(sacct(tmp, "1,2024-03-01T08:00:00,2024-03-01T08:00:00,2024-03-01T09:00:00,COMPLETED,"
+                                         "gres/gpu=1", header=SACCT_HEADER.replace("|", ",")))),
+    case("log-slurm-missing-field", LOGS,
+         "{dir}/sacct.txt: the header line has no 'Start' field; workload=slurm reads sacct --parsable2 output with "
+         "at least JobID, Submit, Start, End, State and AllocTRES or ReqTRES (fields found: ['JobID', 'Submit', "
+         "'End', 'State', 'AllocTRES'])")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T09:00:00|COMPLETED|"
+                                                           "gres/gpu=1", header=SACCT_HEADER.replace("|Start", ""))))),
+    case("log-helios-unknown-column-set", LOGS,
+         "{dir}/cluster_log.csv: not a workload=helios file: unknown column 'gpu_nums' (did you mean 'gpu_num'?); the "
+         "published columns are Helios cluster_log.csv: ['job_id', 'user', 'vc', 'gpu_num', 'cpu_num', 'node_num', "
+         "'state', 'submit_time', 'start_time', 'end_time', 'duration', 'queue']")(
+        lambda tmp: refusal(lambda: load_helios(helios_log(tmp, header=HELIOS_HEADER.replace("gpu_num", "gpu_nums"))))),
+    case("log-mixed-time-zones", LOGS,
+         "{dir}/trace_seren.csv: row 2 (line 3), column 'start_time': mixed time zones: '2023-03-01 00:24:11' has no "
+         "UTC offset while '2023-03-01 00:18:22+08:00' (row 1, column 'submit_time') has one; give every stamp of "
+         "the log in one form")(
+        lambda tmp: refusal(lambda: load_acme(write(tmp, "trace_seren.csv", SEREN.replace(
+            "2023-03-01 00:24:11+08:00", "2023-03-01 00:24:11"))))),
+    case("log-bad-time-stamp", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'End': not a time stamp such as 2023-03-01T08:30:00, got "
+         "'tomorrow'")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|tomorrow|"
+                                                           "COMPLETED|gres/gpu=1")))),
+    case("log-unknown-state", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'State': unknown job state 'DONE'; sacct's states are "
+         "['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'OUT_OF_MEMORY', 'PREEMPTED', 'DEADLINE', "
+         "'BOOT_FAIL', 'PENDING', 'RUNNING', 'REQUEUED', 'RESIZING', 'REVOKED', 'SUSPENDED', 'COMPLETING', "
+         "'CONFIGURING', 'REQUEUE_FED', 'REQUEUE_HOLD', 'RESV_DEL_HOLD', 'SIGNALING', 'SPECIAL_EXIT', 'STAGE_OUT', "
+         "'STOPPED']")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|DONE|gres/gpu=1")))),
+    case("log-helios-unknown-state", LOGS,
+         "{dir}/cluster_log.csv: row 1 (line 2), column 'state': unknown job state 'KILLED'; the published states "
+         "are ['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'PENDING', 'RUNNING', 'SUSPENDED']")(
+        lambda tmp: refusal(lambda: load_helios(helios_log(tmp, row=HELIOS_ROW.replace("COMPLETED", "KILLED"))))),
+    case("log-malformed-alloctres", LOGS,
+         "exit 2: asrpt-bench: error: sacct.txt: row 1 (line 2), column 'AllocTRES': malformed TRES "
+         "'cpu=4,gres/gpu': item 'gres/gpu' is not <resource>=<count>")(
+        lambda tmp: slurm_app(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|2024-03-01T09:00:00|COMPLETED|"
+                                         "cpu=4,gres/gpu"))),
+    case("log-fractional-gpu-count", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'AllocTRES': malformed TRES 'gres/gpu=1.5': the GPU count '1.5' is "
+         "not a whole number")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|COMPLETED|gres/gpu=1.5")))),
+    case("log-time-limit-not-minutes", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'TimelimitRaw': not a time limit in minutes (a whole number > 0, "
+         "UNLIMITED or Partition_Limit), got '2:00:00'")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                           "2024-03-01T09:00:00|COMPLETED|gres/gpu=1|2:00:00",
+                                                     header=SACCT_HEADER + "|TimelimitRaw")))),
+    case("log-end-before-start", LOGS,
+         "{dir}/sacct.txt: row 1 (line 2), column 'End': before 'Start' of the same job (by 3600 s); times are "
+         "reversed")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|2024-03-01T09:00:00|"
+                                                           "2024-03-01T08:00:00|COMPLETED|gres/gpu=1")))),
+    case("log-start-before-submit", LOGS,
+         "{dir}/cluster_log.csv: row 1 (line 2), column 'start_time': before 'submit_time' of the same job (by 60 s); "
+         "times are reversed")(
+        lambda tmp: refusal(lambda: load_helios(helios_log(tmp, row=HELIOS_ROW.replace(
+            ",2020-06-09 18:41:01,2020-06-10", ",2020-06-09 18:40:01,2020-06-10"))))),
+    case("log-duplicate-job", LOGS,
+         "{dir}/sacct.txt: row 2 (line 3), column 'JobID': duplicate job '1' (a requeued job listed once per run by "
+         "sacct --duplicates?); export without --duplicates")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, *["1|2024-03-01T08:00:00|2024-03-01T08:00:00|"
+                                                            "2024-03-01T09:00:00|COMPLETED|gres/gpu=1"] * 2)))),
+    case("log-nothing-ran", LOGS,
+         "{dir}/sacct.txt: no job of the log can be simulated (1 jobs: not_finished 1, never_started 0, no_gpu 0, "
+         "state_not_selected 0)")(
+        lambda tmp: refusal(lambda: load_slurm(sacct(tmp, "1|2024-03-01T08:00:00|Unknown|Unknown|PENDING|")))),
+    case("log-swf-negative-run-time", LOGS,
+         "{dir}/log.swf: row 1 (line 1), field 4 'Run Time': must be >= 0, or -1 for unknown, got -5")(
+        lambda tmp: refusal(lambda: load_swf(write(tmp, "log.swf", SWF_LINE.replace(" 10 100 ", " 10 -5 ", 1))))),
+    case("log-swf-wrong-field-count", LOGS,
+         "{dir}/log.swf: row 1 (line 2) has 17 field(s), expected 18 (the Standard Workload Format)")(
+        lambda tmp: refusal(lambda: load_swf(write(tmp, "log.swf", "; UnixStartTime: 0\n"
+                                                   + SWF_LINE.rsplit(" ", 1)[0])))),
+    case("log-swf-unknown-status", LOGS,
+         "{dir}/log.swf: row 1 (line 1), field 11 'Status': not an SWF status (one of [-1, 0, 1, 2, 3, 4, 5]), got 7")(
+        lambda tmp: refusal(lambda: load_swf(write(tmp, "log.swf", SWF_LINE.replace(" -1 1 1 1 ", " -1 7 1 1 ")))))
+    ,
+    case("log-unknown-timezone", LOGS,
+         "workload.timezone must be an IANA time zone name such as 'UTC' or 'Europe/Berlin', got 'CEST'")(
+        lambda tmp: refusal(lambda: WorkloadConfig(name="slurm", path="sacct.txt", timezone="CEST").validate())),
+    case("log-unknown-state-filter", LOGS,
+         "workload.states: 'DONE' is not a finished state of this log format; its finished states are ['COMPLETED', "
+         "'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL']")(
+        lambda tmp: refusal(lambda: WorkloadConfig(name="helios", path="x.csv", states=["DONE"]).validate())),
+    case("log-repeated-dst-hour", LOGS,
+         "warning: {dir}/sacct.txt: 1 time stamp(s) fall in the hour Europe/Berlin repeats when daylight saving time "
+         "ends; each is read as its first (summer-time) occurrence; adjustments {'log_times_in_repeated_dst_hour': 1}")(
+        lambda tmp: warned(lambda: run_experiment(log_run(sacct(
+            tmp, "1|2024-10-27T01:00:00|2024-10-27T02:30:00|2024-10-27T04:00:00|COMPLETED|gres/gpu=1"),
+            timezone="Europe/Berlin")).summary)),
+    case("recorded-without-start-times", LOGS,
+         "scheduler=recorded cannot replay the log: 1 of the 1 simulated jobs have no recorded start (first: 'a'); "
+         "only a job log's jobs (workload=slurm, swf, helios, acme, or a table with recorded_wait) have one")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), scheduler__name="recorded")))),
+    case("recorded-with-target-load", LOGS,
+         "scheduler=recorded cannot replay the log: workload.target_load rescales the releases the log's start "
+         "times are relative to")(
+        lambda tmp: refusal(lambda: run_experiment(replace(log_run(sacct(
+            tmp, "1|2024-03-01T08:00:00|2024-03-01T08:10:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1",
+            "2|2024-03-01T08:30:00|2024-03-01T08:30:00|2024-03-01T09:00:00|COMPLETED|gres/gpu=1"), target_load=0.5),
+            scheduler=SchedulerConfig("recorded"))))),
+    case("walltime-without-limits", LOGS,
+         "walltime predictor: none of the 1 jobs has a requested time limit (column 'time_limit'); predictor=walltime "
+         "reads the limits of a job log (workload=slurm, swf, ...) or of a job table with a time_limit column")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="walltime")))),
     # ---- selecting the simulated jobs
     case("num-jobs-beyond-the-table", SELECTION,
          "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "
@@ -697,10 +942,6 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__num_jobs=9)))),
     case("offset-past-the-jobs", SELECTION, "workload.offset=5 is past the 1 jobs in the selected window")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__offset=5)))),
-    case("forest-without-history", SELECTION,
-         "forest predictor: the training table is empty; set workload.train_fraction > 0 so the trace has a "
-         "history, or use predictor=oracle (true iterations)")(
-        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), predictor__name="forest")))),
     case("single-gpu-share-pool-too-small", SELECTION,
          "workload.single_gpu_share=0.5 with 2 jobs needs 1 multi-GPU jobs but the table has 0; lower "
          "workload.num_jobs or set workload.resample_replace=true")(
@@ -716,6 +957,14 @@ CASES: list[Case] = [
          "event times exact; raise workload.target_load")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW, "b,1,1,10,1.0"),
                                                            workload__target_load=1e-300)))),
+    case("time-compression-beyond-exact-times", SELECTION,
+         "workload.time_compression=1e-300 stretches the releases to 9.41e+306 s, beyond 1e+12 s where float64 keeps "
+         "event times exact; raise workload.time_compression")(
+        lambda tmp: refusal(lambda: load_philly(None, time_compression=1e-300))),
+    case("arrival-rate-beyond-exact-times", SELECTION,
+         "workload.arrival_rate=1e-300 stretches the releases to 1.05e+302 s, beyond 1e+12 s where float64 keeps "
+         "event times exact; raise workload.arrival_rate")(
+        lambda tmp: refusal(lambda: synthetic_workload(100, 0, arrival_rate=1e-300))),
     # ---- profiles
     case("profile-bad-edge-line", PROFILE,
          "{dir}/bad.graph.txt, line 2: expected an edge line 'nodeX -- nodeY', got 'node1 -> node2'")(
@@ -732,7 +981,7 @@ CASES: list[Case] = [
     # ---- configuration
     case("unknown-group-option", CONFIG,
          "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, psjf, psjf_oracle, "
-         "random_order, spjf, spwf, srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
+         "random_order, recorded, spjf, spwf, srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
          "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(
@@ -799,6 +1048,29 @@ CASES: list[Case] = [
     case("missing-required-key", CONFIG,
          "workload.path is required for this workload: set it on the command line (workload.path=...)")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["workload=csv"]))),
+    case("variant-overrides-group-dispatch", CONFIG,
+         "scheduler.dispatch='conservative' conflicts with task.schedulers ['asrpt+easy']: each names its own "
+         "dispatch rule, which is the one that runs; drop scheduler.dispatch, or list a scheduler without '+<rule>'")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler.dispatch=conservative",
+                                                            "task.schedulers=[asrpt+easy]"]))),
+    case("group-key-inert-in-every-entry", CONFIG,
+         "scheduler.overrun changes nothing in any scheduler it configures, given their dispatch rules: fifo "
+         "(strict), fifo+greedy (greedy)")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.overrun=double",
+                                                            "task.schedulers=[fifo,fifo+greedy]"]))),
+    case("null-for-a-key", CONFIG,
+         "scheduler.dispatch must be one of ['strict', 'easy', 'conservative', 'greedy'], got None")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.dispatch=null",
+                                                            "task=simulate"]))),
+    case("number-for-a-flag", CONFIG, "cache.enabled must be true or false, got 3")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["cache.enabled=3"]))),
+    case("time-key-beyond-exact-times", CONFIG,
+         "preemption.restart_s must be a number of seconds in [0, 1e+12], got 1e+17")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["preemption.restart_s=1e17", "task.schedulers=[srtf]"]))),
+    case("estimate-floor-beyond-exact-times", CONFIG,
+         "scheduler.min_estimate_s must be a number of seconds in [0, 1e+12], got 1e+300")(
+        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.dispatch=easy",
+                                                            "scheduler.min_estimate_s=1e300", "task=simulate"]))),
     case("unknown-solver", CONFIG,
          "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']")(
         lambda tmp: refusal(lambda: cli.compose_run_config(["solver.name=glpk"]))),
@@ -825,15 +1097,44 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: unknown option '-multirun'; the options are -m/--multirun, --cfg, --resolve, "
          "--help and Hydra's other flags (see --help), and overrides are key=value")(
         lambda tmp: app(tmp, "scheduler.tau=0,1", "-multirun")),
+    case("cli-option-without-its-value", CONFIG,
+         "exit 2: asrpt-bench: error: option --cfg needs a value, one of ['job', 'hydra', 'all']; the options are "
+         "-m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see --help), and overrides are key=value")(
+        lambda tmp: app(tmp, "seed=1", "--cfg")),
+    case("cli-option-value-outside-its-choices", CONFIG,
+         "exit 2: asrpt-bench: error: option --cfg takes one of ['job', 'hydra', 'all'], got 'config'; the options "
+         "are -m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see --help), and overrides are "
+         "key=value")(
+        lambda tmp: app(tmp, "--cfg", "config", "seed=1")),
+    case("cli-shell-completion-without-its-command", CONFIG,
+         "exit 2: asrpt-bench: error: option -sc needs one of install=SHELL, uninstall=SHELL, query=SHELL (e.g. -sc "
+         "install=bash); the options are -m/--multirun, --cfg, --resolve, --help and Hydra's other flags (see "
+         "--help), and overrides are key=value")(
+        lambda tmp: app(tmp, "-sc")),
     case("cli-launcher-without-workers", CONFIG,
          "exit 2: asrpt-bench: error: hydra.launcher.n_jobs must be a number of worker processes >= 1 (or -1 for "
          "one per CPU), got '0'")(
         lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=joblib", "hydra.launcher.n_jobs=0")),
+    case("cli-slurm-launcher-without-slurm", CONFIG,
+         "exit 2: asrpt-bench: error: hydra/launcher=submitit_slurm submits to Slurm, and this machine has no srun on "
+         "PATH: run the sweep on a Slurm login node, or try it here with hydra/launcher=submitit_local")(
+        lambda tmp: app(tmp, "-m", "debug=tiny", "hydra/launcher=submitit_slurm", PATH=os.defpath)),
     case("cli-experiment-without-multirun", CONFIG,
          "exit 0: asrpt-bench: warning: experiment=compare_default is a sweep; without -m this runs one point of it "
          "(add -m to run the whole sweep)")(
         lambda tmp: first_line_of_app(tmp, "experiment=compare_default", "debug=tiny", "workload=synthetic",
                                       "task=simulate", f"hydra.run.dir={tmp}/run")),
+    case("plugin-exits-on-import", CONFIG,
+         "plugins: importing 'exiting' called sys.exit(3); a plugin module registers components and must not exit")(
+        lambda tmp: refusal(lambda: plugin(tmp, "exiting", "import sys\nsys.exit(3)\n"))),
+    case("plugin-exits-in-the-run", CONFIG,
+         "exit 1: asrpt-bench: error: the run failed (SystemExit: sys.exit(0) was called during the run); traceback "
+         "in {dir}/run/FAILED")(
+        lambda tmp: plugin_exits_in_the_run(tmp)),
+    case("plugin-warns-on-import", CONFIG,
+         "exit 0: asrpt-bench: warning: careful: this plugin is old")(
+        lambda tmp: (write(tmp, "warner.py", "import warnings\nwarnings.warn('careful: this plugin is old')\n"),
+                     app(tmp, "debug=tiny", "plugins=[warner]", "task=simulate", "progress=false"))[1]),
     case("placement-study-bad-argument", CONFIG,
          "exit 2: asrpt-bench-placement-study: error: cluster.servers must be an integer in [1, 100000], got 0", "capsys")(
         lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp / "p.csv"), "--servers", "0"]))),
@@ -847,13 +1148,20 @@ CASES: list[Case] = [
     case("api-negative-server", API, "placement.servers: server index -1 is outside the cluster's 2 servers (0..1)")(
         lambda tmp: refusal(lambda: DEFAULT_TIMING.alpha(build_plan("vgg19", "p1xd2"), Placement((-1, 0)),
                                                          Cluster(2, 2)))),
-    case("api-none-argument", API, "job 'a': release must be >= 0 (a finite number), got None")(
+    case("api-none-argument", API, "job 'a': release must be a finite number of seconds in [0, 1e+12], got None")(
         lambda tmp: refusal(lambda: Job("a", None, TrainingPlan.fixed(1, 1.0), 3))),
     case("api-string-argument", API, "gpus must be a positive integer, got '2'")(
         lambda tmp: refusal(lambda: TrainingPlan.fixed("2", 1.0))),
     case("api-release-beyond-exact-times", API,
-         "job 'a': release must be <= 1e+12 s (float64 keeps event times exact below it), got 1e+300")(
+         "job 'a': release must be a finite number of seconds in [0, 1e+12], got 1e+300")(
         lambda tmp: refusal(lambda: Job("a", 1e300, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-alpha-below-any-iteration", API,
+         "alpha must be a per-iteration time in [1e-06, 1e+12] s (no training iteration is shorter than a "
+         "microsecond), got 1e-320")(
+        lambda tmp: refusal(lambda: TrainingPlan.fixed(1, 1e-320))),
+    case("api-warning-in-one-line", API,
+         "1 line: asrpt-bench: warning: 2 job(s) need all 1 GPUs (first: 'a'); the A-SRPT bound assumes g_max < G")(
+        lambda tmp: api_warning(tmp)),
     case("api-scheduler-missing", API,
          "scheduler must be a scheduler object with a dispatch() method (e.g. from make_scheduler), got NoneType None")(
         lambda tmp: refusal(lambda: simulate([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3)], Cluster(1, 2), None,
@@ -862,6 +1170,50 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(None))),
     case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
         lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
+    case("api-job-fractional-iterations", API, "job 'a': iterations must be an integer in [0, 1e+12], got 2.5")(
+        lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 2.5))),
+    case("api-job-list-as-id", API, "job_id must be a job id (a string or an integer), got list ['a']")(
+        lambda tmp: refusal(lambda: Job(["a"], 0.0, TrainingPlan.fixed(1, 1.0), 3))),
+    case("api-job-number-as-user", API, "job 'a': user must be None or a string, got 7")(
+        lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3, user=7))),
+    case("api-plan-without-a-name", API, "TrainingPlan.model must be a non-empty string, got None")(
+        lambda tmp: refusal(lambda: TrainingPlan(None, "c", (Stage(1.0, 0.0, 0.0, 1),)))),
+    case("api-stage-time-beyond-exact-times", API,
+         "Stage.compute_s must be a number of seconds in [0, 1e+12], got 1e+300")(
+        lambda tmp: refusal(lambda: Stage(compute_s=1e300, param_bytes=0.0, activation_bytes=0.0, replicas=1))),
+    case("api-omega-of-nothing", API, "plan must be a TrainingPlan, got NoneType None")(
+        lambda tmp: refusal(lambda: build_omega(None))),
+    case("api-preemption-price-as-a-mapping", API,
+         "preemption must be a PreemptionPrice (the preemption group), got dict {'restart_s': 0}")(
+        lambda tmp: refusal(lambda: two_job_simulation(None, scheduler="srtf", preemption={"restart_s": 0}))),
+    case("api-solver-by-name", API, "solver must be a SolverSettings (the solver group), got str 'cpsat'")(
+        lambda tmp: refusal(lambda: ILPPlacer(solver="cpsat"))),
+    case("api-variant-with-another-dispatch", API,
+         "scheduler.dispatch='strict' conflicts with scheduler 'fifo+easy', whose name sets its dispatch rule 'easy'")(
+        lambda tmp: refusal(lambda: make_scheduler("fifo+easy", dispatch="strict"))),
+    case("api-table-misspelt-column", API,
+         "the in-memory table: unknown column 'alpha_mx' (did you mean 'alpha_max'?); the job table's columns are "
+         "['job_id', 'release', 'gpus', 'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', "
+         "'user', 'group', 'duration', 'partition', 'state', 'recorded_wait', 'time_limit']")(
+        lambda tmp: refusal(lambda: compare(frame(alpha_mx=[2.0, 2.0]), ["fifo"]))),
+    case("api-table-repeated-column", API, "the in-memory table: column 'gpus' appears more than once")(
+        lambda tmp: refusal(lambda: compare(pd.concat([frame(), frame()[["gpus"]]], axis=1), ["fifo"]))),
+    case("api-table-true-for-a-number", API,
+         "the in-memory table: row 1 (line 2), column 'gpus': not a number, got True")(
+        lambda tmp: refusal(lambda: compare(frame(gpus=[True, True]), ["fifo"]))),
+    case("api-table-list-as-id", API,
+         "the in-memory table: row 1 (line 2), column 'job_id': must be a text value, got ['a']")(
+        lambda tmp: refusal(lambda: compare(frame(job_id=[["a"], "b"]), ["fifo"]))),
+    case("api-table-fractional-iterations", API,
+         "the in-memory table: row 1 (line 2), column 'iterations': not an integer: 2.5")(
+        lambda tmp: refusal(lambda: compare(frame(iterations=[2.5, 3]), ["fifo"]))),
+    case("api-table-no-rows", API, "the in-memory table: no job rows")(
+        lambda tmp: refusal(lambda: compare(frame().iloc[:0], ["fifo"]))),
+    case("plugin-table-unknown-column", API,
+         "workload 'door_plugin': unknown column 'vc'; the job table's columns are ['job_id', 'release', 'gpus', "
+         "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration', "
+         "'partition', 'state', 'recorded_wait', 'time_limit']")(
+        lambda tmp: plugin_table(tmp, vc=["x", "y"])),
     case("api-predictions-as-a-list", API,
          "predictions must be a mapping job_id -> predicted iterations (e.g. a dict) or None, got list [3, 2]")(
         lambda tmp: refusal(lambda: two_job_simulation([3, 2]))),
@@ -897,6 +1249,22 @@ CASES: list[Case] = [
          "exit 2: asrpt-bench: error: cannot write the output directory: [Errno 20] Not a directory: "
          "'{dir}/file.txt/run'")(
         lambda tmp: (write(tmp, "file.txt", "x"), app(tmp, "debug=tiny", f"hydra.run.dir={tmp}/file.txt/run"))[1]),
+    case("refused-run-keeps-the-users-empty-folders", IO,
+         "exit 2: asrpt-bench: error: absent.csv: file not found; left ['outputs', 'runs', 'runs/mine']")(
+        lambda tmp: refused_in_the_users_folders(tmp)),
+    case("placement-study-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-placement-study: error: --out {dir} is a directory; give the name of the file to "
+         "write", "capsys")(
+        lambda tmp, capsys: one_line(capsys, placement_study_main(["--out", str(tmp), "--models", "vgg19"]))),
+    case("report-out-is-a-directory", IO,
+         "exit 2: asrpt-bench-report: error: cannot write: [Errno 21] Is a directory: '{dir}'", "capsys")(
+        lambda tmp, capsys: one_line(capsys, report_main(["--results", str(ROOT / "results"), "--out", str(tmp),
+                                                          "--docs", "none"]))),
+    case("collect-out-below-a-file", IO,
+         "exit 2: asrpt-bench-collect: error: --out {dir}/file.txt/x.csv: {dir}/file.txt is a file, not a "
+         "directory", "capsys")(
+        lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: write(tmp, "file.txt", "x"), "--out",
+                                            str(tmp / "file.txt" / "x.csv"))),
     case("failing-writer", IO,
          "[Errno 28] No space left on device; status incomplete; files ['INCOMPLETE', 'config.json', "
          "'overrides.json']", "monkeypatch")(
@@ -944,6 +1312,13 @@ CASES: list[Case] = [
          "segments.parquet: listed in COMPLETE but missing); nothing written, pass --allow-partial to write the "
          "table with them flagged", "capsys")(
         lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.SEGMENTS).unlink())),
+    case("collect-output-removed-with-its-line", IO,
+         "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
+         "comparison.csv: missing, while summary.json holds per_scheduler results); nothing written, pass "
+         "--allow-partial to write the table with them flagged", "capsys")(
+        lambda tmp, capsys: collect_compare(tmp, capsys, lambda run: (run / io.COMPARISON).unlink() or (
+            run / io.COMPLETE).write_text("".join(line for line in (run / io.COMPLETE).read_text().splitlines(
+                keepends=True) if not line.endswith(f"  {io.COMPARISON}\n"))))),
     case("collect-rows-do-not-match-the-summary", IO,
          "exit 1: asrpt-bench-collect: error: runs not complete: {'corrupt': 1} (first: {dir}/sweep/seed=0: "
          "jobs.parquet: 1 rows, the summary says num_jobs 2); nothing written, pass --allow-partial to write the "
@@ -979,8 +1354,8 @@ CASES: list[Case] = [
          "run, not counted (first: {dir}/runs/.r1.staging-*); rows 1", "capsys")(
         lambda tmp, capsys: killed_then_rerun(tmp, capsys)),
     case("collect-out-is-a-directory", IO,
-         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the file to write (.csv, .csv.gz, "
-         ".parquet)", "capsys")(
+         "exit 2: asrpt-bench-collect: error: --out {dir} is a directory; give the name of the file to write",
+         "capsys")(
         lambda tmp, capsys: collect_damaged(tmp, capsys, lambda run: None, "--out", str(tmp))),
     case("collect-out-of-unknown-format", IO,
          "exit 2: asrpt-bench-collect: error: --out {dir}/x.json: give a file ending in .csv, .csv.gz, .parquet "
@@ -1104,5 +1479,14 @@ def test_the_doc_lists_exactly_these_cases() -> None:
 
 def test_the_catalogue_has_at_least_thirty_kinds_in_every_category() -> None:
     categories = {c.category for c in CASES}
-    assert categories == {TRACE, PAI, PHILLY, GAVEL, SELECTION, PROFILE, CONFIG, API, SOLVER, IO}
+    assert categories == {TRACE, PAI, PHILLY, GAVEL, LOGS, SELECTION, PROFILE, CONFIG, API, SOLVER, IO}
     assert len(CASES) >= 30
+
+
+def test_the_doc_counts_each_category_as_the_catalogue_does() -> None:
+    """The page's summary table (category -> kinds, then the total) is the catalogue's count."""
+    counts = collections.Counter(c.category for c in CASES)
+    text = DOC.read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| ([^|*]+?) \| (\d+) \|$", text, flags=re.M))
+    assert {k: int(v) for k, v in table.items()} == dict(counts)
+    assert f"| **total** | **{len(CASES)}** |" in text

@@ -237,3 +237,30 @@ def test_the_cap_is_a_validated_key() -> None:
     assert compose_run_config(["cache.max_size_gb=null"]).cache.max_size_gb is None
     with pytest.raises(ConfigError, match=r"^cache\.max_size_gb must be null \(no cap\) or a size > 0 in GB, got 0\.0$"):
         compose_run_config(["cache.max_size_gb=0"])
+
+
+@pytest.mark.parametrize(("progress", "trees"), [(True, 3), (False, 4)])  # trees: a fit of its own each
+def test_a_cold_predictor_fit_says_when_it_starts_and_ends(progress: bool, trees: int,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """The first run's longest silent phase, the forest fit on the trace's history, says when it starts
+    and how long it took (with progress on); a cache hit fits nothing and says nothing."""
+    import logging
+    import re
+
+    from asrpt_bench import prepare
+    from asrpt_bench.prediction import prepared
+    from asrpt_bench.cli import compose_run_config
+
+    config = compose_run_config(["workload.num_jobs=20", f"predictor.n_estimators={trees}", "task=simulate",
+                                 f"progress={str(progress).lower()}"])
+    workload = prepare.load_workload(config)
+    with caplog.at_level(logging.INFO, logger=prepared.log.name):
+        prepare.fitted_predictor(config, workload)
+        prepare.fitted_predictor(config, workload)
+    said = [record.getMessage() for record in caplog.records if record.name == prepared.log.name]
+    assert workload.cache_status["predictor"] == "miss"
+    if not progress:
+        assert said == []
+        return
+    assert len(said) == 2 and said[0] == f"fitting predictor 'forest' on {len(workload.history):,} history jobs ..."
+    assert re.fullmatch(r"fitted predictor 'forest' in \d+\.\d s", said[1])

@@ -84,6 +84,7 @@ def test_sweep_records_failures_and_resume_skips_complete_points(tmp_path: Path)
     first = run_app(*args, cwd=tmp_path)
     assert first.returncode == 1, first.stderr
     assert "asrpt-bench: error: sweep point" in first.stderr and "workload.num_jobs=9" in first.stderr
+    assert "sweep: 2 of 2 points done: 1 complete, 0 skipped (complete), 1 failed" in first.stdout  # Hydra's log
     good = next(sweep.glob("*workload.num_jobs=2*"))
     bad = next(sweep.glob("*workload.num_jobs=9*"))
     assert io.run_status(good) == "complete"
@@ -91,7 +92,8 @@ def test_sweep_records_failures_and_resume_skips_complete_points(tmp_path: Path)
     stamp = (good / "summary.json").stat().st_mtime_ns
     second = run_app(*args, cwd=tmp_path)
     assert second.returncode == 1
-    assert "already complete" in second.stderr
+    assert "workload.num_jobs=2): skipped (complete), sweep/" in second.stderr, second.stderr
+    assert "sweep: 2 of 2 points done: 0 complete, 1 skipped (complete), 1 failed" in second.stdout
     assert (good / "summary.json").stat().st_mtime_ns == stamp
     assert io.run_status(bad) == "failed"
 
@@ -105,6 +107,13 @@ def test_joblib_launcher_runs_points_in_parallel_processes(tmp_path: Path) -> No
     assert [io.run_status(p) for p in dirs] == ["complete", "complete"]
     hashes = {io.read_summary(p)["config_hash"] for p in dirs}
     assert len(hashes) == 2
+    again = run_app("-m", *TINY, "task=simulate", "seed=0,1", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
+                    f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    said = sorted(line.split(" (")[0] for line in again.stderr.splitlines() if line.endswith(tuple(p.name for p in dirs)))
+    assert said == ["point 1 of 2", "point 2 of 2"]  # each worker says its point was skipped, with the count
+    assert again.stderr.count(": skipped (complete), ") == 2
+    assert "sweep: 2 of 2 points done: 0 complete, 2 skipped (complete), 0 failed" in again.stdout
 
 
 def test_two_ad_hoc_sweeps_get_two_directories_and_a_rerun_the_same_one(tmp_path: Path) -> None:
@@ -120,11 +129,24 @@ def test_two_ad_hoc_sweeps_get_two_directories_and_a_rerun_the_same_one(tmp_path
     assert sweep_dir_override(["scheduler.tau=0"]) is None
     assert sweep_dir_override(["-m", "experiment=fig6_num_jobs"]) is None
     assert sweep_dir_override(["-m", "seed=0,1", "hydra.sweep.dir=here"]) is None
-    for taus in ("0,2", "0,1"):
-        done = run_app("-m", *TINY, "task=simulate", f"scheduler.tau={taus}", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
+    for taus in ("0,2", "0,1"):  # -m first, then -m between the overrides (once Hydra's usage text)
+        args = ["-m", *TINY, "task=simulate", f"scheduler.tau={taus}"] if taus == "0,2" else [
+            *TINY, "task=simulate", "-m", f"scheduler.tau={taus}"]
+        done = run_app(*args, cwd=tmp_path)
+        assert done.returncode == 0 and "usage" not in done.stderr, done.stderr
     sweeps = [p for p in (tmp_path / "multirun" / "simulate").iterdir()]
     assert len(sweeps) == 2 and all(p.name.startswith("scheduler.tau-") for p in sweeps)
     taus = [{part for point in sweep.iterdir() if point.is_dir() for part in point.name.split(",")
              if part.startswith("scheduler.tau=")} for sweep in sweeps]
     assert sorted(map(sorted, taus)) == [["scheduler.tau=0", "scheduler.tau=1"], ["scheduler.tau=0", "scheduler.tau=2"]]
+
+
+def test_options_go_after_the_overrides_with_their_values() -> None:
+    """Hydra reads the overrides as one run of arguments: `-m` (or `--cfg job`) anywhere is moved after them."""
+    from asrpt_bench.cli_args import overrides_first
+
+    assert overrides_first(["seed=0,1", "-m", "scheduler.tau=0,1", "hydra.sweep.dir=x"]) == [
+        "seed=0,1", "scheduler.tau=0,1", "hydra.sweep.dir=x", "-m"]
+    assert overrides_first(["--cfg", "job", "seed=1", "-p", "task", "--info", "config", "x=1", "--info"]) == [
+        "seed=1", "x=1", "--cfg", "job", "-p", "task", "--info", "config", "--info"]
+    assert overrides_first(["--info", "seed=1", "--cfg=job"]) == ["seed=1", "--info", "--cfg=job"]

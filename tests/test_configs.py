@@ -34,7 +34,7 @@ def test_every_option_composes_and_validates(group: str, option: str) -> None:
     compared = group != "scheduler" or option in ALL_SCHEDULERS
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"{group}={option}"] + ([] if compared else ["task=simulate"]))
-    if group == "workload" and option in ("csv", "pai2020"):  # must say which key to set
+    if group == "workload" and option in ("csv", "pai2020", "slurm", "swf", "helios", "acme"):  # must say which key to set
         with pytest.raises(ConfigError, match=r"workload\.path is required for this workload: .*\(workload\.path=\.\.\.\)"):
             to_run_config(cfg)
         return
@@ -119,7 +119,7 @@ def test_a_group_holds_only_its_components_parameters() -> None:
                                                   "consolidation_test": "alpha", "delay_origin": "enqueue",
                                                   "srpt_tiebreak": "release_id", "backfill": False,
                                                   "dispatch": "strict", "eligibility": "virtual", "overrun": "none",
-                                                  "min_estimate_s": 0.0}
+                                                  "min_estimate_s": 0.0, "virtual": "srpt"}
     assert SchedulerConfig("fifo").to_dict() == {"name": "fifo", "dispatch": "strict", "duration_source": "predicted",
                                                  "overrun": "none", "min_estimate_s": 0.0}
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'fifo' has no parameter 'tau'; its "

@@ -4,6 +4,7 @@ component that breaks each rule, so the kit is known to catch it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,7 @@ from asrpt_bench.testing import (check_parameter_refusals, check_placer, check_p
 from asrpt_bench.workloads.sources import WORKLOADS
 
 
-@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+@pytest.mark.parametrize("name", sorted(set(SCHEDULERS) - {"recorded"}))  # replays a log: test_recorded.py
 def test_every_built_in_scheduler_conforms(name: str) -> None:
     check_scheduler(name)
 
@@ -32,7 +33,7 @@ def test_the_ilp_placer_conforms() -> None:
     check_placer("ilp", {"objective": "alpha"})
 
 
-@pytest.mark.parametrize("name", sorted(PREDICTORS))
+@pytest.mark.parametrize("name", sorted(set(PREDICTORS) - {"walltime"}))  # reads a log's limits: test_walltime.py
 def test_every_built_in_predictor_conforms(name: str) -> None:
     check_predictor(name)
 
@@ -41,9 +42,23 @@ def test_the_synthetic_source_conforms() -> None:
     check_workload("synthetic", {"synthetic_jobs": 80})
 
 
+def test_the_mg1_source_conforms() -> None:
+    check_workload("mg1", {"arrivals": 80})
+
+
+LOGS = Path(__file__).parent / "data" / "joblogs"
+
+
+@pytest.mark.parametrize("name, fixture", [("slurm", "sacct.txt"), ("swf", "small.swf"),
+                                           ("helios", "cluster_log.csv"), ("acme", "trace_seren.csv")])
+def test_every_job_log_source_conforms(name: str, fixture: str) -> None:
+    check_workload(name, {"path": str(LOGS / fixture), "train_fraction": 0.5})
+
+
 def test_every_trace_source_is_covered_by_a_conformance_test() -> None:
     traces = {name for name in WORKLOADS if WORKLOADS.entry(name).meta["kind"] == "trace"}
-    assert traces == {"philly", "gavel", "pai2020", "csv", "synthetic", "memory"}  # tests/test_workloads_*, test_api
+    assert traces == {"philly", "gavel", "pai2020", "csv", "synthetic", "memory",  # tests/test_workloads_*, test_api
+                      "slurm", "swf", "helios", "acme", "mg1"}  # above
 
 
 @dataclass(frozen=True)

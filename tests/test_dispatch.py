@@ -229,7 +229,7 @@ def test_asrpt_backfill_is_the_spelling_of_greedy_and_refuses_other_rules():
         make_scheduler("asrpt", backfill=True, dispatch="easy")
     with pytest.raises(ConfigError, match=r"scheduler\.dispatch must be one of"):
         make_scheduler("spjf", dispatch="lifo")
-    with pytest.raises(ConfigError, match=r"^scheduler\.min_estimate_s must be a number of seconds >= 0, got -1$"):
+    with pytest.raises(ConfigError, match=r"^scheduler\.min_estimate_s must be a number of seconds in \[0, 1e\+12\], got -1$"):
         make_scheduler("fifo", min_estimate_s=-1)
 
 
@@ -242,7 +242,9 @@ def test_dispatch_variant_names_build_the_order_with_that_rule():
     assert (easy.name, easy.dispatch_rule, easy.tau, easy.eligibility) == ("asrpt+easy", "easy", 0.0, "release")
     assert make_scheduler("wcs_duration+strict").strict and make_scheduler("asrpt_oracle+greedy").oracle
     assert SCHEDULERS.params_type("spjf+conservative") is SCHEDULERS.params_type("spjf")  # the group reaches it
-    assert make_scheduler("spjf+conservative", dispatch="strict").dispatch_rule == "conservative"  # its name rules
+    assert make_scheduler("spjf+conservative", dispatch="conservative").dispatch_rule == "conservative"
+    with pytest.raises(ConfigError, match=r"^scheduler.dispatch='strict' conflicts with scheduler 'spjf\+conservative'"):
+        make_scheduler("spjf+conservative", dispatch="strict")  # its name rules, and says so
     assert "spjf+easy" in SCHEDULERS and "spjf+lifo" not in SCHEDULERS and "spjf+easy" not in list(SCHEDULERS)
     with pytest.raises(ConfigError, match=r"unknown scheduler 'spjf\+lifo'.*<name>\+<dispatch>"):
         make_scheduler("spjf+lifo")

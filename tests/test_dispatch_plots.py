@@ -51,7 +51,9 @@ def test_figure_has_a_panel_per_trace_and_sigma_and_an_oracle_row():
 
 def test_log_axes_draw_geometric_intervals_and_hidden_lines_are_named():
     figure = plot_dispatch_map(table())
-    labels = [text.get_text() for axes in figure.axes if axes.get_legend() for text in axes.get_legend().get_texts()]
+    labels = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
+    assert len(figure.legends) == 1 and not any(axes.get_legend() for axes in figure.axes)  # below the panels
+    assert len(labels) == len(set(labels))
     plt.close(figure)
     assert log_axis_problems(figure) == []
     assert "easy, release (= easy, virtual)" in labels

@@ -63,3 +63,12 @@ def test_drift_in_a_doc_is_found_and_rewritten(tmp_path, capsys):
     (tmp_path / "docs" / "a.md").write_text(stale, encoding="utf-8")
     assert main([*argv, "--check"]) == 1
     assert "generated blocks differ" in capsys.readouterr().err
+
+
+def test_the_blocks_show_their_progress_on_request_and_not_through_a_pipe(tmp_path, capsys):
+    (tmp_path / "README.md").write_text("<!-- generated:ablations -->\n<!-- /generated:ablations -->\n", encoding="utf-8")
+    doc_numbers.update_docs(tmp_path, ROOT / "results", check=True, progress=True)
+    shown = capsys.readouterr().err
+    assert "generated blocks: 100%" in shown and "1/1" in shown and "ablations" in shown
+    doc_numbers.update_docs(tmp_path, ROOT / "results", check=True)  # default: only on a terminal
+    assert capsys.readouterr().err == ""

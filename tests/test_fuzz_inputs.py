@@ -21,8 +21,11 @@ from asrpt_bench.prediction import PREDICTORS, make_predictor
 from asrpt_bench.schedulers import SCHEDULERS, make_scheduler
 from asrpt_bench.workloads.assign import assign_models
 from asrpt_bench.workloads.csv_table import load_csv
+from asrpt_bench.workloads.helios import load_acme, load_helios
 from asrpt_bench.workloads.jobs import jobs_from_table
 from asrpt_bench.workloads.pai2020 import PAI_FILES, load_pai2020
+from asrpt_bench.workloads.slurm import load_slurm
+from asrpt_bench.workloads.swf import load_swf
 
 FUZZ = settings(deadline=None, derandomize=True, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 SCHEMA_COLUMNS = ["job_id", "release", "gpus", "iterations", "model", "config", "alpha", "alpha_max", "user",
@@ -188,3 +191,40 @@ def test_registries_random_parameters(kind: str, data: st.DataObject) -> None:
     component = loads_or_refuses(lambda: make(name, **params))
     if component is not None and kind == "predictor":
         loads_or_refuses(lambda: component.fit(None) if name in ("noisy", "oracle") else None)
+
+
+LOG_FIXTURES = Path(__file__).parent / "data" / "joblogs"
+LOG_LOADERS = {"sacct.txt": lambda path: load_slurm(path, timezone="Europe/Berlin"), "small.swf": load_swf,
+               "cluster_log.csv": load_helios, "trace_seren.csv": load_acme}
+LOG_MUTATIONS = st.sampled_from(["", "-1", "0", "-5", "x", "Unknown", "None", "1.5", "2024-03-31T02:30:00",
+                                 "2024-10-27T02:30:00", "2023-03-01 00:18:22+08:00", "gres/gpu", "gres/gpu=x",
+                                 "CANCELLED by 7", "DONE", "1e309", "|", ",", ";", " "])
+
+
+@st.composite
+def mutated_logs(draw: st.DrawFn) -> tuple[str, str]:
+    """A job-log fixture with a few of its fields replaced by awkward values (or its lines shuffled)."""
+    name = draw(st.sampled_from(sorted(LOG_LOADERS)))
+    lines = (LOG_FIXTURES / name).read_text().splitlines()
+    separator = {"sacct.txt": "|", "small.swf": " "}.get(name, ",")
+    for _ in range(draw(st.integers(1, 4))):
+        row = draw(st.integers(0, len(lines) - 1))
+        fields = lines[row].split(separator)
+        fields[draw(st.integers(0, len(fields) - 1))] = draw(LOG_MUTATIONS)
+        lines[row] = separator.join(fields)
+    if draw(st.booleans()):
+        lines = draw(st.permutations(lines))
+    return name, "\n".join(lines) + "\n"
+
+
+@FUZZ
+@given(log=mutated_logs())
+def test_job_log_loaders_on_mutated_logs(log: tuple[str, str]) -> None:
+    name, text = log
+    loads_or_refuses(lambda: LOG_LOADERS[name](_file(text, name)))
+
+
+@FUZZ
+@given(data=st.binary(max_size=300), name=st.sampled_from(sorted(LOG_LOADERS)))
+def test_job_log_loaders_on_random_bytes(data: bytes, name: str) -> None:
+    loads_or_refuses(lambda: LOG_LOADERS[name](_file(data, name)))

@@ -196,3 +196,130 @@ def test_best_fit_server_is_the_fewest_free_that_fits_lowest_index_first(free, s
     fitting = [(f, h) for h, f in enumerate(free) if f >= size]
     assert best_fit_server(tuple(free), size) == (min(fitting)[1] if fitting else None)
     assert best_fit_server(list(free), size) == best_fit_server(tuple(free), size)
+
+
+def test_bandwidth_regime_consolidates_unless_inter_server_links_are_faster():
+    from asrpt_bench.placement.heavy_edge import bandwidth_regime
+
+    assert bandwidth_regime(Cluster(2, 2, 100.0, 10.0)) == "consolidate"
+    assert bandwidth_regime(Cluster(2, 2, 10.0, 10.0)) == "consolidate"
+    assert bandwidth_regime(Cluster(2, 2, 10.0, 100.0)) == "spread"
+
+
+@pytest.mark.parametrize(("mode", "free", "servers", "alpha", "certified"), [
+    ("refined", (0, 4, 8), (1, 1, 1, 1), 0.152, True),   # one server: the all-intra lower bound
+    ("contract", (2, 2), (0, 0, 1, 1), 0.152, True),     # two servers, yet at the lower bound
+    ("refined", (1, 1, 1, 1), (0, 1, 2, 3), 0.17, True),  # every link spans servers: optimal within free
+    ("contract", (1, 1, 1, 1), (0, 1, 2, 3), 0.17, False),  # optimal too, but contract has no proof
+    ("greedy_edge", (1, 1, 1, 1), (0, 1, 2, 3), 0.17, False),
+])
+def test_a_certificate_is_given_only_with_a_proof_of_minimal_alpha(mode, free, servers, alpha, certified):
+    cluster = Cluster(len(free), 8, 100.0, 10.0)
+    placement, proven = HeavyEdgePlacer(mode=mode).place_with_certificate(LIGHT, free, cluster)
+    assert (placement.servers, proven) == (servers, certified)
+    assert DEFAULT_TIMING.alpha(LIGHT, placement, cluster) == pytest.approx(alpha, rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_certificate_when_the_job_does_not_fit(mode):
+    assert HeavyEdgePlacer(mode=mode).place_with_certificate(LIGHT, (1, 1, 1), Cluster(3, 8)) == (None, False)
+
+
+def test_required_blocks_tie_stages_across_a_boundary_dearer_than_the_threshold():
+    """Link costs (alpha with that link alone across servers), 100/10 GB/s. HEAVY: floor 0.152, stage 0 0.5,
+    stage 1 0.17, boundary 0.152. Two one-replica stages with 1 GB of activations: floor 0.1, boundary 0.2."""
+    from asrpt_bench.placement.heavy_edge import link_costs, required_blocks
+
+    costs = link_costs(HEAVY, PAPER_CLUSTER, DEFAULT_TIMING)
+    assert (costs.floor, costs.boundary) == (pytest.approx(0.152), (pytest.approx(0.152),))
+    assert costs.stage == (pytest.approx(0.5), pytest.approx(0.17))
+    assert required_blocks(HEAVY, costs, 0.15) == [[0, 1]]
+    assert required_blocks(HEAVY, costs, costs.boundary[0]) == [[0], [1]]  # a link at the threshold may span
+    assert required_blocks(HEAVY, costs, 0.2) == [[0]]
+    assert required_blocks(HEAVY, costs, 0.5) == []
+    pipeline = TrainingPlan("m", "p2xd1", (Stage(0.1, 0.0, GB, 1), Stage(0.1, 0.0, 0.0, 1)))
+    costs = link_costs(pipeline, PAPER_CLUSTER, DEFAULT_TIMING)
+    assert (costs.floor, costs.stage, costs.boundary) == (pytest.approx(0.1), (pytest.approx(0.1),) * 2,
+                                                          (pytest.approx(0.2),))
+    assert required_blocks(pipeline, costs, 0.15) == [[0, 1]]
+    assert required_blocks(pipeline, costs, 0.2) == []
+    single = ring(1)  # one replica has no link to keep together, whatever the threshold
+    assert required_blocks(single, link_costs(single, PAPER_CLUSTER, DEFAULT_TIMING), 0.0) == []
+
+
+# Stage 0: 2 replicas, 4 GB of parameters; a 0.1 GB boundary to a single stage 1, which sends 0.5 GB to stage 2.
+PAIR_THEN_CHAIN = TrainingPlan("t", "2+1+1", (Stage(0.2, 4 * GB, 0.1 * GB, 2), Stage(0.1, 0.0, 0.5 * GB, 1),
+                                              Stage(0.1, 0.0, 0.0, 1)))
+# A lone first stage, then 3 replicas with 4 GB of parameters
+LONE_THEN_TRIPLE = TrainingPlan("t", "1+3", (Stage(0.1, 0.0, 0.01 * GB, 1), Stage(0.3, 4 * GB, 0.0, 3)))
+
+
+@pytest.mark.parametrize(("plan", "free", "contract", "greedy_edge"), [
+    # contract: groups {0,1} (the 4 GB edge) and {2,3} (the 0.5 GB one); {0,1} to the most free server 1,
+    # {2,3} to the most free left, server 0. greedy_edge: 0,1 to the most free server 1, then the (2,3) edge,
+    # both unplaced, to the most free server, 0
+    (PAIR_THEN_CHAIN, (2, 3, 2), (1, 1, 0, 0), (1, 1, 0, 0)),
+    # contract: the larger group {1,2,3} is placed first, on server 1, the lone vertex 0 on server 0
+    (LONE_THEN_TRIPLE, (1, 3), (0, 1, 1, 1), (0, 1, 1, 1)),
+    # ring of 4, cap 3: contract groups {0,1,3} (to server 0) and {2} (most free: 1); greedy_edge: 0 and 1
+    # to server 0, 3 joins 0, 2 joins its neighbour 1 on 0, now full: the most free, 1
+    (ring(4), (3, 2, 2), (0, 0, 1, 0), (0, 0, 1, 0)),
+    # ring of 4, cap 2: contract groups {0,1} (server 0) and {2,3}, split: 2 (affinity to 1 on the full
+    # server 0 ties with 3's to 0, lower vertex first) to the most free, 1; then 3 to 2.
+    # greedy_edge: 0,1 on 0; 3 (joining 0, full) on 1; 2 (joining 1 on 0, full) on 2
+    (ring(4), (2, 1, 1), (0, 0, 1, 2), (0, 0, 2, 1)),
+    # no parameters, so no edges: every vertex in turn to the most free server
+    (ring(4, 0.0), (1, 2, 1), (1, 0, 1, 2), (1, 0, 1, 2)),
+    # ring of 6, cap 3: contract groups {0,1,5} (server 0) and {2,3,4}, split: 2 to the most free, 1; 3 joins
+    # its neighbour 2 there (room left), 4 (neighbours on full servers) to the most free, 2
+    (ring(6), (3, 2, 2), (0, 0, 1, 1, 2, 0), (0, 0, 1, 1, 2, 0)),
+])
+def test_contract_and_greedy_edge_place_exactly_as_their_listings(plan, free, contract, greedy_edge):
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    assert HeavyEdgePlacer(mode="contract").place(plan, free, cluster).servers == contract
+    assert HeavyEdgePlacer(mode="greedy_edge").place(plan, free, cluster).servers == greedy_edge
+
+
+@pytest.mark.parametrize(("plan", "free", "servers"), [
+    # the 4 GB pair alone must share a server (best fit: server 1); stage 1 joins it there (its neighbour,
+    # with room), stage 2 takes the best fit of what is left, server 0
+    (TrainingPlan("t", "2+1+1", (Stage(0.2, 4 * GB, 0.01 * GB, 2), Stage(0.1, 0.0, 0.01 * GB, 1),
+                                 Stage(0.1, 0.0, 0.0, 1))), (1, 3), (1, 1, 1, 0)),
+    # the pair on server 0; of the two light pairs the one with more parameters (stage 2) is placed first
+    (TrainingPlan("t", "2+2+2", (Stage(0.2, 4 * GB, 0.01 * GB, 2), Stage(0.2, 0.1 * GB, 0.01 * GB, 2),
+                                 Stage(0.2, 0.3 * GB, 0.0, 2))), (2, 2, 2), (0, 0, 2, 2, 1, 1)),
+    # stage 1 fits no server whole after the pair: it is left to the end, stage 2 goes whole to server 0, and
+    # stage 1's replicas follow their edges to the most free servers
+    (TrainingPlan("t", "2+2+1", (Stage(0.2, 4 * GB, 0.05 * GB, 2), Stage(0.2, 0.4 * GB, 0.05 * GB, 2),
+                                 Stage(0.1, 0.0, 0.0, 1))), (3, 1, 1), (0, 0, 1, 2, 0)),
+])
+def test_refined_keeps_the_other_stages_whole_next_to_their_neighbours_heaviest_first(plan, free, servers):
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    placement = HeavyEdgePlacer().place(plan, free, cluster)
+    assert placement.servers == servers
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.14)  # all at the floor: ties
+
+
+def test_refined_finds_the_least_threshold_whose_blocks_pack():
+    """Stages of 3, 3, 2 and 2 replicas, 4 GB each, on free (6, 4): link costs are 0.153 (floor, every
+    boundary), 0.5 and 0.633 (the stages). Only at the least threshold must every stage stay whole, and only
+    the packing 3+3 | 2+2 keeps them so; placing stages whole by best fit, dearest first, would split the
+    last one. The result equals the exhaustive optimum and is certified."""
+    cluster = Cluster(2, 6, 100.0, 10.0)
+    plan = TrainingPlan("t", "3322", tuple(Stage(0.1 * m, 4 * GB, 0.01 * GB, m) for m in (3, 3, 2, 2)))
+    placement, proven = HeavyEdgePlacer().place_with_certificate(plan, (6, 4), cluster)
+    best, optimum = optimal_placement(plan, (6, 4), cluster)
+    assert placement == best == Placement((0,) * 6 + (1,) * 4) and proven
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == optimum == pytest.approx(0.46 / 3, rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_with_faster_inter_server_links_every_mode_spreads_the_job(mode):
+    """b_intra 10, b_inter 100 GB/s: the light vector on one server costs 0.17 s (every link slow); spread,
+    the exhaustive optimum 0.152 s. With room for one server only, it stays there."""
+    cluster = Cluster(4, 4, b_intra=10.0, b_inter=100.0)
+    placement = HeavyEdgePlacer(mode=mode).place(LIGHT, (4, 4, 4, 4), cluster)
+    assert DEFAULT_TIMING.alpha(LIGHT, placement, cluster) == pytest.approx(0.152, rel=1e-12)
+    assert optimal_placement(LIGHT, (4, 4, 4, 4), cluster)[1] == pytest.approx(0.152, rel=1e-12)
+    assert len(set(placement.servers)) > 1
+    assert HeavyEdgePlacer(mode=mode).place(LIGHT, (4, 0, 0, 0), cluster) == Placement((0, 0, 0, 0))

@@ -71,3 +71,31 @@ def test_every_value_type_group_is_the_type_the_code_uses() -> None:
                      "preemption": PreemptionPrice, "theory": TheorySettings, "cache": CacheSettings}
     for kind in kinds.values():
         assert all(item.metadata.get("rule") is not None for item in dataclasses.fields(kind)), kind
+
+
+def every_parameter_class() -> set[type[Params]]:
+    """The value-type groups, every registered component's parameters, and the Params nested in them."""
+    from asrpt_bench.config import component_registry
+    from asrpt_bench.registry import REGISTRIES
+
+    found = {kind for kind in RunConfig.group_types().values() if issubclass(kind, Params)}
+    for kind in ("workload", "predictor", "scheduler", "placement", "task"):
+        component_registry(kind)
+    for registry in REGISTRIES.values():
+        found |= {registry.params_type(name) for name in registry}
+    nested = {inner for cls in found for inner in cls.nested().values()}
+    return found | nested
+
+
+def test_every_time_valued_key_is_capped_where_a_job_table_is() -> None:
+    """A key in seconds (its name ends in _s, or its rule speaks of seconds) refuses 1e13 s and names the cap,
+    so no key holds a time the simulator's float64 event arithmetic would not keep exact."""
+    ruled = [(cls, item) for cls in every_parameter_class() for item in dataclasses.fields(cls)
+             if item.metadata.get("rule") is not None]
+    timed = [(cls, item) for cls, item in ruled
+             if item.name.endswith(("_s", "_duration")) or "second" in item.metadata["rule"].describe()]
+    assert len(timed) >= 9, timed
+    for cls, item in timed:
+        rule = item.metadata["rule"]
+        assert "1e+12" in rule.describe(), (cls.__name__, item.name)
+        assert not rule.accepts(1e13) and not rule.accepts([1e13]), (cls.__name__, item.name)

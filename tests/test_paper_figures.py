@@ -114,3 +114,19 @@ def test_a_gzipped_table_is_found_and_read_as_the_csv_it_holds(tmp_path: Path) -
     with pytest.raises(ConfigError, match="x.csv and x.csv.gz both exist beside each other"):
         table_path(tmp_path, "x.csv")
     assert table_path(tmp_path, "y.csv") == tmp_path / "y.csv"
+
+
+def test_drawing_shows_its_progress_naming_each_figure_on_request(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(ROOT / "results" / "ablation_backfill.csv", results)
+    written, skipped, _ = make_figures(results, tmp_path / "out", progress=True)
+    shown = capsys.readouterr().err
+    assert [p.name for p in written] == ["ablation_backfill.png", "ablation_backfill.pdf"]
+    assert len(skipped) == len(FIGURES) - 1
+    assert "figures: 100%" in shown and f"{len(FIGURES)}/{len(FIGURES)}" in shown
+    assert all(spec.name in shown for spec in FIGURES)
+    make_figures(results, tmp_path / "again")  # default: only on a terminal
+    assert capsys.readouterr().err == ""

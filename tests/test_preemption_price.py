@@ -61,10 +61,27 @@ def test_log_axes_draw_geometric_intervals_and_hidden_lines_are_named():
     equal = table()
     equal.loc[equal["scheduler"] == "las2d", "total_jct"] = equal.loc[equal["scheduler"] == "srtf", "total_jct"].to_numpy()
     figure = plot_preemption_price(equal)
-    labels = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
     assert log_axis_problems(figure) == []
     plt.close(figure)
-    assert "srtf, restart 0 s (= las2d, restart 0 s)" in labels
+    assert labels[:5] == ["SRTF", "SRTF (oracle)", "2D-LAS", "restart 0 s", "restart 30 s"]
+    assert "SRTF, restart 0 s (= 2D-LAS, restart 0 s)" in labels[5:]
+
+
+def test_every_panel_labels_at_least_three_ticks_on_its_ratio_axis():
+    """A ratio axis within a decade (Gavel's 0.9-1.3) gets evenly spaced round ticks, not a lone 1."""
+    from asrpt_bench.report.plots import RatioLocator
+
+    assert [f"{t:g}" for t in RatioLocator().tick_values(0.88, 1.35) if 0.88 <= t <= 1.35] == ["0.9", "1", "1.1", "1.2",
+                                                                                              "1.3"]
+    assert [f"{t:g}" for t in RatioLocator().tick_values(0.7, 6.0) if 0.7 <= t <= 6.0] == ["1", "2", "5"]
+    figure = plot_preemption_price(table())
+    figure.canvas.draw()
+    for axes in figure.axes:
+        low, high = axes.get_ylim()
+        shown = [tick for tick in axes.get_yticks() if low <= tick <= high]
+        assert len(shown) >= 3, (axes.get_title(), shown)
+    plt.close(figure)
 
 
 def test_the_pending_rerun_runs_small_and_takes_each_references_best_variant(tmp_path, monkeypatch):

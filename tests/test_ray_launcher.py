@@ -44,20 +44,25 @@ def point_dirs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-POINT_LINE = re.compile(r"\t#(\d+) : (.*) : (COMPLETED|FAILED.*)$")
+POINT_LINE = re.compile(r"\t\[(\d+)/(\d+)\] #(\d+) : (.*) : (COMPLETED|skipped \(complete\)|FAILED.*)$")
 
 
-def assert_plain_one_line_per_point(output: str, points: int) -> None:
+def assert_plain_one_line_per_point(output: str, points: int, outcome: str = "COMPLETED") -> None:
     """What a sweep printed through a pipe: no ANSI codes, no Ray token warning, no forwarded worker
-    lines, and exactly one line per point saying it completed."""
+    lines, exactly one line per point saying `outcome` with how many points have finished, and the
+    sweeper's count of the outcomes."""
     from hydra_plugins.asrpt_ray_launcher.ray_launcher import RAY_AUTH_ENABLED_WARNING
 
     assert "\x1b" not in output, output[-2000:]
     assert RAY_AUTH_ENABLED_WARNING not in output
     assert "pid=" not in output, output[-2000:]  # Ray's "(run_point pid=...)" prefix of forwarded lines
     lines = [match for match in map(POINT_LINE.search, output.splitlines()) if match]
-    assert sorted(int(match[1]) for match in lines) == list(range(points)), output[-2000:]
-    assert all(match[3] == "COMPLETED" for match in lines), output[-2000:]
+    assert sorted(int(match[3]) for match in lines) == list(range(points)), output[-2000:]
+    assert [(int(match[1]), int(match[2])) for match in lines] == [(k, points) for k in range(1, points + 1)]
+    assert all(match[5] == outcome for match in lines), output[-2000:]
+    counts = {"COMPLETED": (points, 0), "skipped (complete)": (0, points)}[outcome]
+    assert (f"sweep: {points} of {points} points done: {counts[0]} complete, {counts[1]} skipped (complete), "
+            "0 failed") in output, output[-2000:]
 
 
 def test_ray_log_filter_drops_the_token_warning_and_strips_colour_off_a_terminal() -> None:
@@ -98,7 +103,7 @@ def test_points_are_reported_one_line_each_as_they_finish_and_returned_in_sweep_
         results = ray_launcher._gather(FinishingBackwards(), [("a", None), ("b", None)], [["seed=0"], ["seed=1"]], 3)
     assert results == [done, failed]
     assert [r.getMessage() for r in caplog.records if r.name == ray_launcher.log.name] == [
-        "\t#4 : seed=1 : FAILED (ValueError: bad point)", "\t#3 : seed=0 : COMPLETED"]
+        "\t[1/2] #4 : seed=1 : FAILED (ValueError: bad point)", "\t[2/2] #3 : seed=0 : COMPLETED"]
 
 
 @pytest.mark.slow
@@ -119,6 +124,7 @@ def test_ray_sweep_matches_the_basic_launcher_point_for_point(tmp_path: Path) ->
     again = sweep(tmp_path, "ray", "hydra/launcher=ray", "hydra.launcher.num_cpus=2")
     assert again.returncode == 0, again.stderr[-2000:]
     assert [(p / io.SUMMARY).stat().st_mtime_ns for p in ray_points] == stamps  # every point skipped
+    assert_plain_one_line_per_point(again.stderr + again.stdout, 4, "skipped (complete)")  # and says so
 
 
 # --------------------------------------------------------------------------------------------------

@@ -31,4 +31,5 @@ def test_the_readme_output_block_is_what_the_default_run_prints(tmp_path: Path) 
     assert done.returncode == 0, done.stderr[-2000:]
     printed = done.stdout.splitlines()
     assert comparable(readme_output()) == comparable(printed)
-    assert printed[-1].startswith("run directory: outputs/compare/") and (tmp_path / printed[-1].split(": ")[1]).is_dir()
+    assert printed[-1].startswith("run directory: outputs/compare/")
+    assert (tmp_path / printed[-1].split(": ")[1]).is_dir()

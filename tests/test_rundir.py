@@ -87,10 +87,10 @@ def test_a_sweep_reruns_a_point_whose_input_file_changed(tmp_path: Path) -> None
     points = sorted(p for p in (tmp_path / "sweep").iterdir() if p.is_dir())
     before = [io.read_summary(p)["total_jct"] for p in points]
     again = run_app(*args, cwd=tmp_path)
-    assert again.returncode == 0 and again.stderr.count("already complete") == 2
+    assert again.returncode == 0 and again.stderr.count(": skipped (complete), ") == 2
     jobs.write_text(TABLE.replace("a,0,1,10,", "a,0,1,1000,"))
     edited = run_app(*args, cwd=tmp_path)
-    assert edited.returncode == 0 and "already complete" not in edited.stderr
+    assert edited.returncode == 0 and "skipped (complete)" not in edited.stderr
     after = [io.read_summary(p)["total_jct"] for p in points]
     assert all(new > old for new, old in zip(after, before))
 

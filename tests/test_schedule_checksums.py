@@ -33,7 +33,7 @@ CHECKSUMS = DATA / "schedule_checksums.json"
 CLUSTER = Cluster(servers=8, gpus_per_server=8)
 # name -> (registered scheduler, parameters): every scheduler with its defaults, plus the A-SRPT
 # variants whose code paths the defaults do not reach (no delay budget, backfill, budget from the head).
-VARIANTS = {name: (name, {}) for name in sorted(SCHEDULERS)} | {
+VARIANTS = {name: (name, {}) for name in sorted(SCHEDULERS) if name != "recorded"} | {  # recorded: test_recorded.py
     "asrpt[tau=0]": ("asrpt", {"tau": 0.0}),
     "asrpt[tau=4]": ("asrpt", {"tau": 4.0}),
     "asrpt[backfill]": ("asrpt", {"backfill": True}),

@@ -216,9 +216,9 @@ def test_duplicate_job_ids_are_rejected():
 
 
 def test_negative_release_and_iterations_are_rejected_naming_the_job():
-    with pytest.raises(ConfigError, match=r"job 'neg': release must be >= 0"):
+    with pytest.raises(ConfigError, match=r"job 'neg': release must be a finite number of seconds in \[0, 1e\+12\]"):
         fixed("neg", -1, 1, 1)
-    with pytest.raises(ConfigError, match=r"job 'neg': iterations must be >= 0"):
+    with pytest.raises(ConfigError, match=r"job 'neg': iterations must be an integer in \[0, 1e\+12\], got -1"):
         fixed("neg", 0, 1, -1)
     bad = fixed("neg", 0, 1, 1)
     object.__setattr__(bad, "iterations", -3)

@@ -166,8 +166,9 @@ def test_gurobi_adapter_on_a_model_within_the_size_limited_licence() -> None:
 
 @pytest.mark.parametrize("bad, message", [
     (dict(name="glpk"), "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']"),
-    (dict(time_limit_s=0), "solver.time_limit_s must be a positive number"),
-    (dict(time_limit_s=math.inf), "solver.time_limit_s must be a positive number"),
+    (dict(time_limit_s=0), "solver.time_limit_s must be a number of seconds in (0, 1e+12], got 0"),
+    (dict(time_limit_s=math.inf), "solver.time_limit_s must be a number of seconds in (0, 1e+12], got inf"),
+    (dict(time_limit_s=1e13), "solver.time_limit_s must be a number of seconds in (0, 1e+12], got 10000000000000.0"),
     (dict(mip_gap=1.0), "solver.mip_gap must be a number in [0, 1), got 1.0"),
     (dict(mip_gap=-0.1), "solver.mip_gap must be a number in [0, 1), got -0.1"),
     (dict(threads=0), "solver.threads must be a positive integer"),

@@ -48,3 +48,7 @@ def test_submitit_local_sweep_matches_the_basic_launcher_point_for_point(tmp_pat
         assert io.read_summary(ours)["config_hash"] == io.read_summary(theirs)["config_hash"]
     jobs = [p for p in (tmp_path / "submitit" / ".submitit").iterdir() if p.name.isdigit()]  # %j: the job id
     assert len(jobs) == 4  # one submitit job per point, each run by submitit in its own process
+    assert "sweep: 4 of 4 points done: 4 complete, 0 skipped (complete), 0 failed" in local.stdout
+    again = sweep(tmp_path, "submitit", "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=5")
+    assert again.returncode == 0, (again.stderr + again.stdout)[-3000:]
+    assert "sweep: 4 of 4 points done: 0 complete, 4 skipped (complete), 0 failed" in again.stdout

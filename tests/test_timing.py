@@ -117,3 +117,99 @@ def test_alpha_memo_by_shape_equals_alpha_on_every_placement():
     assert placement_shape((5, 5, 2, 5)) == (0, 0, 1, 0)
     assert all(memo.alpha(plan, p) == DEFAULT_TIMING.alpha(plan, p, cluster) for p in placements)
     assert len(memo._memo) == len({placement_shape(p.servers) for p in placements}) == 14  # Stirling S(4,1..3)
+
+
+def one_stage(replicas: int, param_gb: float) -> TrainingPlan:
+    """Data parallelism over `replicas` GPUs: 0.1 s of compute per replica, `param_gb` GB of parameters."""
+    return TrainingPlan("m", f"p1xd{replicas}", (Stage(0.1 * replicas, param_gb * 1e9, 0.0, replicas),))
+
+
+@pytest.mark.parametrize("replicas, levels", [(3, 2), (4, 2), (5, 3), (8, 3)])
+def test_tree_allreduce_pays_its_latency_once_per_level_of_the_tree(replicas, levels):
+    # one server (100 GB/s), 1 GB: 0.1 compute + ring 2(m-1)/m * 0.01 s + 0.001 s per level, ceil(log2 m) levels
+    tree = TimingModel(allreduce="tree", tree_latency_s=0.001)
+    expected = 0.1 + 2 * (replicas - 1) / replicas * 0.01 + 0.001 * levels
+    alpha = tree.alpha(one_stage(replicas, 1.0), Placement((0,) * replicas), Cluster(4, 8, 100.0, 10.0))
+    assert alpha == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_stage_without_parameters_or_with_one_replica_has_no_allreduce():
+    tree = TimingModel(allreduce="tree", tree_latency_s=0.001)
+    assert tree.alpha(one_stage(4, 0.0), Placement((0, 0, 0, 0)), CLUSTER) == pytest.approx(0.1, rel=1e-12)
+    assert tree.alpha(one_stage(1, 1.0), Placement((2,)), CLUSTER) == pytest.approx(0.1, rel=1e-12)
+    assert tree.allreduce_time(1e9, 1, 10.0) == tree.allreduce_time(0.0, 4, 10.0) == 0.0
+
+
+def test_a_boundary_is_slow_only_when_its_stages_span_two_servers():
+    # 1 GB of activations: 2 x 1/100 = 0.02 s on one server, 2 x 1/10 = 0.2 s across two, beside 0.1 s stages
+    plan = TrainingPlan("m", "p2xd1", (Stage(0.1, 0.0, 1e9, 1), Stage(0.1, 0.0, 0.0, 1)))
+    assert DEFAULT_TIMING.alpha(plan, Placement((1, 1)), CLUSTER) == pytest.approx(0.1, rel=1e-12)
+    assert DEFAULT_TIMING.alpha(plan, Placement((1, 2)), CLUSTER) == pytest.approx(0.2, rel=1e-12)
+    assert DEFAULT_TIMING.alpha_consolidated(plan, CLUSTER) == pytest.approx(0.1, rel=1e-12)
+    assert DEFAULT_TIMING.alpha_max(plan, CLUSTER) == pytest.approx(0.2, rel=1e-12)
+    folded = TimingModel(fold_p2p_into_stage=True)  # the sending stage pays its boundary: 0.1 + p2p
+    assert folded.alpha(plan, Placement((1, 1)), CLUSTER) == pytest.approx(0.12, rel=1e-12)
+    assert folded.alpha(plan, Placement((1, 2)), CLUSTER) == pytest.approx(0.3, rel=1e-12)
+    sync = TimingModel(pipeline_mode="sync", microbatches=4)
+    # per micro-batch: stage 1 = (0.1 + p2p) / 4; (4 + 1) micro-batch slots, no all-reduce
+    assert sync.alpha(plan, Placement((1, 2)), CLUSTER) == pytest.approx(5 * 0.3 / 4, rel=1e-12)
+
+
+def test_a_fixed_plan_with_a_spread_alpha_pays_it_only_across_servers():
+    plan = TrainingPlan.fixed(gpus=2, alpha=1.0, alpha_spread=3.0)
+    assert DEFAULT_TIMING.alpha(plan, Placement((3, 3)), CLUSTER) == 1.0
+    assert DEFAULT_TIMING.alpha(plan, Placement((0, 3)), CLUSTER) == 3.0
+    assert DEFAULT_TIMING.alpha_lower_bound(plan, CLUSTER) == DEFAULT_TIMING.alpha_consolidated(plan, CLUSTER) == 1.0
+
+
+@pytest.mark.parametrize("args, message", [
+    (("x", Placement((0, 0)), CLUSTER), "plan must be a TrainingPlan, got str 'x'"),
+    ((LIGHT.stages, Placement((0, 0)), CLUSTER), "plan must be a TrainingPlan, got tuple"),
+    ((LIGHT, (0, 0, 0, 0), CLUSTER), "placement must be a Placement, got tuple (0, 0, 0, 0)"),
+    ((LIGHT, Placement((0, 0, 0, 0)), "x"), "cluster must be a Cluster, got str 'x'"),
+    ((LIGHT, Placement("0000"), CLUSTER), "placement.servers must be a tuple of server indices, got str '0000'"),
+    ((LIGHT, Placement((0, 4, 5, 0)), CLUSTER),
+     "placement.servers: server index 4 is outside the cluster's 4 servers (0..3)"),
+    ((LIGHT, Placement((0, True, 0, 0)), CLUSTER),
+     "placement.servers: server index True is outside the cluster's 4 servers (0..3)"),
+    ((LIGHT, Placement((0, 1.0, 0, 0)), CLUSTER),
+     "placement.servers: server index 1.0 is outside the cluster's 4 servers (0..3)"),
+    ((LIGHT, Placement((0, -1, 0, 0)), CLUSTER),
+     "placement.servers: server index -1 is outside the cluster's 4 servers (0..3)"),
+])
+def test_a_bad_argument_is_refused_naming_it(args, message):
+    with pytest.raises(ConfigError) as refused:
+        DEFAULT_TIMING.alpha(*args)
+    assert str(refused.value).startswith(message)
+
+
+def test_bad_timing_options_name_the_config_key():
+    with pytest.raises(ConfigError, match=r"^timing\.pipeline_mode must be one of \['async', 'sync'\], got 'x'$"):
+        TimingModel(pipeline_mode="x")
+
+
+def test_alpha_memo_computes_each_plan_and_shape_once():
+    """The memo's contract (a simulation asks for alpha at every start): one evaluation per plan and shape,
+    even when plans alternate, including one-GPU placements."""
+    import itertools
+
+    from asrpt_bench.timing import AlphaByShape
+
+    calls = []
+
+    class Counting(TimingModel):
+        def alpha(self, plan, placement, cluster):
+            calls.append(plan)
+            return super().alpha(plan, placement, cluster)
+
+    cluster = Cluster(servers=3, gpus_per_server=4, b_intra=100.0, b_inter=10.0)
+    plans = [TrainingPlan("m", "p2xd2", (Stage(0.2, 4e9, 0.1e9, 2), Stage(0.3, 0.2e9, 0.0, 2))) for _ in range(2)]
+    memo = AlphaByShape(Counting(), cluster)
+    placements = [Placement(servers) for servers in itertools.product(range(3), repeat=4)]
+    for plan in plans + plans:
+        assert [memo.alpha(plan, p) for p in placements] == [DEFAULT_TIMING.alpha(plan, p, cluster)
+                                                             for p in placements]
+    assert len(calls) == 2 * 14 and [sum(c is plan for c in calls) for plan in plans] == [14, 14]
+    single = one_stage(1, 1.0)
+    assert memo.alpha(single, Placement((2,))) == memo.alpha(single, Placement((0,))) == pytest.approx(0.1)
+    assert len(calls) == 2 * 14 + 1

@@ -3,6 +3,9 @@ rounding, and real completions at unrelated instants cannot change the virtual s
 
 from __future__ import annotations
 
+import math
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,3 +85,41 @@ def test_real_completions_at_odd_instants_do_not_move_eligibility(jobs: list[tup
     alone = _run(main, predictions)
     mixed = _run(main + extra, predictions)
     assert {job_id: alone[job_id][0] for job_id in alone} == {job_id: mixed[job_id][0] for job_id in alone}
+
+
+def test_a_shorter_arrival_preempts_and_the_longest_job_finishes_last() -> None:
+    """A (4 at 0), B (1 at 1), C (2 at 2): B preempts A at 1 (1 < 3 left) and ends at 2; C (2 < 3) runs
+    to 4; A resumes with 3 left and ends at 7. Looking at the remaining work never moves it."""
+    srpt = VirtualSRPT()
+    assert srpt.add("A", 4.0, (0.0, 0), 0.0) == [] and srpt.next_completion() == 4.0 and len(srpt) == 1
+    assert srpt.add("B", 1.0, (1.0, 1), 1.0) == [] and srpt.now == 1.0
+    assert srpt.remaining(1.5) == {"A": 3.0, "B": 0.5} and srpt.next_completion() == 2.0
+    assert srpt.add("C", 2.0, (2.0, 2), 2.0) == [("B", 2.0)] and len(srpt) == 2
+    assert srpt.remaining(3.0) == {"A": 3.0, "C": 1.0} and srpt.next_completion() == 4.0
+    assert srpt.advance_to(5.0) == [("C", 4.0)] and srpt.now == 5.0
+    assert srpt.remaining(5.0) == {"A": 2.0} and srpt.next_completion() == 7.0
+    assert srpt.remaining(9.0) == {"A": 0.0}  # a look past the running job's end reports no work, never less
+    assert srpt.advance_to(7.0) == [("A", 7.0)]
+    assert srpt.remaining(8.0) == {} and srpt.next_completion() is None and len(srpt) == 0
+
+
+def test_a_zero_size_job_completes_at_its_release() -> None:
+    srpt = VirtualSRPT()
+    srpt.add("long", 10.0, (0.0, 0), 0.0)
+    assert srpt.add("empty", 0.0, (3.0, 1), 3.0) == []
+    assert srpt.advance_to(3.0) == [("empty", 3.0)] and srpt.remaining(3.0) == {"long": 7.0}
+
+
+@pytest.mark.parametrize("size", [-1.0, math.nan, math.inf])
+def test_a_size_that_is_not_finite_and_non_negative_is_refused(size: float) -> None:
+    with pytest.raises(ValueError, match=rf"^virtual job 'x': size must be finite and >= 0, got {size}$"):
+        VirtualSRPT().add("x", size, (0.0, 0), 0.0)
+
+
+def test_virtual_time_never_goes_back() -> None:
+    srpt = VirtualSRPT()
+    srpt.add("A", 4.0, (0.0, 0), 0.0)
+    srpt.advance_to(5.0)
+    for step in (lambda: srpt.advance_to(4.0), lambda: srpt.add("B", 1.0, (4.0, 1), 4.0)):
+        with pytest.raises(ValueError, match=r"^virtual SRPT cannot go back in time from 5.0 to 4.0$"):
+            step()

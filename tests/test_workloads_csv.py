@@ -49,3 +49,6 @@ def test_negative_duration_and_missing_columns(tmp_path):
         load_csv(path)
     with pytest.raises(ConfigError, match="absent.csv: file not found"):
         load_csv(tmp_path / "absent.csv")
+    (tmp_path / "packed.csv.gz").write_bytes(b"\x1f\x8b")
+    with pytest.raises(ConfigError, match=r"packed.csv: file not found \(packed.csv.gz is there: give that name\)"):
+        load_csv(tmp_path / "packed.csv")

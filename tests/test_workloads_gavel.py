@@ -4,8 +4,10 @@ rows naming file/line/field, a fuzz test that only ConfigError escapes, and the 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -25,10 +27,15 @@ from asrpt_bench.workloads.gavel_throughputs import derive_throughput_table, job
 from asrpt_bench.workloads.recurrence import RecurrenceSpec
 
 ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "tests" / "data" / "gavel"
+"""The four smallest of Gavel's per-VC Philly traces (seed 0) and Gavel's simulation_throughputs.json,
+unchanged (tests/data/README.md), so these tests run on a fresh clone."""
 SHARED = ROOT.parent / "shared" / "data"
-GAVEL_FILES = sorted((SHARED / "traces" / "gavel-philly-vc" / "seed0").glob("*.trace")) + \
-    sorted((SHARED / "traces" / "gavel-generated").glob("*.trace"))
-needs_shared = pytest.mark.skipif(not GAVEL_FILES, reason="../shared/data Gavel traces not available")
+"""A development machine may also hold every Gavel file; the test over all of them then covers those too."""
+GAVEL_FILES = sorted(SHIPPED.glob("*.trace")) + sorted(
+    path for path in [*(SHARED / "traces" / "gavel-philly-vc" / "seed0").glob("*.trace"),
+                      *(SHARED / "traces" / "gavel-generated").glob("*.trace")]
+    if not (SHIPPED / path.name).exists())
 
 # Gavel's measured V100 throughputs (iterations/s, simulation_throughputs.json at commit c4fa400)
 A3C_1 = 7.175767179667988
@@ -198,27 +205,27 @@ def test_fuzzed_input_raises_only_config_error(tmp_path, data):
     assert (table["gpus"] >= 1).all() and (table["alpha"] > 0).all() and (table["release"] >= 0).all()
 
 
-def test_packaged_throughputs_are_gavels_v100_columns():
+def test_packaged_throughputs_are_gavels_v100_columns(tmp_path):
     table = packaged_throughputs()
     assert len(table) == 83 and len(job_types()) == 26
-    source = SHARED / "profiles" / "gavel-throughputs" / "simulation_throughputs.json"
-    if not source.exists():
-        pytest.skip("../shared/data/profiles/gavel-throughputs not available")
+    source = tmp_path / "simulation_throughputs.json"
+    source.write_bytes(gzip.decompress((SHIPPED / "simulation_throughputs.json.gz").read_bytes()))
     pd.testing.assert_frame_equal(table, derive_throughput_table(source))
 
 
-def test_packaged_generator_trace_is_the_shared_one():
-    packaged = load_gavel()
-    assert len(packaged) == 2297 and packaged["gpus"].value_counts().to_dict() == {1: 1621, 4: 363, 2: 210, 8: 103}
-    shared = SHARED / "traces" / "gavel-generated" / "gavel_generated_seed0.trace"
-    if shared.exists():
-        pd.testing.assert_frame_equal(packaged.drop(columns=["job_id", "user", "vc"]),
-                                      load_gavel(shared).drop(columns=["job_id", "user", "vc"]))
+def test_packaged_generator_trace_is_gavels_trace_byte_for_byte():
+    """The packaged trace is the file its README names (sha256 of the uncompressed bytes), and loads as
+    the 2,297 jobs it holds."""
+    packaged = ROOT / "asrpt_bench" / "data" / "traces" / "gavel_generated_seed0.trace.gz"
+    recorded = re.search(r"gavel_generated_seed0.*?sha256 of the\s+uncompressed file `([0-9a-f]{64})`",
+                         (packaged.parent / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    assert recorded and hashlib.sha256(gzip.decompress(packaged.read_bytes())).hexdigest() == recorded[1]
+    table = load_gavel()
+    assert len(table) == 2297 and table["gpus"].value_counts().to_dict() == {1: 1621, 4: 363, 2: 210, 8: 103}
 
 
-@needs_shared
 @pytest.mark.parametrize("path", GAVEL_FILES, ids=[p.name for p in GAVEL_FILES])
-def test_every_shared_gavel_file_loads(path):
+def test_every_gavel_file_loads(path):
     lines = path.read_text().count("\n")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the extrapolation warning is tested above
@@ -226,10 +233,9 @@ def test_every_shared_gavel_file_loads(path):
     assert len(table) == lines and (table["alpha"] > 0).all() and table["release"].min() == 0.0
 
 
-@needs_shared
 @pytest.mark.parametrize("name", ["795a4c.trace", "51b7ef.trace"])
-def test_small_shared_files_simulate_end_to_end(name, tmp_path):
-    path = SHARED / "traces" / "gavel-philly-vc" / "seed0" / name
+def test_small_gavel_files_simulate_end_to_end(name, tmp_path):
+    path = SHIPPED / name
     run_dir = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "asrpt_bench.cli", "workload=gavel", f"workload.path={path}",

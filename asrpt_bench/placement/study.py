@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import profiles
 from ..core import Cluster, ConfigError, TrainingPlan
-from ..io import atomic_write_frame
+from ..io import atomic_write_frame, output_file_problem
 from ..solvers import DEFAULT_SOLVER, SolverSettings
 from ..timing import DEFAULT_TIMING, TimingModel
 from .heavy_edge import HEAVY_EDGE_MODES, HeavyEdgePlacer, consolidation_pays
@@ -208,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Exit 0 written; 2 a bad argument or an unwritable --out, in one line 'PROG: error: ...'."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = output_file_problem(Path(args.out))
+    if problem:
+        print(f"{parser.prog}: error: --out {problem}", file=sys.stderr)
+        return 2
     try:
         cluster = Cluster(args.servers, args.gpus_per_server, args.b_intra, args.b_inter)
         load_before = os.getloadavg()[0]

@@ -14,10 +14,11 @@ from .base import PREDICTORS, IterationPredictor, make_predictor, register_predi
 from .forest import UNSEEN_POLICIES, ForestPredictor
 from .noisy import NoisyOraclePredictor
 from .oracle import OraclePredictor
+from .walltime import WalltimePredictor
 
 __all__ = [
     "FIG4_BUCKETS", "PREDICTORS", "RELATIVE_BUCKETS", "UNSEEN_POLICIES", "ForestPredictor",
     "IterationPredictor", "NoisyOraclePredictor", "OraclePredictor", "accuracy_summary", "accuracy_table",
     "chronological_split", "evaluate_predictor", "make_predictor", "prediction_errors",
-    "register_predictor",
+    "register_predictor", "WalltimePredictor",
 ]

@@ -37,6 +37,8 @@ class IterationPredictor:
 
     name: ClassVar[str] = ""
     oracle: ClassVar[bool] = False
+    needs_history: ClassVar[bool] = False
+    """True for a predictor that learns from the history: a run without one uses the oracle (prepare.py)."""
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters and their values (scikit-learn's estimator API)."""

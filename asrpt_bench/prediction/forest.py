@@ -48,6 +48,8 @@ class ForestParams(Params):
 class ForestPredictor(IterationPredictor):
     """Random-forest iteration predictor keyed on recurrence features (module doc)."""
 
+    needs_history = True
+
     def __init__(self, features: Sequence[str] = ("group", "user"), n_estimators: int = ForestParams.n_estimators,
                  unseen: str = ForestParams.unseen, log_target: bool = ForestParams.log_target, random_state: int = 0,
                  n_jobs: int = ForestParams.n_jobs) -> None:

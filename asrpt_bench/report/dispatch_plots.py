@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from .bands import WITHIN, band_counts
 from .plots import SEED, best_wcs_ratios, coincident_labels, complete_runs, plot_band, ratio_axis, require
-from .regime_plots import LOAD, SIGMA, TRACE
+from .regime_plots import LOAD, SIGMA, TRACE, axis_label
 from .style import figure_style
 
 ELIGIBILITY = "scheduler.eligibility"
@@ -114,8 +114,8 @@ def plot_dispatch_map(table: pd.DataFrame) -> Figure:
     colours = dict(zip(RULES, plt.get_cmap("viridis")(np.linspace(0, 0.9, len(RULES)))))
     rows = [(sigma, "asrpt") for sigma in sigmas] + [(sigmas[0], "asrpt_oracle")]
     with figure_style():
-        figure, panels = plt.subplots(len(rows), len(traces), figsize=(4.6 * len(traces), 2.9 * len(rows)),
-                                      squeeze=False, sharex=True, sharey=True)
+        figure, panels = plt.subplots(len(rows), len(traces), figsize=(4.6 * len(traces), 2.9 * len(rows) + 1.2),
+                                      squeeze=False, sharex=True, sharey=True, layout="constrained")
         for r, (sigma, order) in enumerate(rows):
             for c, trace in enumerate(traces):
                 axes = panels[r][c]
@@ -132,11 +132,22 @@ def plot_dispatch_map(table: pd.DataFrame) -> Figure:
                 if order == "asrpt" and not spjf.empty:
                     plot_band(axes, spjf, LOAD, color="grey", linewidth=0.9, label="SPJF, easy")
                 ratio_axis(axes)
-                which = "A-SRPT (oracle)" if order == "asrpt_oracle" else f"A-SRPT, sigma = {sigma}"
-                axes.set_title(f"{trace}: {which}", fontsize=8)
+                which = "A-SRPT (oracle)" if order == "asrpt_oracle" else f"A-SRPT, {axis_label(sigma, SIGMA)}"
+                axes.set_title(f"{trace}: {which}", fontsize=9)
             panels[r][0].set_ylabel("total JCT / best WCS")
         for axes in panels[-1]:
             axes.set_xlabel("offered load (workload.target_load)")
-        panels[0][-1].legend(fontsize=6, title="dispatch, eligibility; geometric mean, 95% CI over seeds", title_fontsize=6)
+        seeds = int(summary["n"].max())
+        figure.legend(*_every_line(figure), loc="outside lower center", ncol=3,
+                      title=f"dispatch rule, eligibility; geometric mean and 95% CI over {seeds} seeds")
         figure.suptitle("Dispatch map: A-SRPT variants vs the best WCS baseline")
     return figure
+
+
+def _every_line(figure: Figure) -> tuple[list, list[str]]:
+    """The handles and labels of every panel's lines, each label once, in the order first drawn."""
+    seen: dict[str, object] = {}
+    for axes in figure.axes:
+        for handle, text in zip(*axes.get_legend_handles_labels()):
+            seen.setdefault(text, handle)
+    return list(seen.values()), list(seen)

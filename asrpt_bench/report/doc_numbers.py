@@ -9,7 +9,8 @@ A document holds a generated block between two markers,
 and `update_docs` rewrites every block's content (asrpt-bench-report does it with REPRODUCTION.md;
 `--check` fails when a block differs). No number inside a block is typed by hand: each comes from a
 table through `published.load_result` (checked complete and fresh against its experiment) or, for the
-placement studies that are not Hydra experiments, from their CSV. Percentages are arithmetic means,
+placement studies that are not Hydra experiments, from their CSV; the one block that reads no table,
+`open_choices`, lists the defaults of the composed configuration. Percentages are arithmetic means,
 ratios geometric means with the interval taken on the log; each with its 95% Student-t interval over
 seeds and the number of seeds n (`plots.mean_ci`, `plots.geometric_ci`).
 """
@@ -25,6 +26,8 @@ import pandas as pd
 from ..core import ConfigError
 from ..io import atomic_write_text
 from .intervals import fmt_interval, interval, per_seed_ratio
+from .open_choices import open_choices_block
+from .progress import progress_bar
 from .plots import SEED, geometric_ci, mean_ci
 from .bands import definition
 from .design_plots import design_text
@@ -322,6 +325,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "heavy_edge_study": heavy_edge_study,
     "heavy_edge_patterns": heavy_edge_patterns,
     "solver_comparison": solver_comparison,
+    "open_choices": open_choices_block,
 }
 
 
@@ -368,22 +372,25 @@ def unmarked_measured(text: str) -> list[str]:
     return [line for line in outside_blocks(text).splitlines() if UNMARKED_MEASURED.search(line)]
 
 
-def update_docs(root: Path, results: Path, check: bool = False) -> list[Path]:
+def update_docs(root: Path, results: Path, check: bool = False, progress: bool | None = None) -> list[Path]:
     """Rewrite the generated blocks of README.md and docs/*.md from `results`; return the files that
-    differed (with check=True, only compare)."""
+    differed (with check=True, only compare). `progress`: a bar over the blocks (None: on a terminal)."""
     cache: dict[str, str] = {}
+    texts = {path: path.read_text(encoding="utf-8") for path in doc_files(root)}
+    used = {match[1] for text in texts.values() for match in BEGIN.finditer(text)}
+    with progress_bar(len(used), "generated blocks", "block", progress) as bar:
+        def compute(name: str) -> str:
+            if name not in cache:
+                bar.set_postfix_str(name)
+                cache[name] = BLOCKS[name](Path(results))
+                bar.update()
+            return cache[name]
 
-    def compute(name: str) -> str:
-        if name not in cache:
-            cache[name] = BLOCKS[name](Path(results))
-        return cache[name]
-
-    changed = []
-    for path in doc_files(root):
-        text = path.read_text(encoding="utf-8")
-        new = rewrite(text, str(path), compute)
-        if new != text:
-            changed.append(path)
-            if not check:
-                atomic_write_text(path, new)
+        changed = []
+        for path, text in texts.items():
+            new = rewrite(text, str(path), compute)
+            if new != text:
+                changed.append(path)
+                if not check:
+                    atomic_write_text(path, new)
     return changed

@@ -24,7 +24,9 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import design_plots, dispatch_plots, plots, preemption_plots, queueing_plots, regime_plots, sensitivity_plots, theory_plots
+from . import (design_plots, dispatch_plots, plots, preemption_plots, queueing_plots, regime_plots,
+               sensitivity_plots, theory_plots)
+from .progress import progress_bar
 from .style import save_figure
 from .published import check_sweep
 from .table_check import read_table, recorded_experiments, table_path
@@ -169,25 +171,36 @@ def index_text(written: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_figures(results: Path, out: Path, partial: bool = False) -> tuple[list[Path], list[str], list[str]]:
+def _draw(spec: FigureSpec, results: Path, out: Path, partial: bool) -> tuple[list[Path], str, str]:
+    """One figure: the files written, why it was skipped (no table) and why its table was refused."""
+    try:
+        path = table_path(results, spec.table)
+        if not path.exists():
+            return [], f"{spec.name} (no {path})", ""
+        table = read_table(path)
+        spec.check(table, path)
+        check_sweep(table, spec.name, path, spec.columns, partial)
+        figure = spec.plot(table)
+    except ConfigError as error:
+        return [], "", str(error)
+    return save_figure(figure, out, spec.name), "", ""
+
+
+def make_figures(results: Path, out: Path, partial: bool = False,
+                 progress: bool | None = None) -> tuple[list[Path], list[str], list[str]]:
     """Draw every figure whose table exists and is the right one (published.check_sweep: the whole
     sweep, every seed, consistent cells; `partial`: part of the sweep will do); return the files
-    written, the figures skipped (no table) and the tables refused (one message each)."""
+    written, the figures skipped (no table) and the tables refused (one message each). `progress`: a
+    bar over the figures naming the one being drawn (None: on a terminal)."""
     written, skipped, refused = [], [], []
-    for spec in FIGURES:
-        try:
-            path = table_path(results, spec.table)
-            if not path.exists():
-                skipped.append(f"{spec.name} (no {path})")
-                continue
-            table = read_table(path)
-            spec.check(table, path)
-            check_sweep(table, spec.name, path, spec.columns, partial)
-            figure = spec.plot(table)
-        except ConfigError as error:
-            refused.append(str(error))
-            continue
-        written.extend(save_figure(figure, out, spec.name))
+    with progress_bar(len(FIGURES), "figures", "figure", progress) as bar:
+        for spec in FIGURES:
+            bar.set_postfix_str(spec.name)
+            files, missing, refusal = _draw(spec, results, out, partial)
+            written.extend(files)
+            skipped.extend([missing] if missing else [])
+            refused.extend([refusal] if refusal else [])
+            bar.update()
     if written:
         atomic_write_text(Path(out) / "README.md", index_text(written))
     return written, skipped, refused

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FormatStrFormatter, Locator, LogLocator, MaxNLocator, NullFormatter
 from scipy import stats
 
 from ..core import ConfigError
@@ -96,11 +96,33 @@ def best_wcs_ratios(table: pd.DataFrame, point: list[str], schedulers: tuple[str
     return summary
 
 
+class RatioLocator(Locator):
+    """Major ticks of a log ratio axis: 1, 2 and 5 of every decade, or, when fewer than three of those
+    fall inside the view (a ratio that stays within a decade, e.g. 0.8-1.6), evenly spaced round
+    values, so that a reader has more than one labelled tick to read the axis by."""
+
+    MIN_LABELLED = 3
+
+    def __call__(self) -> np.ndarray:
+        low, high = self.axis.get_view_interval()
+        return self.tick_values(low, high)
+
+    def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
+        low, high = sorted((float(vmin), float(vmax)))
+        low = max(low, np.finfo(float).tiny)
+        decades = LogLocator(subs=(1.0, 2.0, 5.0)).tick_values(low, high)
+        if ((decades >= low) & (decades <= high)).sum() >= self.MIN_LABELLED:
+            return decades
+        even = MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]).tick_values(low, high)
+        return even[even > 0]
+
+
 def ratio_axis(axes: plt.Axes) -> None:
-    """A log axis for ratios: plain major labels, no minor labels, a line at 1."""
+    """A log axis for ratios: plain major labels (at least three in view, RatioLocator), no minor labels,
+    a line at 1."""
     axes.axhline(1.0, color="black", linewidth=0.8)
     axes.set_yscale("log")
-    axes.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axes.yaxis.set_major_locator(RatioLocator())
     axes.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     axes.yaxis.set_minor_formatter(NullFormatter())
 
@@ -184,8 +206,9 @@ def _ratio_panel(axes: Axes, table: pd.DataFrame, x: str, x_scale: float) -> pd.
         chosen = summary[summary["excludes_one"] == excludes]
         axes.scatter(x_scale * chosen[x], chosen["mean"], s=26, facecolors=face, edgecolors=style["color"], zorder=3)
     for _, row in summary.iterrows():
-        axes.annotate(f"{row['mean']:.3g} vs {label(row['best_wcs'])}", (x_scale * row[x], row["mean"]),
-                      textcoords="offset points", xytext=(0, 7), ha="center", fontsize=6)
+        axes.annotate(f"{row['mean']:.3g}\nvs {label(row['best_wcs'])}", (x_scale * row[x], row["mean"]),
+                      textcoords="offset points", xytext=(0, 7), ha="center", va="bottom", fontsize=6.5,
+                      linespacing=1.0)
     ratio_axis(axes)
     axes.set_ylabel("total JCT: A-SRPT / best baseline")
     axes.legend(title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds; filled: CI excludes 1",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from .plots import SEED, best_wcs_ratios, coincident_labels, complete_runs, plot_band, ratio_axis, require
 from .regime_plots import LOAD, TRACE
@@ -82,11 +83,26 @@ def _line_name(scheduler: str, restart: object) -> str:
     return f"{label(scheduler)}, restart {float(restart):g} s"
 
 
-def _legend_labels(summary: pd.DataFrame) -> dict[str, str]:
-    """Legend label per scheduler x restart line, noting a line equal to another's at every trace and
-    load (plots.coincident_labels), as it hides under that one."""
+def hidden_lines(summary: pd.DataFrame) -> list[str]:
+    """"B (= A)" for every scheduler x restart line equal to another's at every trace and load
+    (plots.coincident_labels): it hides under that one, which the legend says. Lines that meet at a few
+    points (where no job is ever suspended, every preemptive scheduler runs the same schedule) are not
+    hidden and not named."""
     keyed = summary.assign(line=[_line_name(s, r) for s, r in zip(summary["scheduler"], summary[RESTART])])
-    return coincident_labels(keyed.sort_values(["scheduler", RESTART]), "line", [TRACE, LOAD], names=str)
+    labels = coincident_labels(keyed.sort_values(["scheduler", RESTART]), "line", [TRACE, LOAD], names=str)
+    return [text for name, text in labels.items() if text != name and " at " not in text]
+
+
+def _legend(figure: Figure, schedulers: list[str], restarts: list[float], hidden: list[str], seeds: int,
+            note: str = "") -> None:
+    """One legend below the panels: a colour per scheduler, a line style per restart price, the lines
+    that hide under another, and what the band and the dots mean (`note` appended to its title)."""
+    handles = [Line2D([], [], color=series_style(name)["color"], label=label(name)) for name in schedulers]
+    handles += [Line2D([], [], color="grey", linestyle=LINESTYLES[k % len(LINESTYLES)], label=f"restart {r:g} s")
+                for k, r in enumerate(restarts)]
+    handles += [Line2D([], [], linestyle="none", label=text) for text in hidden]
+    figure.legend(handles=handles, loc="outside lower center", ncol=len(schedulers) + len(restarts),
+                  title=f"geometric mean and 95% CI over {seeds} seeds; dots: the CI excludes 1{note}")
 
 
 def plot_preemption_price(table: pd.DataFrame) -> Figure:
@@ -96,16 +112,16 @@ def plot_preemption_price(table: pd.DataFrame) -> Figure:
     summary = best_variants(preemption_price(table))
     traces = sorted(summary[TRACE].unique())
     restarts = sorted(summary[RESTART].astype(float).unique())
-    labels = _legend_labels(summary)
+    schedulers = [name for name in PREEMPTIVE if name in set(summary["scheduler"])]
     with figure_style():
-        figure, panels = plt.subplots(1, len(traces), figsize=(5.0 * len(traces), 3.8), squeeze=False)
+        figure, panels = plt.subplots(1, len(traces), figsize=(5.0 * len(traces), 4.4), squeeze=False,
+                                      layout="constrained")
         for axes, trace in zip(panels[0], traces):
             for (name, restart), part in summary[summary[TRACE] == trace].groupby(["scheduler", RESTART], sort=True):
                 style = series_style(str(name))
                 dash = LINESTYLES[restarts.index(float(restart)) % len(LINESTYLES)]
                 part = part.assign(**{LOAD: part[LOAD].astype(float)})
-                plot_band(axes, part, LOAD, color=style["color"], linestyle=dash,
-                          label=labels[_line_name(str(name), restart)])
+                plot_band(axes, part, LOAD, color=style["color"], linestyle=dash)
                 filled = part[part["excludes_one"]]
                 axes.scatter(filled[LOAD], filled["mean"], s=24, color=style["color"], zorder=3)
             ratio_axis(axes)
@@ -113,7 +129,6 @@ def plot_preemption_price(table: pd.DataFrame) -> Figure:
             axes.set_xlabel("offered load")
             axes.set_ylabel("total JCT / best non-preemptive")
         best = "; each scheduler's best rule x min run per point" if summary["variant"].str.len().any() else ""
-        panels[0][0].legend(fontsize=6, title=f"geometric mean, 95% CI over {int(summary['n'].max())} seeds{best}",
-                            title_fontsize=6)
+        _legend(figure, schedulers, restarts, hidden_lines(summary), int(summary["n"].max()), best)
         figure.suptitle("The price of non-preemption: preemptive references over the best non-preemptive scheduler")
     return figure

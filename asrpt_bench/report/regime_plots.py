@@ -26,7 +26,8 @@ NEW_SHARE = "workload.recurrence.new_group_share"
 INJECTED = "workload.inject_jobs"
 
 
-def _axis_label(value: object, axis: str) -> str:
+def axis_label(value: object, axis: str) -> str:
+    """How a value of the regime maps' key axis (sigma, or the new-group share) is named in a figure."""
     if axis == SIGMA:
         return "sigma = null (no information)" if value == "null" else f"sigma = {float(value):g}"
     return f"new groups = {100 * float(value):.0f}%"
@@ -46,7 +47,7 @@ def _ratio_lines(axes: plt.Axes, summary: pd.DataFrame, x: str, series: str) -> 
     for value, colour in series_colours(summary[series]).items():
         part = summary[summary[series] == value].assign(**{x: lambda t: t[x].astype(float)}).sort_values(x)
         mine = part[part["scheduler"] == "asrpt"]
-        plot_band(axes, mine, x, color=colour, label=_axis_label(value, series))
+        plot_band(axes, mine, x, color=colour, label=axis_label(value, series))
         for excludes, face in ((True, colour), (False, "white")):
             chosen = mine[mine["excludes_one"] == excludes]
             axes.scatter(chosen[x], chosen["mean"], s=22, facecolors=face, edgecolors=colour, zorder=3)
@@ -62,7 +63,8 @@ def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
     traces = list(dict.fromkeys(table[TRACE]))
     seeds = int(summary["n"].max())
     with figure_style():
-        figure, panels = plt.subplots(1, len(traces), figsize=(4.8 * len(traces), 3.8), squeeze=False, sharey=True)
+        figure, panels = plt.subplots(1, len(traces), figsize=(4.8 * len(traces), 4.4), squeeze=False, sharey=True,
+                                      layout="constrained")
         for axes, trace in zip(panels[0], traces):
             _ratio_lines(axes, summary[summary[TRACE] == trace], LOAD, axis)
             axes.set_title(trace)
@@ -71,8 +73,8 @@ def _regime(table: pd.DataFrame, axis: str, title: str) -> Figure:
         handles, labels = panels[0][-1].get_legend_handles_labels()
         handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=0.9))
         labels.append("dashed: A-SRPT (oracle) / best WCS")
-        panels[0][-1].legend(handles, labels, title=f"geometric mean, 95% CI over {seeds} seeds; filled: CI excludes 1",
-                             title_fontsize=7)
+        figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4),
+                      title=f"geometric mean and 95% CI over {seeds} seeds; filled marker: the CI excludes 1")
         figure.suptitle(title)
     return figure
 

@@ -24,17 +24,18 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import pandas as pd
 
-from ..composition import compose_run_config
 from ..tasks.compare import BASELINES
 from ..core import ConfigError
 from ..io import atomic_write_text
 from .doc_numbers import update_docs
+from .progress import progress_bar, step_name
 from .figures import FIGURES
 from .intervals import fmt_interval, interval, per_seed_ratio
+from .open_choices import choices_table
 from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .bands import definition
 from .design_plots import prediction_gap, virtual_order_effect
@@ -324,78 +325,6 @@ CLAIMS: tuple[Callable[[Path], Claim], ...] = (
 
 
 # --------------------------------------------------------------------------------------------------
-# Modelling choices the paper leaves open (paper-notes section 10), with the keys that set ours
-
-OPEN_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("servers x GPUs per server", ("cluster.servers", "cluster.gpus_per_server")),
-    ("intra- / inter-server bandwidth (GB/s)", ("cluster.b_intra", "cluster.b_inter")),
-    ("exact form of Eqs 4-7", ("timing.pipeline_mode", "timing.allreduce", "timing.fold_p2p_into_stage",
-                               "timing.microbatches")),
-    ("Heavy-Edge internals", ("placement.mode", "placement.allreduce_edges")),
-    ("comm-heavy threshold", ("scheduler.comm_heavy",)),
-    ("'consolidated enough' test", ("scheduler.consolidation_test",)),
-    ("delay-timer origin", ("scheduler.delay_origin",)),
-    ("tau in simulation", ("scheduler.tau",)),
-    ("head-of-line blocking", ("scheduler.backfill", "scheduler.dispatch")),
-    ("when a job becomes dispatchable", ("scheduler.eligibility",)),
-    ("the virtual single machine's discipline (SRPT in the paper)", ("scheduler.virtual",)),
-    ("jobs running past their prediction", ("scheduler.overrun", "scheduler.min_estimate_s")),
-    ("price of a preemption (preemptive references only)", ("preemption.restart_s", "preemption.min_run_s")),
-    ("virtual SRPT tie-break", ("scheduler.srpt_tiebreak",)),
-    ("random forest settings", ("predictor.n_estimators", "predictor.features", "predictor.log_target")),
-    ("train/test split and unseen jobs", ("workload.train_fraction", "predictor.unseen")),
-    ("jobs with g_i >= G", ("workload.drop_oversize",)),
-    ("arrival compression", ("workload.time_compression", "workload.target_load")),
-    ("trace (PAI 2020 is not available): recurrence keys", ("workload.name", "workload.recurrence.source",
-                                                             "workload.recurrence.sigma",
-                                                             "workload.recurrence.new_group_share",
-                                                             "workload.recurrence.new_group_selection")),
-    ("baselines' placer", ("placement.name", "task.baseline_placement")),
-    ("ILP solver", ("solver.name", "solver.time_limit_s", "solver.mip_gap")),
-    ("rho-bar / epsilon-bar reconstruction, alpha_min of the bound", ("theory.rho_bar_definition",
-                                                                     "theory.eps_bar_definition",
-                                                                     "theory.alpha_min_source")),
-)
-
-
-def default_values() -> dict[str, Any]:
-    """Every key of the configuration `asrpt-bench` composes without overrides, flattened."""
-    flat: dict[str, Any] = {}
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                walk(f"{prefix}.{key}" if prefix else key, inner)
-        else:
-            flat[prefix] = value
-
-    walk("", compose_run_config([]).to_dict())
-    return flat
-
-
-def yaml_value(value: Any) -> str:
-    """A value as it is written on the command line (null, true, false, [a, b])."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return f"[{', '.join(yaml_value(v) for v in value)}]"
-    return str(value)
-
-
-def choices_table() -> list[str]:
-    values = default_values()
-    rows = ["| left open by the paper | our default (config key = value) |", "|---|---|"]
-    for item, keys in OPEN_CHOICES:
-        missing = [key for key in keys if key not in values]
-        if missing:
-            raise ConfigError(f"reproduction report: no config key {missing[0]!r} (OPEN_CHOICES is out of date)")
-        rows.append(f"| {item} | {', '.join(f'`{key}={yaml_value(values[key])}`' for key in keys)} |")
-    return rows
-
-
-# --------------------------------------------------------------------------------------------------
 # The document
 
 
@@ -403,8 +332,14 @@ def cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
-def render(results: Path) -> str:
-    claims = [build(results) for build in CLAIMS]
+def render(results: Path, progress: bool | None = None) -> str:
+    """REPRODUCTION.md from the tables in `results` (`progress`: a bar over the claims; None: on a terminal)."""
+    claims = []
+    with progress_bar(len(CLAIMS), "claims", "claim", progress) as bar:
+        for build in CLAIMS:
+            bar.set_postfix_str(step_name(build))
+            claims.append(build(results))
+            bar.update()
     drawn = {spec.name for spec in FIGURES}
     lines = [
         "# Reproduction report",

@@ -48,9 +48,9 @@ def _heatmap(axes: Axes, part: pd.DataFrame, low: float, high: float) -> plt.cm.
     return image
 
 
-def _bound_panel(axes: Axes, part: pd.DataFrame) -> None:
-    """sum C / lower bound (solid) and the Theorem 1 bound (dashed) vs epsilon, per tau; a tau whose line
-    equals another's says so in the legend."""
+def _bound_panel(axes: Axes, part: pd.DataFrame, load: float) -> None:
+    """sum C / lower bound (solid) and the Theorem 1 bound (dashed) vs epsilon, per tau, at offered load
+    `load`; a tau whose line equals another's says so in the legend."""
     values = part[COMM_HEAVY].astype(float)
     chosen = min(values.unique(), key=lambda value: abs(value - BOUND_COMM_HEAVY))
     part = part[np.isclose(values, chosen)]
@@ -62,7 +62,8 @@ def _bound_panel(axes: Axes, part: pd.DataFrame) -> None:
             plot_band(axes, at_tau, EPSILON, color=_TAB10(k % 10), label=labels[str(tau)], **style)
     axes.set_yscale("log")
     axes.set_xlabel("prediction error epsilon")
-    axes.set_title(f"COMM_HEAVY = {chosen:g}: ratio vs bound (log)", fontsize=8)
+    axes.set_ylabel("sum C / lower bound, bound (log)")
+    axes.set_title(f"load {load:g}, COMM_HEAVY = {chosen:g}:\nsum C / LB vs Theorem 1 bound", fontsize=8)
 
 
 def plot_sensitivity(table: pd.DataFrame) -> Figure:
@@ -85,8 +86,8 @@ def plot_sensitivity(table: pd.DataFrame) -> Figure:
                 axes.set_title(f"load {float(load):g}, epsilon = {float(epsilon):g}", fontsize=8)
                 axes.set_xlabel("tau")
                 axes.set_ylabel("COMM_HEAVY")
-            _bound_panel(panels[r][-1], table[table[LOAD] == load])
-        panels[0][-1].legend(title=f"geometric mean, 95% CI over {seeds} seed(s)", title_fontsize=7, fontsize=6,
+            _bound_panel(panels[r][-1], table[table[LOAD] == load], float(load))
+        panels[0][-1].legend(title=f"geometric mean, 95% CI\nover {seeds} seed(s)", title_fontsize=7, fontsize=7,
                              loc="upper left", bbox_to_anchor=(1.02, 1.0))
         figure.colorbar(image, ax=panels[:, :-1].ravel().tolist(), label="total JCT / best cell of the load")
         figure.suptitle(f"A-SRPT: COMM_HEAVY x tau x epsilon x offered load (geometric mean over {seeds} seeds)")

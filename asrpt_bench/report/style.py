@@ -26,6 +26,9 @@ SCHEDULER_LABELS = {
     "wcs_workload": "WCS-Workload",
     "wcs_subtime": "WCS-SubTime",
     "fifo": "FIFO",
+    "srtf": "SRTF",
+    "srtf_oracle": "SRTF (oracle)",
+    "las2d": "2D-LAS",
 }
 PLACER_LABELS = {"heavy_edge": "Heavy-Edge", "ilp": "ILP (optimal)", "first_fit": "First-fit", "random": "Random"}
 _PALETTE = plt.get_cmap("tab10").colors

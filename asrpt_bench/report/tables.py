@@ -32,8 +32,14 @@ SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
     ("mean_wait_gpus_2_4", "mean wait, 2-4-GPU jobs"),
     ("mean_wait_gpus_5_8", "mean wait, 5-8-GPU jobs"),
     ("mean_wait_gpus_9plus", "mean wait, 9+-GPU jobs"),
+    ("over_capacity_instants", "instants the replay holds more GPUs than the cluster has"),
+    ("over_capacity_s", "time it holds more"),
+    ("peak_gpus", "most GPUs it holds at once"),
     ("backfilled_starts", "backfilled starts (jobs)"),
     ("reservation_violations", "starts after the first shadow time or reservation (jobs)"),
+    ("users", "users (users.csv: jobs, mean wait, mean slowdown, GPU-hours each)"),
+    ("jain_user_slowdown", "Jain's index over users' mean slowdowns (1: all alike)"),
+    ("worst_user_slowdown_ratio", "worst user's mean slowdown / the median user's (ratio)"),
     ("makespan", "makespan"),
     ("utilization", "GPU utilization (fraction)"),
     ("sum_completion", "sum of completion times, sum C_i"),
@@ -62,7 +68,7 @@ TIME_KEYS = frozenset({"total_jct", "mean_jct", "p50_jct", "p95_jct", "p99_jct",
                        "mean_first_start_delay", "mean_wait_gpus_1",
                        "mean_wait_gpus_2_4", "mean_wait_gpus_5_8", "mean_wait_gpus_9plus", "makespan",
                        "sum_completion", "lower_bound", "heavy_edge_time_median_s", "ilp_time_median_s",
-                       "wall_time_s"})
+                       "wall_time_s", "over_capacity_s"})
 """Summary keys in seconds."""
 
 TIME_UNITS: tuple[tuple[str, float], ...] = (("h", 3600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3))
@@ -146,6 +152,17 @@ def format_queueing(comparison: pd.DataFrame) -> str:
     return f"{table.to_string(index=False)}\nmean response over the {jobs} measured jobs (one seed)"
 
 
+def _recorded_line(comparison: pd.DataFrame) -> list[str]:
+    """What the log's own schedule (`recorded`), not checked against the cluster, would need of it."""
+    rows = comparison[comparison["scheduler"] == "recorded"]
+    if rows.empty or "over_capacity_instants" not in rows:
+        return []
+    row = rows.iloc[0]
+    return [f"recorded = the log's own start times, not checked against the cluster: it holds more GPUs than the "
+            f"cluster has at {int(row['over_capacity_instants']):,} instants ({duration(float(row['over_capacity_s']))}"
+            f" in all; at most {int(row['peak_gpus']):,} GPUs at once)"]
+
+
 def format_result(result: RunResult) -> str:
     """The comparison table for `compare`, then the headline scalars of the summary, each labelled with
     its unit, and what the run adjusted."""
@@ -158,6 +175,7 @@ def format_result(result: RunResult) -> str:
         lines.append(format_comparison(result.comparison, reference))
         lines.append(f"{name} / scheduler = total JCT({name}) / total JCT(scheduler) (above 1: the scheduler's is "
                      "lower)")
+        lines.extend(_recorded_line(result.comparison))
         lines.append(f"{name}'s run:")
     shown = [(key, label, result.summary[key]) for key, label in SCALARS_SHOWN if key in result.summary]
     width = max((len(label) for _, label, _ in shown), default=0)

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import StrMethodFormatter
 
 from .plots import SEED, coincident_labels, complete_runs, geometric_ci, mean_ci, plot_band, require
 from .style import figure_style, label
@@ -177,20 +178,23 @@ def _ablation(table: pd.DataFrame, key: str, names: dict[str, str], title: str) 
     table[key] = table[key].astype(str).str.lower()
     order = [v for v in names if v in set(table[key])] + sorted(set(table[key]) - set(names))
     summary = mean_ci(table, [key], "total_jct").set_index(key).loc[order]
+    summary[["mean", "low", "high"]] /= 3600  # drawn in hours
+    hours = table["total_jct"] / 3600
     with figure_style():
         figure, axes = plt.subplots(figsize=(4.6, 3.6))
         positions = np.arange(len(order))
         axes.bar(positions, summary["mean"], color=[_colour(k) for k in range(len(order))],
                  alpha=0.8, yerr=[summary["mean"] - summary["low"], summary["high"] - summary["mean"]], capsize=4)
         for k, variant in enumerate(order):
-            values = table.loc[table[key] == variant, "total_jct"]
+            values = hours[table[key] == variant]
             axes.scatter(np.full(len(values), k), values, color="black", s=8, zorder=3)
             top = max(float(summary.loc[variant, "high"]), float(values.max()))
             axes.annotate(_change_text(table, key, order[0], variant) if k else "reference", (k, top),
                           textcoords="offset points", xytext=(0, 4), ha="center", fontsize=7)
-        axes.set_ylim(0, 1.25 * max(float(summary["high"].max()), float(table["total_jct"].max())))
+        axes.set_ylim(0, 1.25 * max(float(summary["high"].max()), float(hours.max())))
         axes.set_xticks(positions, [names.get(v, v) for v in order])
-        axes.set_ylabel("total JCT (s)")
+        axes.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        axes.set_ylabel("total JCT (h)")
         seeds = int(summary["n"].max())
         axes.set_title(f"{title}\n(A-SRPT; mean, 95% CI over {seeds} seeds)", fontsize=9)
     return figure

@@ -1,4 +1,4 @@
-"""A-SRPT (paper-notes 5, Algorithm 1).
+"""A-SRPT (Algorithm 1; docs/paper.md, section 5).
 
 Each job gets a virtual single-machine size p~_i = (g_i / G) * n~_i * alpha~min_i; preemptive SRPT
 (or, with virtual="psjf", preemptive shortest job first) on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
@@ -17,9 +17,11 @@ from typing import Callable, Hashable, Literal
 
 from ..core import Cluster, ConfigError
 from ..params import Params, param
-from ..rules import flag, number, one_of
-from .base import DispatchContext, EventKind, JobView, Proposal, register_scheduler
+from ..rules import flag, number, one_of, seconds
+from .base import (DispatchContext, EventKind, JobView, Proposal, backfilling_only, inert_estimate_keys,
+                   register_scheduler)
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
+from .queues import CountQueue
 from .virtual_psjf import VirtualPSJF
 from .virtual_srpt import VirtualSRPT
 
@@ -39,7 +41,7 @@ DEFAULT_TAU = 1.0
 
 @dataclass(frozen=True)
 class ASRPTParams(Params):
-    """A-SRPT's parameters (asrpt and asrpt_oracle); paper-notes 5.3 and 10 for the open choices."""
+    """A-SRPT's parameters (asrpt and asrpt_oracle); docs/paper.md sections 5 and 10 for the open choices."""
 
     tau: float = param(DEFAULT_TAU, number(0), "delay budget tau * p~_i of a comm-heavy job (line 16)")
     comm_heavy: float = param(DEFAULT_COMM_HEAVY, number(1), "comm-heavy when alpha_max / alpha~min >= this (line 8)")
@@ -58,16 +60,20 @@ class ASRPTParams(Params):
                              "reservation")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
-    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+    min_estimate_s: float = param(0.0, seconds(),
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
     virtual: str = param("srpt", one_of(*VIRTUAL_MACHINES),
                          "the virtual single machine's order: preemptive SRPT (the paper's) or PSJF (rank fixed "
                          "at arrival)")
 
+    def inert_keys(self) -> list[str]:
+        """overrun acts only on backfilling estimates (min_estimate_s also floors the virtual sizes)."""
+        return inert_estimate_keys(self, ["overrun"])
+
+    def inert_message(self, prefix: str, key: str) -> str:
+        return backfilling_only(prefix, key, self.dispatch)
+
     def check_together(self, prefix: str) -> None:
-        if self.overrun != "none" and self.dispatch not in ("easy", "conservative"):
-            raise ConfigError(f"{prefix}.overrun acts only on backfilling estimates ({prefix}.dispatch=easy or "
-                              f"conservative); with {prefix}.dispatch={self.dispatch!r} it would change nothing")
         if self.backfill and self.dispatch not in ("strict", "greedy"):
             raise ConfigError(f"{prefix}.backfill=true means {prefix}.dispatch=greedy; it cannot be combined "
                               f"with {prefix}.dispatch={self.dispatch!r}")
@@ -86,7 +92,7 @@ class _Pending:
 
 @register_scheduler("asrpt", ASRPTParams)
 class ASRPT:
-    """Algorithm 1 with every open choice of paper-notes 5.3 / 10 as a parameter (ASRPTParams).
+    """Algorithm 1 with every open choice (docs/paper.md, sections 5 and 10) as a parameter (ASRPTParams).
 
     consolidation_test: "alpha" (a <= alpha~min * (1 + 1e-9)), "servers" (no more servers than the
     empty-cluster placement) or "ratio" (a / alpha~min < comm_heavy).
@@ -132,8 +138,15 @@ class ASRPT:
         self.min_estimate_s = float(min_estimate_s)
         self.virtual = virtual
         self.oracle = oracle
-        legacy = eligibility in ("virtual", "reservation") and self.dispatch_rule in ("strict", "greedy")
-        self._dispatch = self._dispatch_pending if legacy else self._dispatch_ordered
+        # virtual (and reservation) eligibility: the pending queue is the whole dispatch queue, in virtual
+        # completion order
+        pending_only = eligibility in ("virtual", "reservation")
+        if pending_only and self.dispatch_rule == "strict":
+            self._dispatch = self._dispatch_strict
+        elif pending_only and self.dispatch_rule in ("easy", "greedy"):
+            self._dispatch = self._dispatch_indexed
+        else:
+            self._dispatch = self._dispatch_ordered
         self._clear(total_gpus=0)
 
     def reset(self, cluster: Cluster) -> None:
@@ -143,7 +156,8 @@ class ASRPT:
         self.total_gpus_ = total_gpus
         self.virtual_: VirtualSRPT | VirtualPSJF = VIRTUAL_MACHINES[self.virtual]()
         self.waiting_: dict[Hashable, _Pending] = {}
-        self.pending_: deque[_Pending] = deque()
+        self.pending_: deque[_Pending] | CountQueue[_Pending] = (
+            deque() if self._dispatch == self._dispatch_strict else CountQueue())
         self.delay_deadlines_: list[float] = []
         self.backfill_ = Backfill(Estimates(self._iterations, self.overrun, self.min_estimate_s))
         if self.dispatch_rule == "easy":
@@ -206,7 +220,10 @@ class ASRPT:
                     entry.deadline = finish + self.tau * entry.virtual_size
                 if candidates:
                     self._note_candidate(entry.job)
-            self.pending_.append(entry)
+            if isinstance(self.pending_, CountQueue):
+                self.pending_.append(entry, entry.job.gpus, self.backfill_.queued_duration(entry.job))
+            else:
+                self.pending_.append(entry)
 
     def _consolidated(self, entry: _Pending, proposal: Proposal) -> bool:
         job = entry.job
@@ -235,7 +252,12 @@ class ASRPT:
                 self.delay_deadlines_.append(entry.deadline)
                 return False
         ctx.start(proposal, eligible=entry.enqueued)
+        if self.dispatch_rule in ("easy", "conservative") or self.eligibility == "reservation":
+            self.backfill_.running.add(job, ctx.now, proposal.alpha)
         return True
+
+    def on_completion(self, job: JobView, now: float) -> None:
+        self.backfill_.running.remove(job)
 
     def dispatch(self, ctx: DispatchContext) -> None:
         self._enqueue(self.virtual_.advance_to(ctx.now))
@@ -243,11 +265,6 @@ class ASRPT:
         self._dispatch(ctx)
         if self.eligibility == "reservation" and self.waiting_ and ctx.idle_gpus > 0:
             self._start_in_holes(ctx)
-
-    def _hold_until(self, entry: _Pending, now: float) -> float:
-        """A comm-heavy job within its delay budget takes only a consolidated placement before its
-        deadline, so its reservation starts no earlier than that."""
-        return entry.deadline if entry.heavy and entry.deadline is not None and entry.deadline > now else now
 
     def _start_in_holes(self, ctx: DispatchContext) -> None:
         """eligibility "reservation": after the dispatch rule's pass, every pending (virtually completed)
@@ -257,11 +274,10 @@ class ASRPT:
         fits beside all of them, so it delays no pending job's reservation. A comm-heavy one takes only
         a consolidated placement (its delay budget starts at its virtual completion)."""
         now, backfill = ctx.now, self.backfill_
-        profile = backfill.profile(ctx)
+        profile, hold_until = backfill.profile(ctx), self._hold_until(now)
         for entry in self.pending_:
             length = backfill.queued_duration(entry.job)
-            profile.reserve(profile.earliest(entry.job.gpus, length, self._hold_until(entry, now)), length,
-                            entry.job.gpus)
+            profile.reserve(profile.earliest(entry.job.gpus, length, hold_until(entry)), length, entry.job.gpus)
         ranks = self.virtual_.ranks(now)
         for entry in sorted(self.waiting_.values(), key=lambda entry: (ranks[entry.job.job_id],
                                                                        self._tiebreak(entry.job))):
@@ -279,8 +295,8 @@ class ASRPT:
                 if ctx.idle_gpus == 0:
                     break
 
-    def _dispatch_pending(self, ctx: DispatchContext) -> None:
-        """Strict (the paper's) or greedy dispatch from the pending queue, in place."""
+    def _dispatch_strict(self, ctx: DispatchContext) -> None:
+        """The paper's strict dispatch from the pending queue: the head starts while it may."""
         pending = self.pending_
         while pending:
             head = pending[0]
@@ -291,11 +307,52 @@ class ASRPT:
             if not self._try_start(head, ctx):
                 break
             pending.popleft()
-        if self.backfill and len(pending) > 1 and ctx.idle_gpus > 0:
-            head = pending.popleft()
-            self.pending_ = deque(entry for entry in pending if not self._try_start(entry, ctx))
-            self.backfill_.backfilled += len(pending) - len(self.pending_)
-            self.pending_.appendleft(head)
+
+    def _dispatch_indexed(self, ctx: DispatchContext) -> None:
+        """EASY or greedy over the pending queue kept by GPU count (queues.CountQueue): the same starts, in
+        the same order, as the rule over the whole queue in virtual completion order, but the scan behind
+        the blocked head visits only jobs that may start."""
+        pending, backfill, now = self.pending_, self.backfill_, ctx.now
+        assert isinstance(pending, CountQueue)
+        while pending:
+            head = pending.head()
+            if head.deadline is None:
+                head.deadline = now + self.tau * head.virtual_size  # delay_origin="head", as in strict
+            if not self._try_start(head, ctx):
+                break
+            backfill.note_start(head.job, now)
+            self._leave(head)
+        if not pending:
+            return
+        head = pending.head()
+        if self.dispatch_rule == "greedy":
+            if len(pending) > 1 and ctx.idle_gpus > 0:
+                started = [entry for entry, _ in pending.behind(head, lambda: ctx.idle_gpus, None, now)
+                           if self._try_start(entry, ctx)]
+                backfill.backfilled += len(started)
+                for entry in started:
+                    self._leave(entry)
+            return
+        window = backfill.easy_window(head, ctx, _pending_job, self._hold_until(now), more=len(pending) > 1)
+        if window is not None:
+            started = backfill.easy_scan(pending.behind(head, lambda: ctx.idle_gpus, window, now), ctx, _pending_job,
+                                         lambda entry: self._try_start(entry, ctx), window)
+            for entry in started:
+                self._leave(entry)
+
+    def _leave(self, entry: _Pending) -> None:
+        """A started job leaves the pending queue (and EASY's candidates)."""
+        self.pending_.remove(entry)  # type: ignore[arg-type]
+        candidates = self.backfill_.candidates
+        if candidates is not None:
+            candidates.remove(entry.job.gpus, self.backfill_.queued_duration(entry.job))
+
+    def _hold_until(self, now: float) -> Callable[[_Pending], float]:
+        def hold_until(entry: _Pending) -> float:
+            """A comm-heavy job within its delay budget takes only a consolidated placement before its
+            deadline, so its reservation starts no earlier than that."""
+            return entry.deadline if entry.heavy and entry.deadline is not None and entry.deadline > now else now
+        return hold_until
 
     def queue(self, now: float) -> list[_Pending]:
         """The dispatch order now: the pending queue (virtual completion order), then, under eligibility
@@ -326,25 +383,21 @@ class ASRPT:
                 head[0] += 1
             return True
 
-        def hold_until(entry: _Pending) -> float:
-            return self._hold_until(entry, now)
-
         passes = {"strict": self.backfill_.strict, "greedy": self.backfill_.greedy, "easy": self.backfill_.easy,
                   "conservative": self.backfill_.conservative}[self.dispatch_rule]
-        started = passes(queue, ctx, _pending_job, try_start, hold_until)
+        started = passes(queue, ctx, _pending_job, try_start, self._hold_until(now))
         if not started:
             return
-        pending, waiting = self.pending_, self.waiting_
-        in_pending = len(pending)  # the queue is the pending queue, then (eligibility "release") the waiting jobs
-        candidates = self.backfill_.candidates
+        in_pending = len(self.pending_)  # the queue is the pending queue, then (eligibility "release") the waiting jobs
         for position in sorted(started, reverse=True):
-            if candidates is not None:
-                job = queue[position].job
-                candidates.remove(job.gpus, self.backfill_.queued_duration(job))
+            entry = queue[position]
             if position < in_pending:
-                del pending[position]
+                self._leave(entry)
             else:
-                del waiting[queue[position].job.job_id]
+                del self.waiting_[entry.job.job_id]
+                candidates = self.backfill_.candidates
+                if candidates is not None:
+                    candidates.remove(entry.job.gpus, self.backfill_.queued_duration(entry.job))
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         virtual = self.virtual_.next_completion()
@@ -367,7 +420,7 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
                  virtual: str = ASRPTParams.virtual) -> ASRPT:
-    """A-SRPT fed true iterations (the perfect-prediction variant, paper-notes 10 item 32)."""
+    """A-SRPT fed true iterations (the paper's perfect-prediction variant)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
                  overrun=overrun, min_estimate_s=min_estimate_s, virtual=virtual, oracle=True)

@@ -14,13 +14,13 @@ import dataclasses
 import heapq
 import operator
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Iterator
+from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 from ..core import Cluster, ConfigError
 from ..params import NoParams, Params, param
 from ..registry import Entry as RegistryEntry
 from ..registry import Registry
-from ..rules import number, one_of
+from ..rules import one_of, seconds
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .views import (DURATION_SOURCES, DispatchContext, DurationSource, EventKind, JobView, Proposal,  # noqa: F401
                     RunningJob, Scheduler)
@@ -33,7 +33,8 @@ class SchedulerRegistry(Registry):
     """The scheduler registry; it also resolves `<name>+<dispatch>` (e.g. `asrpt+easy`): scheduler <name>
     with that dispatch rule and that name, so one compare run can hold several dispatch rules of one
     order side by side (`task.schedulers=[asrpt,asrpt+easy,spjf+easy]`). Variants are not listed
-    (iteration yields the registered names only); their other parameters are their base's."""
+    (iteration yields the registered names only); their other parameters are their base's. The name's
+    rule is the variant's dispatch: another `dispatch` given with it is refused as conflicting."""
 
     def __getitem__(self, name: str) -> RegistryEntry[Scheduler]:
         try:
@@ -47,6 +48,19 @@ class SchedulerRegistry(Registry):
     def unknown_hint(self) -> str:
         return f", or <name>{VARIANT_SEPARATOR}<dispatch> with dispatch one of {list(DISPATCH_RULES)}"
 
+    def variant_rule(self, name: str) -> str | None:
+        """The dispatch rule a variant's name sets (`fifo+easy`: easy); None for a registered name."""
+        return None if name in self.names() or self._variant(name) is None else name.partition(VARIANT_SEPARATOR)[2]
+
+    def parse(self, name: str, values: Mapping[str, Any] | None = None, prefix: str | None = None,
+              acts: bool = True) -> Params:
+        """As Registry.parse; a variant's dispatch is its name's rule (another one given is refused)."""
+        rule = self.variant_rule(name)
+        if rule is not None:
+            values = dict(values or {})
+            _require_rule(name, rule, values.setdefault("dispatch", rule), prefix or self.kind)
+        return super().parse(name, values, prefix, acts)
+
     def _variant(self, name: object) -> RegistryEntry[Scheduler] | None:
         if not isinstance(name, str) or VARIANT_SEPARATOR not in name:
             return None
@@ -58,11 +72,18 @@ class SchedulerRegistry(Registry):
             return None
 
         def variant(**values: object) -> Scheduler:
-            scheduler = base.factory(**{**values, "dispatch": rule})
-            scheduler.name = f"{scheduler.name}{VARIANT_SEPARATOR}{rule}"
+            _require_rule(name, rule, values.setdefault("dispatch", rule), self.kind)
+            scheduler = base.factory(**values)
+            scheduler.name = name
             return scheduler
 
         return dataclasses.replace(base, name=name, factory=variant)
+
+
+def _require_rule(name: str, rule: str, given: object, prefix: str) -> None:
+    if given != rule:
+        raise ConfigError(f"{prefix}.dispatch={given!r} conflicts with scheduler {name!r}, whose name sets its "
+                          f"dispatch rule {rule!r}")
 
 
 SCHEDULERS: Registry[Scheduler] = SchedulerRegistry("scheduler")
@@ -71,13 +92,12 @@ SCHEDULERS: Registry[Scheduler] = SchedulerRegistry("scheduler")
 def register_scheduler(name: str, params: type[Params] = NoParams, *, needs: tuple[str, ...] = (),
                        replace: bool = False) -> Callable:
     """Decorator: the scheduler is `scheduler=<name>`, with the keys of `params` (its constructor's keywords);
-    `needs` names what the caller supplies (a preemptive scheduler's `preemption` price)."""
+    `needs` names what the caller supplies."""
     return SCHEDULERS.register(name, params, needs=needs, replace=replace)
 
 
 def make_scheduler(name: str, **params: object) -> Scheduler:
-    """Scheduler `name` with these parameters (checked like `scheduler.<key>=...` on the command line) and
-    what it needs (`preemption={"restart_s": 0}` for a preemptive one)."""
+    """Scheduler `name` with these parameters (checked like `scheduler.<key>=...` on the command line)."""
     return SCHEDULERS.make_from_keywords(name, **params)
 
 
@@ -104,28 +124,37 @@ class QueueParams(Params):
                                  "iterations the order and estimates use: predicted, or true (oracle)")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
-    min_estimate_s: float = param(0.0, number(0, what="a number of seconds"),
+    min_estimate_s: float = param(0.0, seconds(),
                                   "floor of every backfilling estimate (jobs predicted at 0 iterations)")
 
     ORDER_READS_DURATIONS: ClassVar[bool] = True
     """False for an order by submission time: then durations matter only to backfilling estimates."""
 
-    def check_together(self, prefix: str) -> None:
-        refuse_inert_estimates(self, prefix, durations_order=self.ORDER_READS_DURATIONS)
+    def inert_keys(self) -> list[str]:
+        """overrun and min_estimate_s (and duration_source, for an order that reads no durations) act only on
+        the estimates of easy and conservative backfilling: with strict or greedy dispatch they change nothing."""
+        return inert_estimate_keys(self, ["overrun", "min_estimate_s"] + ([] if self.ORDER_READS_DURATIONS
+                                                                          else ["duration_source"]))
+
+    def inert_message(self, prefix: str, key: str) -> str:
+        return backfilling_only(prefix, key, self.dispatch)
 
 
-def refuse_inert_estimates(params: Params, prefix: str, durations_order: bool) -> None:
-    """overrun and min_estimate_s (and duration_source, for an order that reads no durations) act only on
-    the estimates of easy and conservative backfilling: with strict or greedy dispatch they are refused."""
-    if getattr(params, "dispatch") in ("easy", "conservative"):
-        return
+BACKFILLING = ("easy", "conservative")
+"""The dispatch rules that estimate durations (and so read overrun and min_estimate_s)."""
+
+
+def inert_estimate_keys(params: Params, keys: list[str]) -> list[str]:
+    """Those of `keys` changed from their defaults, if `params`' dispatch rule does not backfill."""
+    if getattr(params, "dispatch") in BACKFILLING:
+        return []
     defaults = type(params)()
-    keys = ["overrun", "min_estimate_s"] + ([] if durations_order else ["duration_source"])
-    for key in keys:
-        if hasattr(params, key) and getattr(params, key) != getattr(defaults, key):
-            raise ConfigError(f"{prefix}.{key} acts only on backfilling estimates ({prefix}.dispatch=easy or "
-                              f"conservative); with {prefix}.dispatch={getattr(params, 'dispatch')!r} it would change "
-                              "nothing")
+    return [key for key in keys if getattr(params, key) != getattr(defaults, key)]
+
+
+def backfilling_only(prefix: str, key: str, dispatch: str) -> str:
+    return (f"{prefix}.{key} acts only on backfilling estimates ({prefix}.dispatch=easy or conservative); with "
+            f"{prefix}.dispatch={dispatch!r} it would change nothing")
 
 
 class QueueScheduler:
@@ -134,8 +163,9 @@ class QueueScheduler:
     `dispatch` (dispatch.py): "strict", only the head may start; "greedy" (work-conserving), scan the
     whole queue in key order and start every job that fits; "easy" and "conservative", backfilling
     that does not delay the head's shadow time / any earlier reservation. Jobs are eligible at release.
-    `strict` is the order's own dispatch when `dispatch` is None (True: "strict", False: "greedy"),
-    so a config's `dispatch: null` keeps each scheduler's meaning.
+    `strict` is the plain constructor's spelling for a plugin's queue (True: "strict", False:
+    "greedy"), used when `dispatch` is None; the `scheduler.dispatch` key always names a rule (null is
+    refused like any value outside its rule).
 
     The queue is kept as one sorted list per GPU count, so a greedy scan visits, in key order, only
     the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a GPU count
@@ -200,7 +230,11 @@ class QueueScheduler:
         if proposal is None:
             return False
         ctx.start(proposal, eligible=job.release)
+        self.backfill_.running.add(job, ctx.now, proposal.alpha)
         return True
+
+    def on_completion(self, job: JobView, now: float) -> None:
+        self.backfill_.running.remove(job)
 
     def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
         """EASY or conservative over the whole queue in order (dispatch.Backfill)."""
@@ -241,7 +275,7 @@ class QueueScheduler:
         if window is None:
             return
         started = backfill.easy_scan(self._behind(head, ctx), ctx, _entry_job,
-                                     lambda entry: self._try_start(entry, ctx), *window)
+                                     lambda entry: self._try_start(entry, ctx), window)
         for gpus, position in sorted(started, reverse=True):
             candidates.remove(gpus, backfill.queued_duration(queues[gpus][position][3]))
             del queues[gpus][position]

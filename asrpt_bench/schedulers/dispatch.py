@@ -25,10 +25,13 @@ reservations are counts (docs/simulator.md, "Dispatch rules").
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Literal, Sequence, TypeVar
+import heapq
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Literal, Sequence, TypeVar
+
+from .queues import Window
 
 if TYPE_CHECKING:
-    from .views import DispatchContext, JobView, RunningJob
+    from .views import DispatchContext, JobView
 
 DispatchRule = Literal["strict", "easy", "conservative", "greedy"]
 DISPATCH_RULES = ("strict", "easy", "conservative", "greedy")
@@ -59,10 +62,6 @@ class Estimates:
         """Estimated duration of a queued job: iterations x alpha~min, at least min_estimate_s."""
         return max(self.iterations(job) * job.alpha_min, self.min_estimate_s)
 
-    def end(self, run: RunningJob, now: float) -> float:
-        """Estimated end of a running job: start + iterations x alpha of its placement (floored)."""
-        return self.overrun_end(run.start, max(self.iterations(run.job) * run.alpha, self.min_estimate_s), now)
-
     def overrun_end(self, start: float, duration: float, now: float) -> float:
         """start + duration, or, once that has passed, what the overrun policy estimates instead."""
         end = start + duration
@@ -74,6 +73,42 @@ class Estimates:
                 end = start + duration
             return end
         return now
+
+
+class RunningEnds:
+    """The running jobs a scheduler started, sorted by estimated end (start + estimated duration, fixed at
+    the start), so a shadow time is a short walk from the earliest end. A job past its estimated end is
+    re-estimated by the overrun policy at each look. The scheduler adds each job it starts and removes it
+    when it completes (`on_completion`)."""
+
+    def __init__(self, estimates: Estimates) -> None:
+        self.estimates = estimates
+        self.sorted: list[tuple[float, int, int, float, float]] = []  # (end, input order, GPUs, start, duration)
+        self._entries: dict[int, tuple[float, int, int, float, float]] = {}
+
+    def add(self, job: JobView, start: float, alpha: float) -> None:
+        estimates = self.estimates
+        duration = max(estimates.iterations(job) * alpha, estimates.min_estimate_s)
+        entry = (start + duration, job.order, job.gpus, start, duration)
+        self._entries[job.order] = entry
+        bisect.insort(self.sorted, entry)
+
+    def remove(self, job: JobView) -> None:
+        entry = self._entries.pop(job.order, None)
+        if entry is not None:
+            del self.sorted[bisect.bisect_left(self.sorted, entry)]
+
+    def ends(self, now: float) -> Iterator[tuple[float, int]]:
+        """(estimated end, GPUs) of every running job in increasing end; those already past their end
+        are estimated by the overrun policy."""
+        entries = self.sorted
+        k = bisect.bisect_left(entries, (now,))
+        rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
+        if not k:
+            return rest
+        overrun = self.estimates.overrun_end
+        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration in entries[:k])
+        return heapq.merge(late, rest)
 
 
 class Profile:
@@ -172,7 +207,7 @@ class Backfill:
 
     def __init__(self, estimates: Estimates) -> None:
         self.estimates = estimates
-        self._durations: dict[Hashable, float] = {}  # a running job's estimated duration, computed once
+        self.running = RunningEnds(estimates)
         self._queued: dict[Hashable, float] = {}  # a queued job's estimated duration, computed once
         self.candidates: Candidates | None = None  # set by a scheduler that keeps it up to date (EASY only)
         self.first_reservation: dict[Hashable, float] = {}
@@ -191,34 +226,20 @@ class Backfill:
         if promised is not None and now > promised + TIME_TOLERANCE * max(1.0, abs(promised)):
             self.violations += 1
 
-    def _running_ends(self, ctx: DispatchContext) -> list[tuple[float, int]]:
-        """(estimated end, GPUs) of every running job."""
-        now, durations, estimates = ctx.now, self._durations, self.estimates
-        ends = []
-        for run in ctx.running:
-            job = run.job
-            duration = durations.get(job.job_id)
-            if duration is None:
-                duration = durations[job.job_id] = max(estimates.iterations(job) * run.alpha, estimates.min_estimate_s)
-            end = run.start + duration
-            ends.append((end if end >= now else estimates.overrun_end(run.start, duration, now), job.gpus))
-        return ends
-
     def profile(self, ctx: DispatchContext) -> Profile:
         """The free-GPU profile from now: the idle GPUs plus each running job's GPUs from its estimated end."""
-        return Profile(ctx.now, ctx.idle_gpus, self._running_ends(ctx))
+        return Profile(ctx.now, ctx.idle_gpus, list(self.running.ends(ctx.now)))
 
     def shadow(self, gpus: int, ctx: DispatchContext, not_before: float) -> tuple[float, int]:
         """EASY's shadow time S of a head of `gpus` GPUs and the extra GPUs then: the earliest t >=
         not_before at which the idle GPUs plus those of running jobs estimated to end by t reach
         `gpus` (so t is not_before or an estimated end), and that total minus `gpus`."""
-        ends = sorted(self._running_ends(ctx))
-        available, k = ctx.idle_gpus, 0
-        shadow = not_before
-        while k < len(ends) and (ends[k][0] <= shadow or available < gpus):
-            shadow = max(shadow, ends[k][0])
-            available += ends[k][1]
-            k += 1
+        available, shadow = ctx.idle_gpus, not_before
+        for end, held in self.running.ends(ctx.now):
+            if end > shadow and available >= gpus:
+                break
+            shadow = max(shadow, end)
+            available += held
         return shadow, available - gpus
 
     def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
@@ -258,8 +279,8 @@ class Backfill:
             return started
         window = self.easy_window(queue[k], ctx, job_of, hold_until, more=k < len(queue) - 1)
         if window is not None:
-            rest = enumerate(queue[k + 1:], k + 1)
-            started.extend(self.easy_scan(rest, ctx, job_of, try_start, *window))
+            rest = ((position, queue[position]) for position in range(k + 1, len(queue)))
+            started.extend(self.easy_scan(rest, ctx, job_of, try_start, window))
         return started
 
     def queued_duration(self, job: JobView) -> float:
@@ -270,27 +291,28 @@ class Backfill:
         return length
 
     def easy_window(self, head: T, ctx: DispatchContext, job_of: Callable[[T], JobView],
-                    hold_until: Callable[[T], float], more: bool) -> tuple[float, int] | None:
+                    hold_until: Callable[[T], float], more: bool) -> Window | None:
         """The blocked head's shadow time and extra GPUs, or None when no later job could use them
         (`more` False, no idle GPU, or `candidates` rules every job out); the head's first shadow
         time is recorded either way."""
         if more and ctx.idle_gpus > 0:
-            window = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
-            if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, window[1], ctx.now, window[0]):
-                return window
+            shadow, extra = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
+            if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, extra, ctx.now, shadow):
+                return Window(shadow, extra)
             return None
         if job_of(head).job_id not in self.first_reservation:
             self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
         return None
 
     def easy_scan(self, rest: Iterable[tuple[H, T]], ctx: DispatchContext, job_of: Callable[[T], JobView],
-                  try_start: Callable[[T], bool], shadow: float, extra: int) -> list[H]:
+                  try_start: Callable[[T], bool], window: Window) -> list[H]:
         """EASY's backfilling scan over the jobs behind the blocked head, in queue order, as (tag, item)
         pairs; returns the tags of the jobs started. A job that fits now starts if it is estimated to
-        end by `shadow`, or else if it needs at most `extra` GPUs (which it then uses up)."""
+        end by the window's shadow time, or else if it needs at most its extra GPUs (which it then uses
+        up: `window.extra` shrinks, so `rest` may skip what can no longer pass)."""
         started: list[H] = []
         idle = ctx.idle_gpus
-        now, queued = ctx.now, self._queued
+        now, queued, shadow = ctx.now, self._queued, window.shadow
         for tag, item in rest:
             job = job_of(item)
             gpus = job.gpus
@@ -300,14 +322,14 @@ class Backfill:
             if length is None:
                 length = self.queued_duration(job)
             by_shadow = now + length <= shadow
-            if not by_shadow and gpus > extra:
+            if not by_shadow and gpus > window.extra:
                 continue
             if try_start(item):
                 self.note_start(job, now)
                 self.backfilled += 1
                 started.append(tag)
                 if not by_shadow:
-                    extra -= gpus
+                    window.extra -= gpus
                 idle = ctx.idle_gpus
                 if idle == 0:
                     break

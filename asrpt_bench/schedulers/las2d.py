@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..params import Params, param
-from ..rules import Rule, number, plain
+from ..rules import MAX_SECONDS, Rule, number, plain, seconds
 from .base import register_scheduler
 from .views import JobView
 from .preemptive import AdmissionScheduler, PreemptiveContext
@@ -42,11 +42,11 @@ def _increasing_positive(value: Any) -> bool:
     value = plain(value)
     if not isinstance(value, (list, tuple)) or not value:
         return False
-    positive = number(0, strict=True)
+    positive = seconds(strict=True)
     return all(positive.accepts(v) for v in value) and all(a < b for a, b in zip(value, value[1:]))
 
 
-THRESHOLDS_RULE = Rule("a non-empty increasing list of positive GPU-seconds", _increasing_positive)
+THRESHOLDS_RULE = Rule(f"a non-empty increasing list of positive GPU-seconds <= {MAX_SECONDS:.0e}", _increasing_positive)
 KNOB_RULE = Rule("null (no starvation guard) or a number > 0",
                  lambda v: v is None or number(0, strict=True).accepts(v))
 

@@ -124,8 +124,9 @@ def _check_arguments(jobs: Any, cluster: Any, scheduler: Any, placer: Any, predi
         JOB.require("jobs", job)
     CLUSTER.require("cluster", cluster)
     decision = "decide" if getattr(scheduler, "preemptive", False) else "dispatch"
-    for name, value, method in (("scheduler", scheduler, decision), ("placer", placer, "place")):
-        _require_component(name, value, method)
+    if not getattr(scheduler, "replays_log", False):
+        _require_component("scheduler", scheduler, decision)
+    _require_component("placer", placer, "place")
     if predictions is not None:
         PREDICTIONS.require("predictions", predictions)
 
@@ -275,6 +276,7 @@ class _Simulation:
         timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
         heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
+        on_completion = getattr(scheduler, "on_completion", None)
         completion = EventKind.COMPLETION.value
         progress = None if self.bar.disable else self.bar.update
         context = _Context(self)
@@ -286,6 +288,8 @@ class _Simulation:
                 if kind == completion:
                     release(jobs[i].job_id)
                     del running[i]
+                    if on_completion is not None:
+                        on_completion(views[i], now)
                     if progress is not None:
                         progress(1)
                 elif kind == arrival:

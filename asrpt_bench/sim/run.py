@@ -1,5 +1,6 @@
 """simulate(): one run of a scheduler and a placer on jobs, by the event loop the scheduler needs (the
-non-preemptive engine, or sim/preemptive.py for a scheduler that declares `preemptive = True`)."""
+non-preemptive engine, sim/preemptive.py for a scheduler that declares `preemptive = True`, or the
+replay of a log's own start times, sim/replay.py, for one that declares `replays_log = True`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..schedulers.views import Scheduler
 from ..timing import DEFAULT_TIMING, TimingModel
 from .engine import SimulationResult, prepare_run, simulate_nonpreemptive
 from .preemptive import simulate_preemptive
+from .replay import simulate_replay
 
 PRICE = instance_of(PreemptionPrice, "a PreemptionPrice (the preemption group)")
 
@@ -32,6 +34,8 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
     PRICE.require("preemption", preemption)
     kept, dropped, views, estimates = prepare_run(jobs, cluster, scheduler, placer, predictions, timing,
                                                   drop_oversize, estimate_placer)
+    if getattr(scheduler, "replays_log", False):
+        return simulate_replay(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
     if getattr(scheduler, "preemptive", False):
         return simulate_preemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress,
                                    preemption)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..params import Params, param
 from ..registry import Registry
-from ..rules import Rule, integer, number, shown
+from ..rules import Rule, integer, number, seconds, shown
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -136,7 +136,7 @@ class SolverSettings(Params):
     placer, the placement study, the exact alpha_min)."""
 
     name: str = param(DEFAULT_SOLVER, KNOWN_BACKEND, "the backend; an unusable one falls back to cpsat")
-    time_limit_s: float = param(600.0, number(0, strict=True, what="a number of seconds"),
+    time_limit_s: float = param(600.0, seconds(strict=True),
                                 "wall seconds per solve; then the best solution found, if any")
     mip_gap: float = param(MIP_GAP, number(0, below=1), "relative gap at which a solve stops as optimal")
     threads: int = param(1, integer(1), "solver threads per solve")

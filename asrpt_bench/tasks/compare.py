@@ -1,4 +1,5 @@
-"""Task `compare`: every scheduler of task.schedulers on the same jobs and predictions."""
+"""Task `compare`: every scheduler of task.schedulers on the same jobs and predictions, and, on a job log
+with start times, the log's own schedule (`recorded`)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..build import build_placer, build_scheduler
+from ..config import RunConfig
 from ..io import RunResult
 from ..params import Params, param
 from ..rules import Rule
-from ..prepare import fit_predictions, prediction_scalars
+from ..prepare import Workload, fit_predictions, prediction_scalars
 from .base import Context, placer_name, reference_scheduler, register_task, scheduler_names
-from .scoring import VOLATILE, run_scheduler
+from .scoring import RECORDED, VOLATILE, replay_refusal, run_scheduler
+from .users import USER_COLUMNS
 
 
 NO_JOB_WAITED = "no job waited: the schedulers cannot differ"
@@ -44,6 +47,19 @@ class CompareParams(Params):
         isinstance(v, str) and bool(v))), "the placer of every scheduler but A-SRPT (null: the placement group's)")
 
 
+def with_recorded(config: RunConfig, workload: Workload, names: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The schedulers to compare, with the log's own schedule (`recorded`) added at the end when every
+    simulated job has a recorded start; and, for a workload with recorded starts, `recorded_schedule` in the
+    summary: "listed", "added" or why it is not replayed."""
+    has_starts = "recorded_wait" in workload.table.columns and workload.table["recorded_wait"].notna().any()
+    if RECORDED in names:
+        return names, {"recorded_schedule": "listed"}
+    refusal = replay_refusal(config, workload)
+    if refusal is None:
+        return [*names, RECORDED], {"recorded_schedule": "added"}
+    return names, ({"recorded_schedule": f"not replayed: {refusal}"} if has_starts else {})
+
+
 @register_task("compare", CompareParams)
 def compare(context: Context) -> RunResult:
     """Every scheduler of task.schedulers on the same jobs and predictions (baselines placed by
@@ -54,9 +70,10 @@ def compare(context: Context) -> RunResult:
     config, workload = context.config, context.workload
     assert workload is not None
     predictions = fit_predictions(config, workload)
+    names, recorded = with_recorded(config, workload, scheduler_names(config))
     runs = {}
     alpha_min_cache: dict[Hashable, float] = {}
-    for name in tqdm(scheduler_names(config), desc="schedulers", disable=not config.progress, unit="scheduler"):
+    for name in tqdm(names, desc="schedulers", disable=not config.progress, unit="scheduler"):
         runs[name] = run_scheduler(config, workload, predictions, build_scheduler(config, name), False,
                                    alpha_min_cache, build_placer(config, placer_name(config, name)))
     # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
@@ -74,5 +91,10 @@ def compare(context: Context) -> RunResult:
     if no_job_waited:
         warnings.warn(NO_JOB_WAITED, UserWarning, stacklevel=2)
     summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
-               "no_job_waited": no_job_waited, "per_scheduler": {name: run.scalars for name, run in runs.items()}}
-    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments)
+               "no_job_waited": no_job_waited,
+               "per_scheduler": {name: {**run.scalars, "scheduler_params": config.scheduler_params(name).to_dict()}
+                                 for name, run in runs.items()}, **recorded}
+    users = pd.concat([run.users.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
+    users = users[["scheduler", *USER_COLUMNS]]
+    return RunResult(task="compare", summary=summary, jobs=jobs, comparison=comparison, segments=segments,
+                     tables={"users": users})

@@ -22,10 +22,14 @@ from ..theory.bound import theory_symbols
 from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound
 from ..workloads.pipeline import Workload
 from .base import asrpt_parameter, comm_heavy_threshold
+from .users import fairness, user_table
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
                "first_start_delay_s", "wait_s", "service_s", "restore_s", "jct", "placement", "preemptions"]
+
+OWNER_COLUMNS = ("user", "group", "partition")
+"""Who a job belongs to, copied from the job table into jobs.parquet when the workload has them."""
 
 VOLATILE = ("sim_wall_time_s",)
 """Scalars of a scheduler run that differ between identical runs (kept out of comparison.csv)."""
@@ -69,10 +73,42 @@ def theorem1_scalars(config: RunConfig, frame: pd.DataFrame, alpha_min: pd.Serie
             "theory_note": f"{symbols['note']}; alpha_min: {alpha_min_source}"}
 
 
+RECORDED = "recorded"
+
+
+def replay_refusal(config: RunConfig, workload: Workload) -> str | None:
+    """Why the log's own start times cannot be replayed on the run's jobs (None: they can): the releases
+    they are relative to were rescaled or reassigned, a job the log never ran was added, or a job has none."""
+    wl = config.workload.params
+    if getattr(wl, "target_load", None) is not None:
+        return "workload.target_load rescales the releases the log's start times are relative to"
+    if getattr(wl, "inject_jobs", 0):
+        return "workload.inject_jobs adds jobs the log never ran"
+    if getattr(wl, "single_gpu_share", None) is not None and getattr(wl, "resample_releases", None) == "slots":
+        return "workload.single_gpu_share with resample_releases=slots gives jobs the releases of others"
+    missing = [job.job_id for job in workload.jobs if job.recorded_wait is None]
+    if missing:
+        return (f"{len(missing):,} of the {len(workload.jobs):,} simulated jobs have no recorded start (first: "
+                f"{missing[0]!r}); only a job log's jobs (workload=slurm, swf, helios, acme, or a table with "
+                "recorded_wait) have one")
+    return None
+
+
+def with_owners(jobs: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """`jobs` with the job table's user, group and partition (those the table has a value in), by job id."""
+    present = [c for c in OWNER_COLUMNS if c in table.columns and table[c].notna().any()]
+    if not present:
+        return jobs
+    owners = table[["job_id", *present]].astype({"job_id": str}).drop_duplicates("job_id")
+    return jobs.merge(owners, on="job_id", how="left", validate="one_to_one")
+
+
 @dataclass
 class SchedulerRun:
     scalars: dict[str, Any]
     jobs: pd.DataFrame
+    users: pd.DataFrame
+    """Per-user metrics (tasks/users.py)."""
     segments: pd.DataFrame | None = None
     """The run segments of a preemptive scheduler (None for a non-preemptive one)."""
 
@@ -86,6 +122,10 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
     jobs.parquet keeps the scheduler's own estimate in `alpha_min`. `placer` defaults to the placement
     group's."""
+    if getattr(scheduler, "replays_log", False):
+        refusal = replay_refusal(config, workload)
+        if refusal is not None:
+            raise ConfigError(f"scheduler={scheduler.name} cannot replay the log: {refusal}")
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -120,5 +160,8 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     }
     jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
     jobs["job_id"] = jobs["job_id"].astype(str)
+    jobs = with_owners(jobs, workload.table)
     segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
-    return SchedulerRun(scalars, jobs, segments)
+    users = user_table(jobs, segments)
+    scalars.update(fairness(users))
+    return SchedulerRun(scalars, jobs, users, segments)

@@ -18,4 +18,5 @@ def simulate_one(context: Context) -> RunResult:
     scheduler = build_scheduler(config)
     run = run_scheduler(config, workload, predictions, scheduler, config.progress)
     summary = {**context.provenance, **prediction_scalars(config, workload), **run.scalars}
-    return RunResult(task="simulate", summary=summary, jobs=run.jobs, segments=run.segments)
+    return RunResult(task="simulate", summary=summary, jobs=run.jobs, segments=run.segments,
+                     tables={"users": run.users})

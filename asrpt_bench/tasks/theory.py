@@ -28,7 +28,7 @@ import pandas as pd
 from ..build import build_placer, build_scheduler, predictor_params
 from ..config import RunConfig, TaskConfig
 from ..params import Params, param
-from ..rules import Rule, integer, number, one_of
+from ..rules import MAX_SECONDS, Rule, integer, number, one_of, seconds
 from ..core import Cluster, ConfigError, Job, Stage, TrainingPlan
 from ..io import RunResult
 from ..prediction import PREDICTORS, make_predictor
@@ -58,9 +58,10 @@ PARAM_BYTES_RANGE = (1e8, 1e10)
 # ---------------------------------------------------------------- parameters
 
 def _int_range(low: int) -> Rule:
-    return Rule(f"[low, high] integers with {low} <= low <= high", lambda v: (
+    """Two integers [low, high]; at most 1e12, where times (a release in seconds, iterations of 1 s) stay exact."""
+    return Rule(f"[low, high] integers with {low} <= low <= high <= {MAX_SECONDS:.0e}", lambda v: (
         isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
-        and low <= v[0] <= v[1]))
+        and low <= v[0] <= v[1] <= MAX_SECONDS))
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class TinyClusterParams(Params):
     """G and the exact solver's time limit, shared by the theory and adversarial tasks."""
 
     theory_gpus: int = param(8, integer(2), "G, the cluster's GPUs")
-    theory_time_limit_s: float = param(10.0, number(0, strict=True, what="a number of seconds"),
+    theory_time_limit_s: float = param(10.0, seconds(strict=True),
                                        "CP-SAT's time limit for OPT")
 
 
@@ -113,8 +114,8 @@ class AdversarialParams(TinyClusterParams):
                                        "maximise the Eq. 12 violation, or ratio to OPT over the Theorem 1 bound")
     adversarial_budget: int = param(200, integer(1), "instances evaluated")
     adversarial_max_jobs: int = param(4, integer(1), "jobs per instance at most")
-    adversarial_max_iterations: int = param(100_000, integer(1), "a job's iterations at most")
-    adversarial_max_release: int = param(1_000, integer(0), "a job's release at most")
+    adversarial_max_iterations: int = param(100_000, integer(1, int(MAX_SECONDS)), "a job's iterations at most")
+    adversarial_max_release: int = param(1_000, integer(0, int(MAX_SECONDS)), "a job's release at most (s)")
 
 
 # ---------------------------------------------------------------- instances
@@ -307,7 +308,9 @@ def theory_ratio(context: Context) -> RunResult:
     records = {row["scheduler"]: row for row in by_scheduler.to_dict(orient="records")}
     reference = reference_scheduler(config, list(task.schedulers))
     summary = {**context.provenance, **records[reference],
-               "schedulers": {name: {k: v for k, v in row.items() if k != "scheduler"} for name, row in records.items()},
+               "schedulers": {name: {**{k: v for k, v in row.items() if k != "scheduler"},
+                                     "scheduler_params": config.scheduler_params(name).to_dict()}
+                              for name, row in records.items()},
                "G": cluster.total_gpus,
                "theory_alpha": task.theory_alpha,
                "opt_exact_share": float(per_instance.drop_duplicates("instance")["opt_exact"].mean()),

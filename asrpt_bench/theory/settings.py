@@ -13,7 +13,10 @@ from .lower_bounds import ALPHA_MIN_SOURCES
 
 @dataclass(frozen=True)
 class TheorySettings(Params):
-    """Checked when the config is, not where the symbols are computed: a run reports NaN symbols when the
+    """Which reconstruction of the Theorem 1 symbols and of alpha_min the reported bounds use (docs/paper.md,
+    section 8).
+
+    Checked when the config is, not where the symbols are computed: a run reports NaN symbols when the
     bound is undefined (g_max = G), which must not also swallow a misspelt definition."""
 
     rho_bar_definition: str = param("alpha_min_spread", one_of(*sorted(RHO_BAR_DEFINITIONS)),

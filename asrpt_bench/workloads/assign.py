@@ -46,7 +46,7 @@ def assign_models(table: pd.DataFrame, cluster: Cluster, seed: int, *, timing: T
     models: zoo model names to draw from (default: the whole zoo).
     gpu_counts: GPU counts a configuration may have (default 1, 2, 4, 8, 16, 32).
     max_gpus: cap the trace's GPU demand before rounding (e.g. the cluster size).
-    The trace's own GPU demand is kept in column `trace_gpus`.
+    The trace's own GPU demand is kept in column `trace_gpus`, each job's alpha~min in `alpha_min_estimate`.
     """
     catalogue = _catalogue(models, gpu_counts, max_gpus, gpu_memory_gb)
     result = table.copy()
@@ -117,14 +117,17 @@ def _choose(rows: pd.DataFrame, demand: np.ndarray, catalogue: dict[str, tuple[i
 
 def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel, placer: Placer | None,
                      gpu_memory_gb: float) -> None:
-    """iterations = max(1, round(duration / alpha~min)) where missing; gpus = g(config)."""
+    """iterations = max(1, round(duration / alpha~min)) where missing; gpus = g(config); alpha~min itself in
+    column `alpha_min_estimate` (what a requested time limit is divided by: predictor=walltime)."""
     with_model = (table["model"].notna() & table["config"].notna() & table["alpha"].isna()).to_numpy()
     plans: dict[tuple[str, str], TrainingPlan] = {}
     alpha_min = np.full(len(table), np.nan)
     alpha_min[table["alpha"].notna().to_numpy()] = table["alpha"].dropna().to_numpy(dtype=float)
     for key, positions in table[with_model].groupby(["model", "config"], sort=True).indices.items():
         rows = np.flatnonzero(with_model)[positions]
-        plan = plans.setdefault(key, build_plan(key[0], key[1], gpu_memory_gb=gpu_memory_gb, timing=timing))
+        if key not in plans:
+            plans[key] = _given_plan(table, int(rows[0]), gpu_memory_gb, timing)
+        plan = plans[key]
         alpha_min[rows] = alpha_min_estimate(plan, _cluster_holding(plan, cluster), timing, placer)
         table.loc[table.index[rows], "gpus"] = plan.gpus
     need = (table["iterations"].isna() & table["duration"].notna()).to_numpy() & ~np.isnan(alpha_min)
@@ -132,7 +135,19 @@ def _fill_iterations(table: pd.DataFrame, cluster: Cluster, timing: TimingModel,
     iterations = table["iterations"].to_numpy(dtype=float, copy=True)
     iterations[need] = np.maximum(1.0, np.rint(durations[need] / alpha_min[need]))
     table["iterations"] = iterations
+    table["alpha_min_estimate"] = alpha_min
     table["gpus"] = table["gpus"].astype(np.int64)
+
+
+def _given_plan(table: pd.DataFrame, row: int, gpu_memory_gb: float, timing: TimingModel) -> TrainingPlan:
+    """The plan of a row's own model+config; one that does not fit in GPU memory (or cannot be split into
+    its stages) is refused naming the table, the row and the two columns."""
+    model, config = table["model"].iloc[row], table["config"].iloc[row]
+    try:
+        return build_plan(model, config, gpu_memory_gb=gpu_memory_gb, timing=timing)
+    except ConfigError as error:
+        source = table.attrs.get("source", "the job table")
+        raise ConfigError(f"{source}: row {row + 1} (line {row + 2}), columns 'model' and 'config': {error}") from None
 
 
 def _cluster_holding(plan: TrainingPlan, cluster: Cluster) -> Cluster:

@@ -48,7 +48,7 @@ def get_instance(name: str) -> Instance:
 
 @register_instance("lemma2_reviewer")
 def lemma2_reviewer() -> Instance:
-    """The reviewer's Lemma-2 counterexample (paper-notes 7.5).
+    """The reviewer's Lemma-2 counterexample (docs/paper.md, section 8).
 
     G = 100 GPUs on one server (alpha is fixed, so the layout does not matter). A: g=1, n=100000,
     alpha=1 (p_A = 1000); B: g=50, n=2000, alpha=1 (p_B = 1000); both released at 0. Under A-SRPT

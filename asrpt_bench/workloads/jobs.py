@@ -79,8 +79,9 @@ def jobs_from_table(table: pd.DataFrame, source: str, plan_lookup: PlanLookup | 
         if iterations is None:
             raise ConfigError(f"{_where(source, index, 'iterations')}: value is missing")
         plan = _row_plan(row, index, source, cached_lookup, fixed)
-        duration = _optional(row["duration"])
+        duration, wait = _optional(row["duration"]), _optional(row["recorded_wait"])
         jobs.append(Job(job_id=row["job_id"], release=float(row["release"]), plan=plan,
                         iterations=int(iterations), user=_optional(row["user"]), group=_optional(row["group"]),
-                        duration=None if duration is None else float(duration)))
+                        duration=None if duration is None else float(duration),
+                        recorded_wait=None if wait is None else float(wait)))
     return jobs

@@ -57,8 +57,13 @@ def scale_to_load(jobs: Sequence[Job], durations: np.ndarray, total_gpus: int,
         raise ConfigError(f"workload.target_load={target:g} cannot be reached by scaling releases: the simulated "
                           f"jobs {'bring no work' if load == 0 else 'are all released at one instant'}")
     factor = load / target
-    latest = max(job.release for job in jobs) * factor
-    if not latest <= MAX_SECONDS:
-        raise ConfigError(f"workload.target_load={target:g} stretches the releases to {latest:.3g} s, beyond "
-                          f"{MAX_SECONDS:.0e} s where float64 keeps event times exact; raise workload.target_load")
+    require_exact_releases(max(job.release for job in jobs) * factor, "workload.target_load", target)
     return [replace(job, release=job.release * factor) for job in jobs], factor
+
+
+def require_exact_releases(latest: float, key: str, value: float) -> None:
+    """Refuse, naming the key whose `value` gave them, releases that reach beyond MAX_SECONDS (the latest
+    at `latest`), where float64 keeps event times exact no longer."""
+    if not latest <= MAX_SECONDS:
+        raise ConfigError(f"{key}={value:g} stretches the releases to {latest:.3g} s, beyond {MAX_SECONDS:.0e} s "
+                          f"where float64 keeps event times exact; raise {key}")

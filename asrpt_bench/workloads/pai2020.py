@@ -1,8 +1,8 @@
 """Loader for the Alibaba PAI 2020 GPU trace (cluster-trace-gpu-v2020) exactly as published.
 
 Reads pai_job_table.csv, pai_task_table.csv and pai_group_tag_table.csv: headerless, columns in the
-order of the upstream schema/*.header files, from a directory or a .tar.gz holding them (at any
-depth). Applies paper-notes 10 items 18-19:
+order of the upstream schema/*.header files (each may be gzipped, NAME.csv.gz), from a directory or a
+.tar.gz holding them (at any depth; two files of one table are refused). Applies paper-notes 10 items 18-19:
 
 - keep jobs whose status is Terminated, whose summed plan_gpu over tasks is > 0, with duration > 0;
 - g_i = sum over the job's tasks of inst_num * ceil(plan_gpu / 100) (a fractional GPU counts as one;
@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..io import COMPRESSED
 from .parsing import parse_numeric, parse_text, read_text_csv
 from .schema import MAX_GPUS, validate_job_table
 from .slicing import sort_by_release
@@ -77,7 +78,7 @@ def _read_archive(path: Path) -> dict[str, tuple[pd.DataFrame, str]]:
         members: dict[str, list[tarfile.TarInfo]] = {}
         for member in archive.getmembers():
             if member.isfile():
-                members.setdefault(Path(member.name).name, []).append(member)
+                members.setdefault(Path(member.name).name.removesuffix(COMPRESSED), []).append(member)
         result = {}
         for name, columns in PAI_FILES.items():
             found = [member.name for member in members.get(name, [])]
@@ -95,12 +96,13 @@ def _refuse_several(where: Path, name: str, found: list[str], what: str, missing
     if not found:
         raise ConfigError(f"{where}: {missing}")
     if len(found) > 1:
-        raise ConfigError(f"{where}: {what} holds {len(found)} files named {name} ({', '.join(sorted(found))}); "
+        raise ConfigError(f"{where}: {what} holds {len(found)} copies of {name} ({', '.join(sorted(found))}); "
                           "point workload.path at the one trace you mean")
 
 
 def _find_in_dir(directory: Path, name: str) -> Path:
-    matches = sorted(directory.rglob(name))
+    """The one file `name` (or `name`.gz) at any depth below `directory`."""
+    matches = sorted([*directory.rglob(name), *directory.rglob(name + COMPRESSED)])
     _refuse_several(directory, name, [str(match) for match in matches], "the directory",
                     f"no {name} found (looked in all subdirectories)")
     return matches[0]

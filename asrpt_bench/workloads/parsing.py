@@ -19,25 +19,27 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..io import GZIP_MAGIC, read_file_bytes
+from ..io import GZIP_MAGIC, compressed_twin, read_file_bytes
 
 
 
 
 def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | None = None,
-                  compression: str = "infer") -> pd.DataFrame:
+                  compression: str = "infer", delimiter: str = ",") -> pd.DataFrame:
     """Read a CSV with every cell as text (None for empty cells). `names` reads a headerless file. Every
     line must have as many fields as `names` (or the header line): pandas would otherwise shift a row
     with one field too many into an index, or pad a short row with empty cells, without a word."""
     try:
         data = _raw_bytes(path, source, compression)
-        _check_field_counts(data, names, source)
+        _check_field_counts(data, names, source, delimiter)
         path = io.BytesIO(data)
         compression = None  # type: ignore[assignment]  # already decompressed
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], header=None if names else "infer",
-                           names=names, compression=compression)
+                           names=names, compression=compression, sep=delimiter, engine="c")
     except FileNotFoundError:
-        raise ConfigError(f"{source}: file not found") from None
+        twin = compressed_twin(Path(path)) if isinstance(path, (str, Path)) else None
+        hint = f" ({twin.name} is there: give that name)" if twin is not None and twin.is_file() else ""
+        raise ConfigError(f"{source}: file not found{hint}") from None
     except IsADirectoryError:
         raise ConfigError(f"{source}: is a directory, not a CSV file") from None
     except pd.errors.EmptyDataError:
@@ -45,6 +47,19 @@ def read_text_csv(path: str | Path | IO[bytes], source: str, names: list[str] | 
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, zlib.error) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(f"{source}: cannot be read as CSV: {first_line}") from None
+
+
+def read_text(path: Path, source: str) -> str:
+    """A UTF-8 text file's content (gunzipped when named .gz); errors in one line naming the file."""
+    try:
+        return _raw_bytes(path, source, "infer").decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{source}: is a directory, not a file") from None
+    except (UnicodeDecodeError, OSError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConfigError(f"{source}: cannot be read as text: {first_line}") from None
 
 
 def _raw_bytes(path: str | Path | IO[bytes], source: str, compression: str) -> bytes:
@@ -59,14 +74,15 @@ def _raw_bytes(path: str | Path | IO[bytes], source: str, compression: str) -> b
     return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
 
 
-def _check_field_counts(data: bytes, names: list[str] | None, source: str) -> None:
-    """Every non-empty line has len(names) comma-separated fields, or as many as the header line when
-    `names` is None (quotes respected when present)."""
+def _check_field_counts(data: bytes, names: list[str] | None, source: str, delimiter: str = ",") -> None:
+    """Every non-empty line has len(names) fields separated by `delimiter`, or as many as the header line
+    when `names` is None (quotes respected when present)."""
     if b'"' in data:
-        records = csv.reader(io.StringIO(data.decode("utf-8")))
+        records = csv.reader(io.StringIO(data.decode("utf-8")), delimiter=delimiter)
         counts = ((number, len(fields)) for number, fields in enumerate(records, start=1) if fields)
     else:
-        counts = ((number, line.count(b",") + 1) for number, line in enumerate(data.splitlines(), start=1)
+        separator = delimiter.encode("utf-8")
+        counts = ((number, line.count(separator) + 1) for number, line in enumerate(data.splitlines(), start=1)
                   if line.strip())
     header_lines = 0 if names is not None else 1
     expected = len(names) if names is not None else None

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from .load import require_exact_releases
 from .parsing import check_columns, parse_numeric, parse_text, parse_timestamps, read_text_csv, require_columns
 from .recurrence import RecurrenceSpec, recurrence_keys
 from .schema import MAX_GPUS, MAX_SECONDS, validate_job_table
@@ -64,6 +65,7 @@ def load_philly(path: str | Path | None = None, *, num_jobs: int | None = None, 
     table = recurrence_keys(_philly_table(raw, source), seed, spec, train_fraction=train_fraction, by="vc")
     table = slice_jobs(table, num_jobs=num_jobs, offset=offset, start=start, end=end, shift=True)
     table["release"] = table["release"] / time_compression
+    require_exact_releases(float(table["release"].max()), "workload.time_compression", time_compression)
     validated = validate_job_table(table, source)
     validated.attrs.update(table.attrs)
     validated.attrs["source"] = source

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..adjustments import adjust
 from ..cache import DiskCache, cache_key, content_hash, memoised
 from ..core import Cluster, Job
 from ..params import Params
@@ -33,9 +35,10 @@ from .injection import injected_jobs
 from .instances import get_instance
 from .jobs import jobs_from_table
 from .load import best_durations, offered_load, scale_to_load
-from .schema import validate_job_table
+from .schema import check_given_table
 from .slicing import chronological_split, resample_single_gpu_share, slice_jobs
 from .sources import WORKLOADS, TraceParams
+from .tracecard import format_trace_card
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ class TableSpec:
 
     @classmethod
     def of(cls, name: str, params: TraceParams, seed: int, cluster: Cluster, timing: TimingModel) -> "TableSpec":
-        return cls(name, tuple(sorted(params.table_key().items())), seed, cluster, timing, params)
+        frozen = {key: tuple(value) if isinstance(value, list) else value for key, value in params.table_key().items()}
+        return cls(name, tuple(sorted(frozen.items())), seed, cluster, timing, params)
 
     def cache_inputs(self) -> dict[str, Any]:
         """The spec as cache-key inputs (without the full `params`, whose table-deciding part is in it)."""
@@ -137,10 +141,15 @@ def load_workload(name: str, params: Params, *, seed: int, cluster: Cluster, tim
     return _scaled_and_injected(workload, params, seed)
 
 
+def load_table(name: str, params: TraceParams, seed: int) -> pd.DataFrame:
+    """The job table trace source `name` loads; a plugin's meets the checks of a CSV file
+    (schema.check_given_table), a built-in source checks its own."""
+    raw = WORKLOADS.make(name, params, seed=seed)
+    return raw if is_built_in(name) else check_given_table(raw, f"workload {name!r}")
+
+
 def _load_and_assign(spec: TableSpec) -> pd.DataFrame:
-    raw = WORKLOADS.make(spec.name, spec.params, seed=spec.seed)
-    if not is_built_in(spec.name):  # a plugin's table meets the same schema checks as a CSV file
-        raw = validate_job_table(raw, f"workload {spec.name!r}")
+    raw = load_table(spec.name, spec.params, spec.seed)
     table = assign_models(raw, spec.cluster, spec.seed, timing=spec.timing, max_gpus=spec.params.max_gpus)
     table.attrs.update(raw.attrs)
     return table
@@ -188,10 +197,16 @@ def _simulated_jobs(spec: TableSpec, table: pd.DataFrame, source: str, cache: Di
 
 
 def _note_trace_facts(workload: Workload, attrs: dict[str, Any]) -> None:
-    """The table's own facts (recurrence keys, Gavel's extrapolated alphas and ignored priorities) into the
-    run's scalars, said once per run even when the table comes from a cache."""
+    """The table's own facts (recurrence keys, Gavel's extrapolated alphas and ignored priorities, a job
+    log's trace card and notes) into the run's scalars, said once per run even when the table comes from a
+    cache: the card is printed, the notes are warned (joblog.py)."""
     if "recurrence" in attrs:
         workload.scalars["recurrence"] = dict(attrs["recurrence"])
+    if "trace_card" in attrs:
+        workload.scalars["trace_card"] = attrs["trace_card"]
+        logging.getLogger("asrpt_bench").info(format_trace_card(attrs["trace_card"]))
+    for note in attrs.get("notes", ()):
+        adjust(str(note["key"]), int(note["count"]), str(note["message"]), stacklevel=3)
     if "gavel_alpha_extrapolated" in attrs:
         workload.scalars["gavel_alpha_extrapolated"] = extrapolated = int(attrs["gavel_alpha_extrapolated"])
         if extrapolated:

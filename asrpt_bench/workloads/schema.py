@@ -3,6 +3,12 @@
 A job table is a pandas DataFrame, one row per job. Either `model` + `config` describe the job
 (its per-iteration time then follows from the profiles and the placement) or `alpha` gives a fixed
 per-iteration time for every placement, with optional `alpha_max` (theory instances).
+
+`validate_job_table` checks and types the schema's columns of any table (a trace loader's may carry
+more); `check_given_table` is the one door for a table given from outside, whichever way it comes: a
+CSV file (`workload=csv`), a DataFrame from Python (`api.compare`), a plugin source's table. It also
+refuses columns outside the schema (a misspelt `alpha_mx`, a second `gpus`), an empty table, unknown
+models, a configuration whose GPUs differ from the row's, and rows a drawn model would change.
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core import MAX_SECONDS as CORE_MAX_SECONDS
-from ..core import ConfigError
-from ..rules import shown
-from .parsing import location, require_columns
+from ..core import MAX_COUNT, MIN_ALPHA, ConfigError
+from ..profiles import model_names
+from ..profiles.configs import ParallelConfig
+from ..profiles.zoo import DEFAULT_GPU_COUNTS
+from ..rules import MAX_SECONDS, shown
+from .parsing import check_columns, location, require_columns
 
 
 @dataclass(frozen=True)
@@ -41,15 +49,14 @@ COLUMNS: tuple[Column, ...] = (
     Column("user", "str", "-", False, "recurrence key: user (synthetic for Philly)"),
     Column("group", "str", "-", False, "recurrence key: job group / recurring template"),
     Column("duration", "float", "s", False, "trace run time, used to derive iterations"),
+    Column("partition", "str", "-", False, "the log's partition, queue or virtual cluster"),
+    Column("state", "str", "-", False, "the log's final job state (COMPLETED, FAILED, ...)"),
+    Column("recorded_wait", "float", "s", False, "the log's own queueing delay, start - submit "
+           "(scheduler=recorded replays start = release + recorded_wait)"),
+    Column("time_limit", "float", "s", False, "the run time the job requested (predictor=walltime)"),
 )
 COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
 
-MAX_SECONDS = CORE_MAX_SECONDS
-"""Largest time (s) a job table may hold: release, duration, and iterations x alpha. Float64 keeps such
-times to about 1e-4 s, so sums and differences of event times stay exact to well below a second; a
-release of 1e16 s or more would swallow whole jobs (JCTs collapsing to 0). About 31,700 years."""
-MAX_COUNT = 1e12
-"""Largest `iterations` (exact integers in float64 and int64 alike)."""
 MAX_GPUS = 1_000_000
 """Largest `gpus` of one job (larger values overflow nothing, but no cluster here comes near)."""
 
@@ -59,11 +66,22 @@ def _where(source: str, row: int, column: str) -> str:
     return location(source, row, column, header_lines=1)
 
 
+def _is_text(value: object) -> bool:
+    """A cell a text column takes: a string, or a number written as one (an integer job id)."""
+    return isinstance(value, (str, int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 def _coerce(table: pd.DataFrame, column: Column, source: str) -> pd.Series:
     values = table[column.name]
+    present = values.notna()
+    mixed = values.dtype == object or pd.api.types.is_bool_dtype(values)  # cells of any Python type
     if column.kind == "str":
-        present = values.notna()
+        if mixed:
+            _first_bad(present & ~values.map(_is_text), table, column.name, source, "must be a text value")
         return values.where(~present, values.astype(str))
+    if mixed:  # true/false is no number, though pandas would read it as 1/0
+        _first_bad(present & values.map(lambda v: isinstance(v, (bool, np.bool_))), table, column.name, source,
+                   "not a number")
     numeric = pd.to_numeric(values, errors="coerce")
     bad = numeric.isna() & values.notna() & (values.astype(str).str.strip() != "")
     if bad.any():
@@ -88,10 +106,13 @@ def _check_bounds(table: pd.DataFrame, raw: pd.DataFrame, source: str) -> None:
     exact = "larger times lose precision in float64 arithmetic"
     limits = (("release", MAX_SECONDS, "s", exact), ("duration", MAX_SECONDS, "s", exact),
               ("alpha", MAX_SECONDS, "s", exact), ("alpha_max", MAX_SECONDS, "s", exact),
-              ("alpha_spread", MAX_SECONDS, "s", exact),
+              ("alpha_spread", MAX_SECONDS, "s", exact), ("recorded_wait", MAX_SECONDS, "s", exact),
+              ("time_limit", MAX_SECONDS, "s", exact),
               ("iterations", MAX_COUNT, "iterations", exact), ("gpus", MAX_GPUS, "GPUs", "no cluster comes near"))
     for name, limit, unit, reason in limits:
         _first_bad(table[name] > limit, raw, name, source, f"must be <= {limit:.0e} {unit} ({reason})")
+    _first_bad(table["alpha"] < MIN_ALPHA, raw, "alpha", source,
+               f"must be >= {MIN_ALPHA:g} s (no training iteration is shorter than a microsecond)")
     work = table["iterations"] * table["alpha"]
     _first_bad(work > MAX_SECONDS, raw, "iterations", source,
                f"iterations x alpha must be <= {MAX_SECONDS:.0e} s ({exact})", also="alpha")
@@ -132,6 +153,8 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         ("alpha_spread", table["alpha_spread"].notna() & table["alpha"].isna(),
          "needs alpha (it is the spread-placement time of a fixed-alpha job)"),
         ("duration", table["duration"] < 0, "must be >= 0"),
+        ("recorded_wait", table["recorded_wait"] < 0, "must be >= 0"),
+        ("time_limit", table["time_limit"] <= 0, "must be > 0"),
     )
     for name, bad, problem in checks:
         bad = bad.fillna(False).to_numpy(dtype=bool)
@@ -152,3 +175,65 @@ def validate_job_table(table: pd.DataFrame, source: str) -> pd.DataFrame:
         raise ConfigError(f"{_where(source, row, 'job_id')}: duplicate job id {shown(table['job_id'].iloc[row])}")
     table["gpus"] = table["gpus"].astype("int64")
     return table
+
+
+def check_given_table(table: object, source: str) -> pd.DataFrame:
+    """A job table given from outside, checked and typed (module doc); errors name `source`, the row and
+    the column."""
+    if not isinstance(table, pd.DataFrame):
+        raise ConfigError(f"{source}: a job table must be a pandas DataFrame, got {type(table).__name__}")
+    names = [str(name) for name in table.columns]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ConfigError(f"{source}: column {repeated[0]!r} appears more than once")
+    check_columns(table, [column.name for column in COLUMNS], source, "the job table's")
+    checked = validate_job_table(table, source)
+    if checked.empty:
+        raise ConfigError(f"{source}: no job rows")
+    _check_models(checked, source)
+    _check_iterations_kept(checked, source)
+    return checked
+
+
+def _check_iterations_kept(table: pd.DataFrame, source: str) -> None:
+    """A row whose model is to be drawn from its duration (no model+config, no alpha) may not carry
+    iterations (the drawn model's would replace them) nor a GPU count no zoo configuration has (it would
+    be rounded): either would change the row without a word."""
+    drawn = (table["model"].isna() & table["alpha"].isna() & table["duration"].notna()).to_numpy()
+    with_iterations = drawn & table["iterations"].notna().to_numpy()
+    if with_iterations.any():
+        row = int(np.flatnonzero(with_iterations)[0])
+        raise ConfigError(f"{_where(source, row, 'iterations')}: a row with iterations needs model+config or "
+                          "alpha; without them a model is drawn from its duration, which would replace these "
+                          "iterations (leave iterations empty to derive them from the duration)")
+    odd = drawn & ~table["gpus"].isin(DEFAULT_GPU_COUNTS).to_numpy()
+    if odd.any():
+        row = int(np.flatnonzero(odd)[0])
+        raise ConfigError(f"{_where(source, row, 'gpus')}: a model drawn from a duration runs on one of "
+                          f"{list(DEFAULT_GPU_COUNTS)} GPUs, so gpus {int(table['gpus'].iloc[row])} would be changed; "
+                          "give model+config or alpha for other sizes")
+
+
+def _check_models(table: pd.DataFrame, source: str) -> None:
+    """model and config come together, name a zoo model and a p<s>xd<r> configuration, and the
+    configuration's GPUs equal the row's `gpus`."""
+    has_model, has_config = table["model"].notna().to_numpy(), table["config"].notna().to_numpy()
+    for column, lonely in (("config", has_model & ~has_config), ("model", has_config & ~has_model)):
+        if lonely.any():
+            row = int(np.flatnonzero(lonely)[0])
+            other = "model" if column == "config" else "config"
+            raise ConfigError(f"{_where(source, row, column)}: value is missing (a row with a {other} needs both "
+                              "model and config)")
+    known = set(model_names())
+    for row in np.flatnonzero(has_model & has_config):
+        model, config, gpus = table["model"].iloc[row], table["config"].iloc[row], int(table["gpus"].iloc[row])
+        if model not in known:
+            raise ConfigError(f"{_where(source, row, 'model')}: unknown model {model!r}; known: {sorted(known)}")
+        try:
+            parsed = ParallelConfig.parse(config)
+        except ConfigError as error:
+            raise ConfigError(f"{_where(source, row, 'config')}: {error}") from None
+        if parsed.gpus != gpus:
+            raise ConfigError(f"{source}: row {row + 1} (line {row + 2}), columns 'gpus' and 'config': {config} uses "
+                              f"{parsed.gpus} GPUs ({parsed.stages} stages x {parsed.replicas} replicas) but gpus is "
+                              f"{gpus}")

@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, ClassVar, Optional
 
 import pandas as pd
 
 from ..errors import ConfigError
 from ..params import NoParams, Params, param
 from ..registry import Registry
-from ..rules import Rule, flag, integer, number, one_of, optional_integer
+from ..rules import Rule, flag, integer, number, one_of, optional_integer, seconds
 from .csv_table import load_csv
 from .gavel import ALPHA_MAX_SOURCES, PLACEMENT_MODELS, load_gavel
+from . import helios as helios_format
+from . import slurm as slurm_format
+from . import swf as swf_format
+from .instants import TIME_ZONE
+from .joblog import check_states
 from .pai2020 import load_pai2020
 from .philly import load_philly
 from .queueing import SizeDistribution, mg1_workload, size_distribution
@@ -73,7 +78,7 @@ class TraceParams(Params):
                                          "scale releases to this offered load sum g_i d_i / (G x span)")
     inject_jobs: int = param(0, integer(0), "unseen gang jobs added over the simulated span")
     inject_gpus: int = param(16, integer(1), "GPUs of each injected job")
-    inject_duration: float = param(200_000.0, number(0, strict=True, what="a duration in seconds"),
+    inject_duration: float = param(200_000.0, seconds(strict=True),
                                    "seconds of each injected job")
     drop_oversize: bool = param(True, flag(), "drop jobs larger than the cluster (counted) instead of failing")
     job_cap: Optional[int] = param(None, optional_integer(1), "hard cap on the simulated jobs")
@@ -144,6 +149,54 @@ class HandMadeParams(TraceParams):
 @dataclass(frozen=True)
 class CsvParams(HandMadeParams):
     path: Optional[str] = _path(required=True)
+    delimiter: str = param(",", Rule("one character other than a quote, a space or a line break", lambda v: (
+        isinstance(v, str) and len(v) == 1 and v not in "\"' \r\n")), "the character between fields, e.g. ';' or '|'")
+
+
+def _states() -> Any:
+    return param(None, Rule("null or a list of state names", lambda v: v is None or (
+        isinstance(v, (list, tuple)) and all(isinstance(s, str) for s in v))),
+        "the final states kept (null: every state a job ends in, with its observed run time)")
+
+
+@dataclass(frozen=True)
+class LogParams(TraceParams):
+    """A cluster's job log (joblog.py): every job after the history cut is simulated by default."""
+
+    FINISHED_STATES: ClassVar[tuple[str, ...]] = ()
+
+    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later job)")
+    path: Optional[str] = _path(required=True)
+    states: Optional[list[str]] = _states()
+
+    def check_together(self, prefix: str) -> None:
+        check_states(self.states, self.FINISHED_STATES, f"{prefix}.states")
+
+
+def _timezone() -> Any:
+    return param("UTC", TIME_ZONE, "the time zone of time stamps without a UTC offset")
+
+
+@dataclass(frozen=True)
+class SlurmParams(LogParams):
+    FINISHED_STATES: ClassVar[tuple[str, ...]] = slurm_format.FINISHED_STATES
+
+    timezone: str = _timezone()
+
+
+@dataclass(frozen=True)
+class SwfParams(LogParams):
+    FINISHED_STATES: ClassVar[tuple[str, ...]] = swf_format.FINISHED_STATES
+
+    gpus_per_processor: float = param(1.0, number(0, strict=True, what="a number"),
+                                      "GPUs per processor of the log (a job's GPUs: ceil(processors x this))")
+
+
+@dataclass(frozen=True)
+class DatacenterLogParams(LogParams):
+    FINISHED_STATES: ClassVar[tuple[str, ...]] = helios_format.FINISHED_STATES
+
+    timezone: str = _timezone()
 
 
 @dataclass(frozen=True)
@@ -182,7 +235,31 @@ def pai2020(params: FileParams, seed: int) -> pd.DataFrame:
 @register_workload("csv", CsvParams)
 def csv(params: CsvParams, seed: int) -> pd.DataFrame:
     """A job table in a CSV file (the job-table schema, workloads/schema.py)."""
-    return load_csv(params.path)
+    return load_csv(params.path, delimiter=params.delimiter)
+
+
+@register_workload("slurm", SlurmParams)
+def slurm(params: SlurmParams, seed: int) -> pd.DataFrame:
+    """A Slurm accounting export (`sacct --parsable2` with a header line)."""
+    return slurm_format.load_slurm(params.path, timezone=params.timezone, states=params.states)
+
+
+@register_workload("swf", SwfParams)
+def swf(params: SwfParams, seed: int) -> pd.DataFrame:
+    """A log in the Standard Workload Format of the Parallel Workloads Archive."""
+    return swf_format.load_swf(params.path, gpus_per_processor=params.gpus_per_processor, states=params.states)
+
+
+@register_workload("helios", DatacenterLogParams)
+def helios(params: DatacenterLogParams, seed: int) -> pd.DataFrame:
+    """A Helios cluster_log.csv (SenseTime, SC'21)."""
+    return helios_format.load_helios(params.path, timezone=params.timezone, states=params.states)
+
+
+@register_workload("acme", DatacenterLogParams)
+def acme(params: DatacenterLogParams, seed: int) -> pd.DataFrame:
+    """An Acme trace_seren.csv or trace_kalos.csv (Shanghai AI Lab, NSDI'24)."""
+    return helios_format.load_acme(params.path, timezone=params.timezone, states=params.states)
 
 
 @register_workload("synthetic", SyntheticParams)

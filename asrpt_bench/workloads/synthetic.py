@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from .load import require_exact_releases
 from .recurrence import SYNTHETIC_PREFIX
 from .schema import validate_job_table
 from .seeding import component_rng
@@ -84,6 +85,7 @@ def synthetic_workload(num_jobs: int, seed: int = 0, *, arrival_rate: float = 1.
     scatter = np.exp(within_group_sigma * rng.standard_normal(num_jobs))
     gaps = rng.exponential(1.0 / arrival_rate, num_jobs)
     release = np.concatenate([[0.0], np.cumsum(gaps[1:])])
+    require_exact_releases(float(release[-1]), "workload.arrival_rate", arrival_rate)
 
     table = pd.DataFrame({
         "job_id": [f"{SYNTHETIC_PREFIX}{i:06d}" for i in range(num_jobs)],

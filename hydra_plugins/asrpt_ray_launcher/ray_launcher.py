@@ -11,8 +11,9 @@ launches (Hydra imports every plugin module when it starts).
     num_cpus     CPUs of the local instance (null: all); ignored when joining a cluster
     cpus_per_task  CPUs Ray reserves per point (points run concurrently up to the CPUs available)
     runtime_env  Ray runtime environment for the workers, e.g. {pip: [asrpt_bench], env_vars: {...}}
-    log_to_driver  false: the driver logs one line per point as it finishes (its printed summary is in
-                 the point's run directory, cli.log); true: Ray also forwards the workers' output
+    log_to_driver  false: the driver logs one line per point as it finishes, "[k/N] #i : overrides :
+                 COMPLETED" (or "skipped (complete)", or FAILED and why; its printed summary is in the
+                 point's run directory, cli.log); true: Ray also forwards the workers' output
     init         further keyword arguments of ray.init
 
 What the driver prints has no ANSI colour codes when stderr is not a terminal (a pipe, a log file,
@@ -45,6 +46,8 @@ from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrid
 from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf, open_dict
+
+from asrpt_bench.sweep_points import POINTS_ENV, SKIPPED
 
 log = logging.getLogger(__name__)
 
@@ -141,13 +144,28 @@ def _working_directory(path: str) -> Iterator[None]:
             os.chdir(previous)
 
 
+@contextmanager
+def _environment(values: Dict[str, str]) -> Iterator[None]:
+    """The driver's sweep environment (the point count) on a worker, which may run on another node."""
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_point(hydra_context: HydraContext, sweep_config: DictConfig, task_function: TaskFunction,
-              singleton_state: Dict[Any, Any], driver_cwd: str) -> JobReturn:
+              singleton_state: Dict[Any, Any], driver_cwd: str, environment: Dict[str, str]) -> JobReturn:
     """One sweep point on a Ray worker: Hydra's run_job with the driver's config state."""
     setup_globals()
     Singleton.set_state(singleton_state)
     HydraConfig.instance().set_config(sweep_config)
-    with _working_directory(driver_cwd):
+    with _working_directory(driver_cwd), _environment(environment):
         return run_job(hydra_context=hydra_context, task_function=task_function, config=sweep_config,
                        job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
 
@@ -211,6 +229,7 @@ class RayLauncher(Launcher):
                         self.address)
         remote = ray.remote(num_cpus=self.cpus_per_task, max_retries=0)(run_point)
         singleton_state = Singleton.get_state()
+        environment = {POINTS_ENV: os.environ[POINTS_ENV]} if POINTS_ENV in os.environ else {}
         pending = []
         try:
             for overrides in job_overrides:
@@ -221,7 +240,7 @@ class RayLauncher(Launcher):
                     sweep_config.hydra.job.num = idx
                     sweep_config.hydra.sweep.dir = str(sweep_dir)
                 pending.append((remote.remote(self.hydra_context, sweep_config, self.task_function,
-                                              singleton_state, os.getcwd()), sweep_config))
+                                              singleton_state, os.getcwd(), environment), sweep_config))
             return _gather(ray, pending, [list(o) for o in job_overrides], initial_job_idx)
         except BaseException:  # SIGTERM or Ctrl-C: no point keeps running, on this machine or a cluster
             _cancel(ray, [ref for ref, _ in pending])
@@ -230,24 +249,29 @@ class RayLauncher(Launcher):
 
 def _gather(ray: Any, pending: Sequence[Any], job_overrides: Sequence[Sequence[str]],
             initial_job_idx: int) -> Sequence[JobReturn]:
-    """Every point's JobReturn in sweep order; one log line per point as it finishes, in finishing order."""
+    """Every point's JobReturn in sweep order; one log line per point as it finishes, in finishing order,
+    with how many of the launch's points have finished."""
     position = {ref: i for i, (ref, _) in enumerate(pending)}
     results: list = [None] * len(pending)
     waiting = [ref for ref, _ in pending]
+    finished = 0
     while waiting:
         done, waiting = ray.wait(waiting, num_returns=1)
         for ref in done:
             i = position[ref]
             results[i] = _result(ray, ref, pending[i][1])
-            log.info("\t#%d : %s : %s", initial_job_idx + i, " ".join(filter_overrides(job_overrides[i])),
-                     _outcome(results[i]))
+            finished += 1
+            log.info("\t[%d/%d] #%d : %s : %s", finished, len(pending), initial_job_idx + i,
+                     " ".join(filter_overrides(job_overrides[i])), _outcome(results[i]))
     return results
 
 
 def _outcome(result: JobReturn) -> str:
-    """A point's status in one line: COMPLETED, or FAILED with the first line of its error."""
+    """A point's status in one line: COMPLETED, "skipped (complete)" when an earlier run already completed
+    it (asrpt_bench.sweep_points.SKIPPED, the point's return value), or FAILED with the first line of its
+    error."""
     if result.status == JobStatus.COMPLETED:
-        return "COMPLETED"
+        return SKIPPED if result._return_value == SKIPPED else "COMPLETED"
     error = result._return_value
     first = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"FAILED ({type(error).__name__}{': ' + first if first else ''})"

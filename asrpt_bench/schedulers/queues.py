@@ -1,0 +1,170 @@
+"""A dispatch queue that backfilling scans fast: jobs in queue order, split by GPU count, each count in
+blocks that know their shortest estimated job.
+
+EASY and greedy visit the queue behind a blocked head in order, but only jobs that fit the idle GPUs and
+(EASY) either need at most the head's extra GPUs or end by its shadow time. Split by GPU count, a scan
+skips every count that does not fit (idle GPUs only decrease during a scan); within a count, a block whose
+shortest job ends after the shadow time is skipped whole. The order is that of insertion (A-SRPT's
+virtual completion order), kept as a sequence number.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from dataclasses import dataclass
+from typing import Callable, Generic, Iterator, TypeVar
+
+T = TypeVar("T")
+BLOCK = 64
+
+
+@dataclass
+class Window:
+    """EASY's window behind a blocked head: its shadow time and the GPUs to spare then (`extra`, used up by
+    the jobs that pass on it)."""
+
+    shadow: float
+    extra: int
+
+
+class _Blocks(Generic[T]):
+    """One GPU count's jobs in queue order: blocks of at most BLOCK (sequence, item, estimated length),
+    with each block's first sequence and least length."""
+
+    __slots__ = ("keys", "items", "lengths", "firsts", "least")
+
+    def __init__(self) -> None:
+        self.keys: list[list[int]] = []
+        self.items: list[list[T]] = []
+        self.lengths: list[list[float]] = []
+        self.firsts: list[int] = []
+        self.least: list[float] = []
+
+    def append(self, key: int, item: T, length: float) -> None:
+        if not self.keys or len(self.keys[-1]) >= BLOCK:
+            for column in (self.keys, self.items, self.lengths):
+                column.append([])
+            self.firsts.append(key)
+            self.least.append(length)
+        self.keys[-1].append(key)
+        self.items[-1].append(item)
+        self.lengths[-1].append(length)
+        if length < self.least[-1]:
+            self.least[-1] = length
+
+    def remove(self, key: int) -> None:
+        b = bisect.bisect_right(self.firsts, key) - 1
+        block = self.keys[b]
+        i = bisect.bisect_left(block, key)
+        del block[i], self.items[b][i]
+        length = self.lengths[b].pop(i)
+        if not block:
+            del self.keys[b], self.items[b], self.lengths[b], self.firsts[b], self.least[b]
+            return
+        if i == 0:
+            self.firsts[b] = block[0]
+        if length == self.least[b]:
+            self.least[b] = min(self.lengths[b])
+
+    def first(self) -> tuple[int, T]:
+        return self.keys[0][0], self.items[0][0]
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def position(self, b: int, i: int, passes: Callable[[float], bool] | None) -> tuple[int, int] | None:
+        """The first job at or after block b, index i whose length `passes` (every job when None)."""
+        keys, lengths, least = self.keys, self.lengths, self.least
+        while b < len(keys):
+            if i < len(keys[b]) and (passes is None or passes(least[b])):
+                if passes is None:
+                    return b, i
+                for j in range(i, len(keys[b])):
+                    if passes(lengths[b][j]):
+                        return b, j
+            b, i = b + 1, 0
+        return None
+
+    def iterate(self) -> Iterator[tuple[int, T]]:
+        for keys, items in zip(self.keys, self.items):
+            yield from zip(keys, items)
+
+
+class CountQueue(Generic[T]):
+    """Items in insertion order, split by GPU count (module docstring). `len`, iteration in queue order,
+    `head`, `remove`, and `behind`: the items after the head, in queue order, that may pass."""
+
+    def __init__(self) -> None:
+        self.counts: dict[int, _Blocks[T]] = {}
+        self.sequence = 0
+        self.keys: dict[int, tuple[int, int]] = {}  # id(item) -> (sequence, GPU count)
+        self._head: tuple[int, T] | None = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def append(self, item: T, gpus: int, length: float) -> None:
+        key = self.sequence
+        self.sequence += 1
+        self.keys[id(item)] = (key, gpus)
+        self.counts.setdefault(gpus, _Blocks()).append(key, item, length)
+        if self._head is None:
+            self._head = (key, item)
+
+    def remove(self, item: T) -> None:
+        key, gpus = self.keys.pop(id(item))
+        blocks = self.counts[gpus]
+        blocks.remove(key)
+        if self._head is not None and self._head[0] == key:
+            self._head = min((blocks.first() for blocks in self.counts.values() if blocks),
+                             key=lambda first: first[0], default=None)
+
+    def head(self) -> T:
+        assert self._head is not None, "head of an empty queue"
+        return self._head[1]
+
+    def __iter__(self) -> Iterator[T]:
+        for _, item in heapq.merge(*(blocks.iterate() for blocks in self.counts.values()), key=lambda pair: pair[0]):
+            yield item
+
+    def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
+        """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` when it is
+        reached and, with an EASY `window`, that needs at most `window.extra` GPUs or whose estimated length
+        ends by `window.shadow` (block by block; the caller applies the exact test). The queue must not
+        change while this runs."""
+        head_key = self.keys[id(head)][0]
+
+        def passes_for(gpus: int) -> Callable[[float], bool] | None:
+            if window is None or gpus <= window.extra:
+                return None
+            shadow = window.shadow
+            return lambda length: now + length <= shadow
+
+        pending: list[tuple[int, int, int, int]] = []
+        for gpus, blocks in self.counts.items():
+            if gpus <= idle() and blocks:
+                start = (0, 1) if blocks.first()[0] == head_key else (0, 0)
+                found = blocks.position(*start, passes_for(gpus))
+                if found is not None:
+                    pending.append((blocks.keys[found[0]][found[1]], gpus, *found))
+        heapq.heapify(pending)
+        while pending:
+            key, gpus, b, i = heapq.heappop(pending)
+            if gpus > idle():
+                continue
+            blocks = self.counts[gpus]
+            passes = passes_for(gpus)
+            if passes is not None and not passes(blocks.lengths[b][i]):  # the window narrowed since it was found
+                found = blocks.position(b, i + 1, passes)
+                if found is not None:
+                    heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))
+                continue
+            item = blocks.items[b][i]
+            yield item, item
+            found = blocks.position(b, i + 1, passes_for(gpus))
+            if found is not None:
+                heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))

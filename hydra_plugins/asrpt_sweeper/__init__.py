@@ -1,0 +1,1 @@
+"""`hydra/sweeper=asrpt` for asrpt-bench: Hydra's basic sweeper that counts points (see sweeper.py)."""

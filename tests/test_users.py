@@ -1,0 +1,72 @@
+"""Per-user metrics (users.csv) and the fairness figures of the summary, against hand computations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from asrpt_bench.config import PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
+from asrpt_bench.experiment import run_experiment
+from asrpt_bench.tasks.users import fairness, user_table
+
+LOGS = Path(__file__).parent / "data" / "joblogs"
+
+
+def jobs(*rows: tuple) -> pd.DataFrame:
+    """(job_id, user, gpus, release, start, end, iterations, alpha_min) rows as a per-job table."""
+    frame = pd.DataFrame(rows, columns=["job_id", "user", "gpus", "release", "start", "end", "iterations",
+                                        "alpha_min"])
+    return frame.assign(jct=frame["end"] - frame["release"], wait_s=frame["start"] - frame["release"])
+
+
+def test_per_user_jobs_wait_slowdown_and_gpu_hours() -> None:
+    table = jobs(("a", "ann", 2, 0.0, 0.0, 3600.0, 3600, 1.0),     # slowdown 1, 2 GPU-h
+                 ("b", "ann", 1, 0.0, 3600.0, 7200.0, 1800, 2.0),  # waited 1 h, slowdown 2, 1 GPU-h
+                 ("c", "bo", 4, 100.0, 400.0, 1300.0, 0, 1.0),     # no ideal duration: no slowdown
+                 ("d", None, 1, 0.0, 600.0, 1200.0, 600, 1.0))     # no user; slowdown 2
+    users = user_table(table)
+    assert users.to_dict("records") == [
+        {"user": "(none)", "jobs": 1, "mean_wait_s": 600.0, "mean_slowdown": 2.0, "gpu_hours": 600 / 3600},
+        {"user": "ann", "jobs": 2, "mean_wait_s": 1800.0, "mean_slowdown": 1.5, "gpu_hours": 3.0},
+        {"user": "bo", "jobs": 1, "mean_wait_s": 300.0, "mean_slowdown": pytest.approx(float("nan"), nan_ok=True),
+         "gpu_hours": 1.0}]
+    # Jain over the two users with a slowdown, (2 + 1.5)^2 / (2 (4 + 2.25)); worst / median = 2 / 1.75
+    assert fairness(users) == {"users": 3, "jain_user_slowdown": pytest.approx(12.25 / 12.5),
+                               "worst_user_slowdown_ratio": pytest.approx(2.0 / 1.75)}
+
+
+def test_jain_is_one_when_users_are_slowed_alike_and_one_over_n_when_one_takes_it_all() -> None:
+    alike = pd.DataFrame({"user": ["a", "b", "c"], "mean_slowdown": [3.0, 3.0, 3.0]})
+    assert fairness(alike)["jain_user_slowdown"] == 1.0 and fairness(alike)["worst_user_slowdown_ratio"] == 1.0
+    lopsided = pd.DataFrame({"user": ["a", "b", "c", "d"], "mean_slowdown": [1e9, 1e-9, 1e-9, 1e-9]})
+    assert fairness(lopsided)["jain_user_slowdown"] == pytest.approx(0.25)
+
+
+def test_a_preempted_job_holds_gpus_only_in_its_segments() -> None:
+    table = jobs(("a", "ann", 2, 0.0, 0.0, 5000.0, 1800, 1.0))
+    segments = pd.DataFrame({"job_id": ["a", "a"], "start": [0.0, 3200.0], "end": [1800.0, 5000.0],
+                             "gpus": [2, 2]})
+    assert user_table(table, segments)["gpu_hours"].tolist() == [2 * 3600 / 3600]
+
+
+def test_every_compare_and_simulate_run_writes_users_with_the_fairness_in_the_summary() -> None:
+    config = RunConfig(cluster=Cluster(servers=2, gpus_per_server=8),
+                       workload=WorkloadConfig("slurm", path=str(LOGS / "sacct.txt"), train_fraction=0.0),
+                       predictor=PredictorConfig("oracle"), task=TaskConfig("compare", schedulers=["fifo", "spjf"]),
+                       progress=False)
+    result = run_experiment(config)
+    users = result.tables["users"]
+    assert users.columns.tolist() == ["scheduler", "user", "jobs", "mean_wait_s", "mean_slowdown", "gpu_hours"]
+    assert sorted(set(users["scheduler"])) == ["fifo", "recorded", "spjf"]
+    assert users[users["scheduler"] == "fifo"]["user"].tolist() == ["alice", "bob", "dave", "erin"]
+    for name in ("fifo", "spjf", "recorded"):
+        expected = fairness(users[users["scheduler"] == name])
+        assert {key: result.summary["per_scheduler"][name][key] for key in expected} == expected
+    assert result.summary["jain_user_slowdown"] == result.summary["per_scheduler"]["fifo"]["jain_user_slowdown"]
+    config.task = TaskConfig("simulate")
+    alone = run_experiment(config)
+    assert alone.tables["users"].columns.tolist() == ["user", "jobs", "mean_wait_s", "mean_slowdown", "gpu_hours"]
+    assert "jain_user_slowdown" in alone.summary
