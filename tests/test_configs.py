@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from asrpt_bench.cli import CONFIG_DIR, compose_run_config, to_run_config
+from asrpt_bench.composition import CONFIG_DIR, compose_run_config, to_run_config
 from asrpt_bench.config import RunConfig, SchedulerConfig
 from asrpt_bench.tasks.compare import ALL_SCHEDULERS
 from asrpt_bench.core import ConfigError

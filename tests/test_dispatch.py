@@ -427,7 +427,7 @@ def test_compare_run_reproduces_the_issues_independent_simulator():
     (2,000 jobs, sigma 1, load 0.8, b_inter = b_intra so alpha is placement-free, seed 0): A-SRPT strict
     2.36, greedy 1.20, EASY 1.20; perfect predictions: strict 1.22, greedy 1.02, EASY 0.99. With perfect
     predictions EASY and conservative break no reservation."""
-    from asrpt_bench.cli import compose_run_config
+    from asrpt_bench.composition import compose_run_config
     from asrpt_bench.experiment import run_experiment
 
     names = ["asrpt", "asrpt+easy", "asrpt+greedy", "asrpt_oracle", "asrpt_oracle+easy", "asrpt_oracle+greedy",

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.placement import PLACERS, make_placer

@@ -20,6 +20,7 @@ from ..params import Params, param
 from ..rules import flag, number, one_of, seconds
 from .base import (DispatchContext, EventKind, JobView, Proposal, backfilling_only, inert_estimate_keys,
                    register_scheduler)
+from .conservative import ConservativeFold
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .queues import CountQueue
 from .virtual_psjf import VirtualPSJF
@@ -145,6 +146,8 @@ class ASRPT:
             self._dispatch = self._dispatch_strict
         elif pending_only and self.dispatch_rule in ("easy", "greedy"):
             self._dispatch = self._dispatch_indexed
+        elif eligibility == "virtual":
+            self._dispatch = self._dispatch_folded
         else:
             self._dispatch = self._dispatch_ordered
         self._clear(total_gpus=0)
@@ -162,6 +165,7 @@ class ASRPT:
         self.backfill_ = Backfill(Estimates(self._iterations, self.overrun, self.min_estimate_s))
         if self.dispatch_rule == "easy":
             self.backfill_.candidates = Candidates()
+        self.fold_: ConservativeFold[_Pending] = ConservativeFold(self.backfill_)
 
     def _iterations(self, job: JobView) -> float:
         return job.iterations if self.oracle else job.predicted_iterations
@@ -258,6 +262,7 @@ class ASRPT:
 
     def on_completion(self, job: JobView, now: float) -> None:
         self.backfill_.running.remove(job)
+        self.fold_.completed(job, now)
 
     def dispatch(self, ctx: DispatchContext) -> None:
         self._enqueue(self.virtual_.advance_to(ctx.now))
@@ -339,6 +344,21 @@ class ASRPT:
                                          lambda entry: self._try_start(entry, ctx), window)
             for entry in started:
                 self._leave(entry)
+
+    def _dispatch_folded(self, ctx: DispatchContext) -> None:
+        """Conservative backfilling over the pending queue (virtual completion order) with its reservations
+        kept between instants (conservative.ConservativeFold): the full pass's starts, decision by decision."""
+        now = ctx.now
+
+        def try_start(entry: _Pending, at_head: bool) -> bool:
+            if at_head and entry.deadline is None:
+                entry.deadline = now + self.tau * entry.virtual_size  # delay_origin="head", as in strict
+            return self._try_start(entry, ctx)
+
+        pending = self.pending_
+        assert isinstance(pending, CountQueue)
+        for entry in self.fold_.decide(ctx, pending.after, _pending_job, try_start, self._hold_until(now)):
+            self._leave(entry)
 
     def _leave(self, entry: _Pending) -> None:
         """A started job leaves the pending queue (and EASY's candidates)."""

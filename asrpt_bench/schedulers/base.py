@@ -21,6 +21,7 @@ from ..params import NoParams, Params, param
 from ..registry import Entry as RegistryEntry
 from ..registry import Registry
 from ..rules import one_of, seconds
+from .conservative import ConservativeFold
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .views import (DURATION_SOURCES, DispatchContext, DurationSource, EventKind, JobView, Proposal,  # noqa: F401
                     RunningJob, Scheduler)
@@ -200,6 +201,7 @@ class QueueScheduler:
                                             self.min_estimate_s))
         if self.dispatch_rule == "easy":
             self.backfill_.candidates = Candidates()
+        self.fold_: ConservativeFold[Entry] = ConservativeFold(self.backfill_)
 
     def reset(self, cluster: Cluster) -> None:
         self._clear()
@@ -211,6 +213,7 @@ class QueueScheduler:
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
         bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
+        self.fold_.inserted(entry)
         candidates = self.backfill_.candidates
         if candidates is not None:
             candidates.add(job.gpus, self.backfill_.queued_duration(job))
@@ -235,23 +238,30 @@ class QueueScheduler:
 
     def on_completion(self, job: JobView, now: float) -> None:
         self.backfill_.running.remove(job)
+        self.fold_.completed(job, now)
 
     def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
-        """EASY or conservative over the whole queue in order (dispatch.Backfill)."""
+        """EASY (dispatch.Backfill) or conservative (conservative.ConservativeFold, its reservations kept
+        between instants) over the whole queue in order."""
         if rule == "easy":
             self._dispatch_easy(ctx)
             return
-        queues = self.queues_
-        ordered = list(heapq.merge(*(queue for queue in queues.values() if queue)))
-        if not ordered:
-            return
         now = ctx.now
-        started = self.backfill_.conservative(ordered, ctx, _entry_job, lambda entry: self._try_start(entry, ctx),
-                                              lambda entry: now)
-        for position in started:
-            entry = ordered[position]
-            queue = queues[entry[3].gpus]
+        started = self.fold_.decide(ctx, self._after, _entry_job, lambda entry, at_head: self._try_start(entry, ctx),
+                                    lambda entry: now)
+        for entry in started:
+            queue = self.queues_[entry[3].gpus]
             del queue[bisect.bisect_left(queue, entry)]
+
+    def _after(self, key: Entry | None) -> Iterator[tuple[Entry, Entry]]:
+        """(entry, entry) of every queued job after `key` in queue order (all when None)."""
+
+        def tail(queue: list[Entry]) -> Iterator[Entry]:
+            start = 0 if key is None else bisect.bisect_right(queue, key)
+            return (queue[k] for k in range(start, len(queue)))
+
+        for entry in heapq.merge(*(tail(queue) for queue in self.queues_.values() if queue)):
+            yield entry, entry
 
     def _dispatch_easy(self, ctx: DispatchContext) -> None:
         """EASY (dispatch.Backfill.easy) without building the merged queue: the head is the least of the

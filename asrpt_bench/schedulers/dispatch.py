@@ -28,6 +28,7 @@ import bisect
 import heapq
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Literal, Sequence, TypeVar
 
+from .profile import Profile
 from .queues import Window
 
 if TYPE_CHECKING:
@@ -110,67 +111,14 @@ class RunningEnds:
         late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration in entries[:k])
         return heapq.merge(late, rest)
 
+    def end_of(self, order: int, now: float) -> float:
+        """The estimated end now of the running job of this input order (the overrun policy's once past)."""
+        _, _, _, start, duration = self._entries[order]
+        return self.estimates.overrun_end(start, duration, now)
 
-class Profile:
-    """Free GPU count over time as a step function from `now`: free[k] holds on [times[k], times[k+1]).
-
-    Starts from the idle GPUs now plus the GPUs of running jobs at their estimated ends; reservations
-    subtract their GPUs over their interval. As reservations only take GPUs away, no step before the
-    first one found with `gpus` free (searching from now) can have them later: `_fewer` keeps that
-    time per GPU count, so later searches skip the packed near future.
-    """
-
-    def __init__(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
-        self.times = [now]
-        self.free = [idle]
-        self._fewer: dict[int, float] = {}
-        for end, gpus in sorted(ends):
-            if end <= self.times[-1]:
-                self.free[-1] += gpus
-            else:
-                self.times.append(end)
-                self.free.append(self.free[-1] + gpus)
-
-    def earliest(self, gpus: int, duration: float, not_before: float) -> float:
-        """The earliest t >= not_before with at least `gpus` free over [t, t + duration)."""
-        times, free = self.times, self.free
-        last = len(times)
-        from_now = not_before <= times[0]
-        skip = self._fewer.get(gpus)
-        k = max(bisect.bisect_right(times, skip if skip is not None and skip > not_before else not_before) - 1, 0)
-        first = True
-        while True:
-            while free[k] < gpus:
-                k += 1  # the last step holds every GPU, so a job of at most G GPUs always finds one
-            if first and (from_now or skip is not None and skip >= not_before):
-                self._fewer[gpus] = times[k]
-            first = False
-            start = times[k] if times[k] > not_before else not_before
-            end = start + duration
-            j = k + 1
-            while j < last and times[j] < end and free[j] >= gpus:
-                j += 1
-            if j == last or times[j] >= end:
-                return start
-            k = j
-
-    def reserve(self, start: float, duration: float, gpus: int) -> None:
-        """Take `gpus` off the profile over [start, start + duration)."""
-        if duration <= 0 or gpus == 0:
-            return
-        first = self._breakpoint(start)
-        last = self._breakpoint(start + duration)
-        for k in range(first, last):
-            self.free[k] -= gpus
-
-    def _breakpoint(self, t: float) -> int:
-        """The index of a step starting exactly at t (split the step holding t if needed)."""
-        k = bisect.bisect_right(self.times, t) - 1
-        if self.times[k] == t:
-            return k
-        self.times.insert(k + 1, t)
-        self.free.insert(k + 1, self.free[k])
-        return k + 1
+    def jobs(self) -> Iterator[tuple[int, int]]:
+        """(input order, GPUs) of every running job."""
+        return ((order, entry[2]) for order, entry in self._entries.items())
 
 
 class Candidates:

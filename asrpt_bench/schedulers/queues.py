@@ -86,9 +86,15 @@ class _Blocks(Generic[T]):
             b, i = b + 1, 0
         return None
 
-    def iterate(self) -> Iterator[tuple[int, T]]:
-        for keys, items in zip(self.keys, self.items):
-            yield from zip(keys, items)
+    def iterate(self, after: int | None = None) -> Iterator[tuple[int, T]]:
+        """(sequence, item) in queue order, after sequence `after` when given."""
+        b = i = 0
+        if after is not None and self.firsts:
+            b = max(bisect.bisect_right(self.firsts, after) - 1, 0)
+            i = bisect.bisect_right(self.keys[b], after)
+        for keys, items in zip(self.keys[b:], self.items[b:]):
+            yield from zip(keys[i:], items[i:])
+            i = 0
 
 
 class CountQueue(Generic[T]):
@@ -128,8 +134,13 @@ class CountQueue(Generic[T]):
         return self._head[1]
 
     def __iter__(self) -> Iterator[T]:
-        for _, item in heapq.merge(*(blocks.iterate() for blocks in self.counts.values()), key=lambda pair: pair[0]):
+        for _, item in self.after(None):
             yield item
+
+    def after(self, key: int | None) -> Iterator[tuple[int, T]]:
+        """(sequence, item) in queue order after sequence `key` (from the head when None); the queue must not
+        change while this runs."""
+        return heapq.merge(*(blocks.iterate(key) for blocks in self.counts.values()), key=lambda pair: pair[0])
 
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
         """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` when it is

@@ -1,0 +1,258 @@
+"""Conservative backfilling with its reservations kept between decision instants.
+
+The rule (dispatch.py) recomputes, at every decision instant, each queued job's reservation in queue
+order from the running jobs' estimated ends, until no GPU is idle. That pass is a fold over the queue: the
+reservation of the job at position i depends only on the profile the running jobs and positions before i
+leave. `ConservativeFold` keeps the fold of a prefix of the queue (each job's reservation and the profile
+after all of them) and, at the next instant, redoes only what changed, so a decision costs the jobs that
+start and the positions no earlier pass reached, not the whole queue.
+
+What changes the fold, and how much of it is kept:
+
+- A job that starts runs for its own estimate (iterations x the alpha of its placement), not the queued
+  one (x alpha~min): the difference is a change of the profile. So is a job that ends before its
+  estimated end, and a running job whose doubled estimate (overrun "double") has passed.
+- A change that only takes GPUs away keeps every reservation the profile still holds (free GPUs stay >= 0
+  where the change is), and every reservation ending before it; it cuts the fold at the first reservation
+  it overlaps otherwise. A change that gives GPUs back cuts the fold at the first reservation ending after
+  it begins (that job, or a later one, might start earlier). A job inserted into the queue cuts the fold
+  at its position; a reservation that began before now (its job did not start) cuts it there.
+- Cutting the fold returns the GPUs of the reservations cut; the next pass that reaches them computes
+  them again. Reservations that start now are exactly the jobs the full pass would start, in queue order.
+
+The result is the full pass's, decision by decision: the same starts, reservations and promises
+(tests/test_dispatch.py, tests/test_decision_instants.py compare with independent implementations).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, TypeVar
+
+from .profile import Profile
+
+if TYPE_CHECKING:
+    from .dispatch import Backfill
+    from .views import DispatchContext, JobView
+
+T = TypeVar("T")
+Queue = Callable[[Any], Iterator[tuple[Any, T]]]
+"""`after(key)`: the (key, item) pairs of the queue in order, after `key` (from the head when None)."""
+
+
+@dataclass(eq=False)
+class _Reserved(Generic[T]):
+    key: Any
+    item: T
+    job: JobView
+    begin: float
+    length: float
+    live: bool = field(default=True)
+    """In the fold and not started (a job that starts, or a reservation cut, leaves it)."""
+
+    @property
+    def end(self) -> float:
+        return self.begin + self.length
+
+    @property
+    def holds(self) -> bool:
+        """Whether the reservation takes GPUs off the profile."""
+        return self.length > 0 and self.job.gpus > 0
+
+
+class ConservativeFold(Generic[T]):
+    """The fold of conservative backfilling over a prefix of the queue, kept between decisions (module
+    docstring). The scheduler calls `decide` at each decision, `completed` when a running job completes
+    and `inserted` when a job joins the queue anywhere but at its end."""
+
+    def __init__(self, backfill: Backfill) -> None:
+        self.backfill = backfill
+        self.entries: list[_Reserved[T]] = []
+        self.keys: list[Any] = []
+        self.profile: Profile | None = None
+        self.changes: list[tuple[float, float, int]] = []
+        self.assumed: dict[int, tuple[float, int]] = {}  # running job -> (end the profile assumes, GPUs)
+        self.due: list[tuple[float, int, _Reserved[T]]] = []  # (begin, tiebreak, entry): who may start when
+        self._tiebreak = itertools.count()
+        self._started: list[_Reserved[T]] = []  # reservations that started in this pass
+
+    def completed(self, job: JobView, now: float) -> None:
+        assumed = self.assumed.pop(job.order, None)
+        if self.profile is not None and assumed is not None and now < assumed[0]:
+            self.changes.append((now, assumed[0], job.gpus))
+
+    def inserted(self, key: Any) -> None:
+        if self.profile is not None:
+            self._cut(bisect.bisect_right(self.keys, key))
+
+    def decide(self, ctx: DispatchContext, after: Queue[T], job_of: Callable[[T], JobView],
+               try_start: Callable[[T, bool], bool], hold_until: Callable[[T], float]) -> list[T]:
+        """One decision: start the head while it may, then the jobs whose reservation starts now, in queue
+        order, until no GPU is idle; returns the items started. `try_start(item, at_head)` starts an item if
+        it may start now; `hold_until(item)` is the earliest time it would start with enough GPUs."""
+        backfill, now = self.backfill, ctx.now
+        started: list[T] = []
+        head: tuple[Any, T] | None = None
+        for key, item in after(None):
+            if not try_start(item, True):
+                head = (key, item)
+                break
+            backfill.note_start(job_of(item), now)
+            started.append(item)
+            self._head_started(key, job_of(item), now)
+        if head is None:
+            self._forget()
+            return started
+        self._refresh(ctx, head, hold_until)
+        if not self.entries:
+            self._append(head[0], head[1], job_of(head[1]), hold_until, now)
+        if ctx.idle_gpus > 0 and self._start_due(ctx, job_of, try_start, started):
+            for key, item in after(self.keys[-1]):
+                job = job_of(item)
+                entry = self._append(key, item, job, hold_until, now)
+                if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
+                    self._backfilled(entry, now, started)
+                if ctx.idle_gpus == 0:
+                    break
+        self._settle(now)
+        return started
+
+    def _append(self, key: Any, item: T, job: JobView, hold_until: Callable[[T], float], now: float) -> _Reserved[T]:
+        """The reservation of the next position of the fold; its first promise is recorded."""
+        assert self.profile is not None
+        length = self.backfill.queued_duration(job)
+        begin = self.profile.earliest(job.gpus, length, hold_until(item))
+        entry = _Reserved(key, item, job, begin, length)
+        self.backfill.first_reservation.setdefault(job.job_id, begin)
+        self.entries.append(entry)
+        self.keys.append(key)
+        heapq.heappush(self.due, (begin, next(self._tiebreak), entry))
+        self.profile.reserve(begin, length, job.gpus)
+        return entry
+
+    def _start_due(self, ctx: DispatchContext, job_of: Callable[[T], JobView], try_start: Callable[[T, bool], bool],
+                   started: list[T]) -> bool:
+        """Start, in queue order, the kept reservations that begin now (the head's excepted) until no GPU is
+        idle; whether GPUs are still idle after all of them."""
+        now, due, head = ctx.now, self.due, self.entries[0]
+        ready = []
+        while due and due[0][0] <= now:
+            ready.append(heapq.heappop(due))
+        ready = sorted((pair for pair in ready if pair[2].live), key=lambda pair: bisect.bisect_left(self.keys, pair[2].key))
+        idle = True
+        for begin, tiebreak, entry in ready:
+            if idle and entry is not head and entry.job.gpus <= ctx.idle_gpus and try_start(entry.item, False):
+                self._backfilled(entry, now, started)
+                idle = ctx.idle_gpus > 0
+            else:
+                heapq.heappush(due, (begin, tiebreak, entry))
+        return idle
+
+    def _backfilled(self, entry: _Reserved[T], now: float, started: list[T]) -> None:
+        self.backfill.note_start(entry.job, now)
+        self.backfill.backfilled += 1
+        entry.live = False
+        self._started.append(entry)
+        started.append(entry.item)
+
+    def _head_started(self, key: Any, job: JobView, now: float) -> None:
+        """A head started before the pass: its kept reservation (if any) becomes a running job."""
+        if self.profile is None:
+            return
+        if self.entries and self.keys[0] == key and self.entries[0].begin == now:
+            entry = self.entries.pop(0)
+            del self.keys[0]
+            entry.live = False
+            self._run(entry, now)
+        elif self.entries:
+            self._forget()  # the head started although the fold held it for later: recompute everything
+        else:
+            end = self.backfill.running.end_of(job.order, now)
+            self.assumed[job.order] = (end, job.gpus)
+            if end > now:
+                self.changes.append((now, end, -job.gpus))
+
+    def _run(self, entry: _Reserved[T], now: float) -> None:
+        """The profile trades the reservation [now, now + length) of a job that started for its running
+        estimate [now, end): a change where they differ."""
+        job = entry.job
+        end = self.backfill.running.end_of(job.order, now)
+        self.assumed[job.order] = (end, job.gpus)
+        reserved = entry.end if entry.holds else now
+        if end > reserved:
+            self.changes.append((reserved, end, -job.gpus))
+        elif end < reserved:
+            self.changes.append((end, reserved, job.gpus))
+
+    def _refresh(self, ctx: DispatchContext, head: tuple[Any, T], hold_until: Callable[[T], float]) -> None:
+        """Apply the changes since the last decision and cut the fold where they may move a reservation."""
+        now = ctx.now
+        if self.profile is None:
+            self._rebuild(ctx)
+            return
+        running = self.backfill.running
+        if running.estimates.overrun == "double":
+            for order, (assumed, gpus) in list(self.assumed.items()):
+                if assumed < now:
+                    end = running.end_of(order, now)
+                    self.assumed[order] = (end, gpus)
+                    if end > now:
+                        self.changes.append((now, end, -gpus))
+        profile, entries = self.profile, self.entries
+        for begin, end, change in self.changes:
+            profile.add(begin, end, change)
+        cut = len(entries)
+        for begin, end, change in self.changes:
+            if change > 0:
+                cut = min(cut, next((k for k, e in enumerate(entries) if e.end > begin), cut))
+            elif profile.fewest(begin, end) < 0:
+                cut = min(cut, next((k for k, e in enumerate(entries) if e.holds and e.begin < end and e.end > begin),
+                                    cut))
+        self.changes = []
+        due = self.due
+        while due and due[0][0] < now:  # a reservation that began before now: its job did not start then
+            entry = heapq.heappop(due)[2]
+            if entry.live:
+                cut = min(cut, bisect.bisect_left(self.keys, entry.key))
+        if entries and (self.keys[0] != head[0] or hold_until(head[1]) > entries[0].begin):
+            cut = 0  # a new head, or the head's delay budget began (its reservation waits for the deadline)
+        self._cut(cut)
+        if not self.entries:
+            self._rebuild(ctx)
+        else:
+            profile.forget_before(now)
+
+    def _cut(self, k: int) -> None:
+        """Drop the reservations from position k on, returning their GPUs to the profile."""
+        if k >= len(self.entries):
+            return
+        assert self.profile is not None
+        for entry in self.entries[k:]:
+            entry.live = False
+            if entry.holds:
+                self.profile.add(entry.begin, entry.end, entry.job.gpus)
+        del self.entries[k:], self.keys[k:]
+
+    def _rebuild(self, ctx: DispatchContext) -> None:
+        """An empty fold on the profile of the running jobs now."""
+        self._forget()
+        now, running = ctx.now, self.backfill.running
+        self.profile = Profile(now, ctx.idle_gpus, list(running.ends(now)))
+        self.assumed = {order: (running.end_of(order, now), gpus) for order, gpus in running.jobs()}
+
+    def _forget(self) -> None:
+        for entry in self.entries:
+            entry.live = False
+        self.profile = None
+        self.entries, self.keys, self.changes, self.due, self.assumed = [], [], [], [], {}
+
+    def _settle(self, now: float) -> None:
+        """Jobs started in the pass leave the fold and become running jobs of the profile."""
+        for entry in self._started:
+            k = bisect.bisect_left(self.keys, entry.key)
+            del self.entries[k], self.keys[k]
+            self._run(entry, now)
+        self._started = []
