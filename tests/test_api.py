@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -86,3 +88,15 @@ def test_contention_is_reported_and_a_run_without_any_wait_says_the_schedulers_c
     assert result.comparison["mean_wait"].tolist() == [0.5, 0.5]
     assert result.jobs.set_index(["scheduler", "job_id"])["wait_s"].to_dict() == {
         ("fifo", "a"): 0.0, ("fifo", "b"): 1.0, ("spjf", "a"): 0.0, ("spjf", "b"): 1.0}
+
+
+def test_the_printed_summary_leaves_out_what_the_rule_leaves_undefined() -> None:
+    """Strict dispatch makes no reservations: its reservation violations are NaN and not printed as 'nan';
+    a rule that makes them prints the count."""
+    from asrpt_bench.report.tables import format_result
+
+    strict = compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4)
+    assert math.isnan(strict.summary["reservation_violations"])
+    assert "shadow time or reservation" not in format_result(strict) and ": nan" not in format_result(strict)
+    easy = compare_run(TABLE, ["fifo+easy", "fifo"], servers=1, gpus_per_server=4)
+    assert "starts after the first shadow time or reservation (jobs): 0" in format_result(easy)

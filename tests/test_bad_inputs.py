@@ -1029,6 +1029,15 @@ CASES: list[Case] = [
          "task=queueing needs preemption.restart_s=0 and preemption.min_run_s=0 (the SRPT and PSJF closed forms "
          "preempt for free), got 30.0 and 0.0")(
         lambda tmp: refusal(lambda: run_experiment(composition.compose_run_config([*QUEUEING, "preemption.restart_s=30"])))),
+    case("cluster-key-a-theory-task-ignores", CONFIG,
+         "cluster.servers changes nothing in task theory, which builds its own cluster (task.theory_gpus, "
+         "task.theory_gpus_per_server); the cluster keys it reads: ['b_intra', 'b_inter']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["task=theory", "cluster=large"]))),
+    case("cluster-key-an-instance-ignores", CONFIG,
+         "cluster.gpus_per_server changes nothing with workload=lemma2_reviewer, a hand-made instance that brings "
+         "its own cluster (1 x 100 GPUs); drop the cluster keys")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["experiment=lemma2_reviewer",
+                                                                    "cluster.gpus_per_server=4"]))),
     case("plugin-takes-a-built-in-name", CONFIG,
          "plugins: cannot import 'taken_name': ConfigError: scheduler 'fifo' is already registered by "
          "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
@@ -1170,6 +1179,10 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(None))),
     case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
         lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
+    case("api-prediction-beyond-exact-times", API,
+         "job 'a': predicted iterations x alpha~min must be <= 1e+12 s (larger times lose precision in float64 "
+         "arithmetic), got 2e+12 x 1 s")(
+        lambda tmp: refusal(lambda: two_job_simulation({"a": 2e12, "b": 2}))),
     case("api-job-fractional-iterations", API, "job 'a': iterations must be an integer in [0, 1e+12], got 2.5")(
         lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 2.5))),
     case("api-job-list-as-id", API, "job_id must be a job id (a string or an integer), got list ['a']")(

@@ -163,9 +163,14 @@ def _recorded_line(comparison: pd.DataFrame) -> list[str]:
             f" in all; at most {int(row['peak_gpus']):,} GPUs at once)"]
 
 
+def _undefined(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def format_result(result: RunResult) -> str:
     """The comparison table for `compare`, then the headline scalars of the summary, each labelled with
-    its unit, and what the run adjusted."""
+    its unit, and what the run adjusted. A scalar the run leaves undefined (NaN, e.g. the reservation
+    violations of a rule that makes no reservations) is not printed; summary.json keeps it as null."""
     lines = [f"task: {result.task}"]
     if result.task == "queueing" and result.comparison is not None:
         lines.append(format_queueing(result.comparison))
@@ -177,7 +182,8 @@ def format_result(result: RunResult) -> str:
                      "lower)")
         lines.extend(_recorded_line(result.comparison))
         lines.append(f"{name}'s run:")
-    shown = [(key, label, result.summary[key]) for key, label in SCALARS_SHOWN if key in result.summary]
+    shown = [(key, label, result.summary[key]) for key, label in SCALARS_SHOWN
+             if key in result.summary and not _undefined(result.summary[key])]
     width = max((len(label) for _, label, _ in shown), default=0)
     lines.extend(f"{label:>{width}}: {_number(key, value)}" for key, label, value in shown)
     adjustments = result.summary.get("adjustments") or {}
