@@ -377,7 +377,7 @@ class RunConfig:
 
 
 TINY: dict[str, dict[str, Any]] = {
-    "workload": {"job_cap": 30, "synthetic_jobs": 60},
+    "workload": {"job_cap": 30, "synthetic_jobs": 60, "arrivals": 60},
     "predictor": {"n_estimators": 8},
     "task": {"study_gpu_counts": [2, 4], "study_models": ["vgg19", "bert24"], "theory_instances": 4,
              "adversarial_budget": 20},

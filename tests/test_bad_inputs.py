@@ -588,6 +588,9 @@ GAVEL, LOGS = "Gavel trace", "cluster job logs"
 API = "Python API"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
 
+QUEUEING = ["task=queueing", "workload=mg1", "workload.arrivals=20", "predictor=oracle", "cluster.servers=1",
+            "cluster.gpus_per_server=1", "preemption.restart_s=0", "progress=false", "cache.enabled=false"]
+
 CASES: list[Case] = [
     # ---- job table rows
     case("csv-empty-file", TRACE, "{dir}/jobs.csv: the file is empty (no header line, no rows)")(
@@ -1010,8 +1013,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
     # ---- configuration
     case("unknown-group-option", CONFIG,
-         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, fifo_replan, las2d, recorded, spjf, "
-         "spwf, srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, fifo_replan, las2d, psjf, "
+         "psjf_oracle, random_order, recorded, spjf, spwf, srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
          "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'pools', 'servers', "
@@ -1020,7 +1023,7 @@ CASES: list[Case] = [
     case("unknown-key-added", CONFIG,
          "scheduler.comm_heavyy: scheduler 'asrpt' has no parameter 'comm_heavyy'; its parameters: ['tau', "
          "'comm_heavy', 'consolidation_test', 'delay_origin', 'srpt_tiebreak', 'backfill', 'dispatch', "
-         "'eligibility', 'overrun', 'min_estimate_s', 'virtual_gpus']")(
+         "'eligibility', 'overrun', 'min_estimate_s', 'virtual', 'virtual_gpus']")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["+scheduler.comm_heavyy=2"]))),
     case("key-the-component-lacks", CONFIG,
          "predictor.epsilon: predictor 'oracle' has no parameter 'epsilon'; its parameters: none")(
@@ -1043,9 +1046,24 @@ CASES: list[Case] = [
          "(task=simulate scheduler=srtf)")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=srtf"]))),
     case("preemption-price-without-preemption", CONFIG,
-         "preemption.restart_s prices the suspensions of preemptive schedulers (fifo_replan, las2d, srtf, "
+         "preemption.restart_s prices the suspensions of preemptive schedulers (fifo_replan, las2d, psjf, psjf_oracle, "
+         "srtf, "
          "srtf_oracle); this run's schedulers never preempt: ['asrpt', 'fifo']")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["preemption.restart_s=0", "task.schedulers=[asrpt,fifo]"]))),
+    case("mg1-size-scv-below-one", CONFIG, "workload.size_scv must be a number >= 1, got 0.5")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["workload=mg1", "workload.size_scv=0.5"]))),
+    case("queueing-scheduler-without-closed-form", CONFIG,
+         "task.schedulers must be a non-empty list of distinct names among ['fifo', 'spjf', 'psjf_oracle', "
+         "'srtf_oracle'], got ['asrpt']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["task=queueing", "task.schedulers=[asrpt]"]))),
+    case("queueing-not-one-gpu", CONFIG,
+         "task=queueing simulates one GPU: set cluster.servers=1 cluster.gpus_per_server=1, got 8 x 8")(
+        lambda tmp: refusal(lambda: run_experiment(composition.compose_run_config(
+            [*QUEUEING, "cluster.servers=8", "cluster.gpus_per_server=8"])))),
+    case("queueing-priced-preemption", CONFIG,
+         "task=queueing needs preemption.restart_s=0 and preemption.min_run_s=0 (the SRPT and PSJF closed forms "
+         "preempt for free), got 30.0 and 0.0")(
+        lambda tmp: refusal(lambda: run_experiment(composition.compose_run_config([*QUEUEING, "preemption.restart_s=30"])))),
     case("cluster-key-a-theory-task-ignores", CONFIG,
          "cluster.servers changes nothing in task theory, which builds its own cluster (task.theory_gpus, "
          "task.theory_gpus_per_server); the cluster keys it reads: ['b_intra', 'b_inter']")(

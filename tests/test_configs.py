@@ -119,7 +119,8 @@ def test_a_group_holds_only_its_components_parameters() -> None:
                                                   "consolidation_test": "alpha", "delay_origin": "enqueue",
                                                   "srpt_tiebreak": "release_id", "backfill": False,
                                                   "dispatch": "strict", "eligibility": "virtual", "overrun": "none",
-                                                  "min_estimate_s": 0.0, "virtual_gpus": "speed_weighted"}
+                                                  "min_estimate_s": 0.0, "virtual": "srpt",
+                                                  "virtual_gpus": "speed_weighted"}
     assert SchedulerConfig("fifo").to_dict() == {"name": "fifo", "dispatch": "strict", "duration_source": "predicted",
                                                  "overrun": "none", "min_estimate_s": 0.0}
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'fifo' has no parameter 'tau'; its "

@@ -291,8 +291,8 @@ class _Simulation:
             "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
-            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restart_s": 0.0,
-            "pool": self.pool_names[proposal.pool]})
+            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restore_s": 0.0,
+            "service_s": end - now, "pool": self.pool_names[proposal.pool]})
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
