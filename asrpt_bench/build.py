@@ -19,9 +19,12 @@ from .workloads.seeding import component_rng
 
 def build_scheduler(config: RunConfig, name: str | None = None) -> Scheduler:
     """Scheduler `name` (default: the scheduler group's) with the parameters it runs with
-    (`RunConfig.scheduler_params`)."""
+    (`RunConfig.scheduler_params`); a randomised one gets a seed from (seed, "scheduler")."""
     name = name or config.scheduler.name
-    return SCHEDULERS.make(name, config.scheduler_params(name))
+    available = {"seed": int(component_rng(config.seed, "scheduler").integers(2**31))}
+    return SCHEDULERS.make(name, config.scheduler_params(name), **{key: available[key]
+                                                                    for key in SCHEDULERS.entry(name).needs
+                                                                    if key in available})
 
 
 def placer_dependencies(config: RunConfig) -> dict[str, Any]:

@@ -26,6 +26,9 @@ import yaml
 from .conf import CONFIG_DIR
 from .errors import ConfigError
 
+PROG = "asrpt-bench"
+"""The program's name, which begins every line it writes to stderr."""
+
 HOME_VALUE = re.compile(r"^(\+{0,2}[A-Za-z_][\w.]*)=(~[^/\s'\"]*(?:/.*)?)$")
 N_JOBS = re.compile(r"^\+{0,2}hydra\.launcher\.n_jobs=(.*)$")
 SLURM_LAUNCHER = re.compile(r"^\+{0,2}hydra/launcher=submitit_slurm$")

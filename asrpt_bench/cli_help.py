@@ -1,6 +1,6 @@
 """The text of `asrpt-bench --help`: what the app does, its config groups and every key of the composed
 configuration, each described from where it is declared (a component's `param(...)` docs and rules, a
-plain group's rules), so the help cannot drift from the code. cli.py puts it into Hydra's help template.
+plain group's rules), so the help cannot drift from the code. cli_app.py puts it into Hydra's help template.
 
     asrpt-bench --help                    the default configuration
     asrpt-bench scheduler=fifo --help     FIFO's keys instead of A-SRPT's

@@ -10,7 +10,9 @@ as nulls, list-valued keys as lists).
 
 A swept key whose values changed no schedule (runs that agree on every other override have the same
 `schedule_fingerprint`) is named in a warning: `inert sweep: scheduler.tau took 4 values and changed no
-schedule`, so a table is never read as an effect that was not there.
+schedule`, so a table is never read as an effect that was not there. Likewise the compare runs in which no
+job waited under any scheduler (`no_job_waited`: the schedulers cannot differ there) are counted in a
+warning: `no job waited in 3 of 40 runs (first: DIR): the schedulers cannot differ there`.
 
 A run counts as complete only when every file it wrote is whole and agrees with the others
 (`verify_run`): its COMPLETE checksum manifest holds, comparison.csv has every scheduler of the config
@@ -314,6 +316,21 @@ def inert_sweeps(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def waitless_runs(table: pd.DataFrame) -> list[str]:
+    """One line naming the compare runs in which no job waited under any scheduler (summary key
+    `no_job_waited`), where the schedulers cannot differ, so a sweep's point there is not read as a tie
+    the schedulers earned; no line when there is none."""
+    if "no_job_waited" not in table.columns or table.empty:
+        return []
+    runs = table.drop_duplicates("run_dir")
+    flags = runs["no_job_waited"].map(lambda value: str(value).strip().lower() == "true")
+    if not flags.any():
+        return []
+    first = runs.loc[flags, "run_dir"].iloc[0]
+    return [f"no job waited in {int(flags.sum())} of {len(runs)} runs (first: {first}): the schedulers cannot "
+            "differ there"]
+
+
 def run_directories(roots: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     """(the run directories below `roots`, the staging directories of killed runs that a later complete
     run in the same directory superseded: rundir.superseded), each sorted."""
@@ -398,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     if flagged:
         print(f"asrpt-bench-collect: warning: not complete: {flagged} (see the status and error columns)",
               file=sys.stderr)
-    for line in inert_sweeps(table):
+    for line in inert_sweeps(table) + waitless_runs(table):
         print(f"asrpt-bench-collect: warning: {line}", file=sys.stderr)
     return 0
 

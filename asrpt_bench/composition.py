@@ -5,7 +5,7 @@ Hydra's ConfigStore as `schema/<kind>/<name>`; an option file `conf/<kind>/<name
 `defaults: [/schema/<kind>/<name>@_here_]`, a plugin's component is stored as the option itself), so
 the defaults are written once, next to the component, and Hydra refuses a key the chosen component
 does not have. Composition errors become one line naming the key, the component and its keys.
-This module and cli.py are the only ones that import hydra or omegaconf.
+This module and cli_app.py are the only ones that import hydra or omegaconf.
 """
 
 from __future__ import annotations

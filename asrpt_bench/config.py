@@ -237,6 +237,7 @@ class RunConfig:
         self._check_scheduler_group_acts()
         self._check_scheduler_group_listed()
         self._check_preemption_acts()
+        self._check_cluster_acts()
         return self
 
     def scheduler_names(self) -> list[str]:
@@ -327,6 +328,30 @@ class RunConfig:
             raise ConfigError(f"preemption.{changed[0]} prices the suspensions of preemptive schedulers ({preemptive}); "
                               f"this run's schedulers never preempt: {names}")
 
+    def _check_cluster_acts(self) -> None:
+        """Refuse a changed cluster key the run does not read: a task that builds its own cluster (theory,
+        adversarial) reads only the keys it declares, and a hand-made instance (workload=lemma2_reviewer)
+        brings its whole cluster."""
+        default = Cluster()
+        changed = [key for key, value in self.cluster.values().items() if getattr(default, key) != value]
+        if not changed:
+            return
+        task = component_registry("task").entry(self.task.name).meta
+        if task.get("own_cluster"):
+            read = task.get("cluster_keys_read", ())
+            ignored = [key for key in changed if key not in read]
+            if ignored:
+                raise ConfigError(f"cluster.{ignored[0]} changes nothing in task {self.task.name}, which builds its own "
+                                  f"cluster ({task['own_cluster']}); the cluster keys it reads: "
+                                  f"{list(read) or 'none'}")
+            return
+        workloads = component_registry("workload")
+        if task["needs_workload"] and workloads.entry(self.workload.name).meta.get("kind") == "instance":
+            own = workloads.make(self.workload.name).cluster
+            raise ConfigError(f"cluster.{changed[0]} changes nothing with workload={self.workload.name}, a hand-made "
+                              f"instance that brings its own cluster ({own.servers} x {own.gpus_per_server} GPUs); "
+                              f"drop the cluster keys")
+
     def to_dict(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         for item in dataclasses.fields(self):
@@ -339,7 +364,7 @@ class RunConfig:
 
 
 TINY: dict[str, dict[str, Any]] = {
-    "workload": {"job_cap": 30, "synthetic_jobs": 60},
+    "workload": {"job_cap": 30, "synthetic_jobs": 60, "arrivals": 60},
     "predictor": {"n_estimators": 8},
     "task": {"study_gpu_counts": [2, 4], "study_models": ["vgg19", "bert24"], "theory_instances": 4,
              "adversarial_budget": 20},

@@ -25,12 +25,14 @@ import tempfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
-import pandas as pd
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:  # pandas is imported by the readers that return frames, not by every user of this module
+    import pandas as pd
 
 COMPLETE = "COMPLETE"
 FAILED = "FAILED"
@@ -328,10 +330,14 @@ def read_overrides(run_dir: Path) -> list[str]:
 
 
 def read_jobs(run_dir: Path) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.read_parquet(Path(run_dir) / JOBS)
 
 
 def read_comparison(run_dir: Path) -> pd.DataFrame | None:
+    import pandas as pd
+
     path = Path(run_dir) / COMPARISON
     return pd.read_csv(path) if path.exists() else None
 

@@ -1,4 +1,4 @@
-"""What a sweep point says about itself, shared by the app (cli.py) and the sweeper and Ray launcher in
+"""What a sweep point says about itself, shared by the app (cli_app.py) and the sweeper and Ray launcher in
 hydra_plugins/: its place in the sweep ("point 3 of 12") and its outcome.
 
 The sweeper (`hydra/sweeper=asrpt`, the default) counts the points before launching any and passes the

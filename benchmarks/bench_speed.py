@@ -92,7 +92,7 @@ import time
 started = time.perf_counter()
 import asrpt_bench.cli
 from asrpt_bench import io
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.experiment import check_components
 from asrpt_bench.prepare import fit_predictions, load_workload
 from asrpt_bench.tasks import TASKS, Context

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -66,3 +68,35 @@ def test_the_scheduler_argument_is_the_reference_of_the_comparison() -> None:
     assert result.comparison.set_index("scheduler").loc["wcs_duration", "asrpt_reduction"] == 1 - 72.0 / 44.0
     with pytest.raises(ConfigError, match=r"^scheduler=spjf is not among task\.schedulers \[wcs_duration,fifo\]"):
         compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4, scheduler="spjf")
+
+
+def test_contention_is_reported_and_a_run_without_any_wait_says_the_schedulers_cannot_differ() -> None:
+    """Two jobs that never overlap on 4 GPUs: nobody waits under fifo or spjf, one warning says so;
+    overlapping them makes b wait 1 s under fifo (released at 1, a holds 3 of 4 GPUs until 2)."""
+    apart = pd.DataFrame({"job_id": ["a", "b"], "release": [0.0, 5.0], "gpus": [3, 2], "iterations": [2, 2],
+                          "alpha": [1.0, 1.0]})
+    with pytest.warns(UserWarning, match="^no job waited: the schedulers cannot differ$"):
+        result = compare_run(apart, ["fifo", "spjf"], servers=1, gpus_per_server=4)
+    assert result.summary["no_job_waited"] is True
+    assert result.comparison["waited_share"].tolist() == [0.0, 0.0]
+    # GPU-seconds held inside the release span [0, 5]: a's 3 x 2, over 4 GPUs x 5 s
+    assert result.comparison["busy_share"].tolist() == [0.3, 0.3]
+    together = apart.assign(release=[0.0, 1.0])
+    result = compare_run(together, ["fifo", "spjf"], servers=1, gpus_per_server=4)
+    assert result.summary["no_job_waited"] is False and "no job waited" not in result.summary["warnings"]
+    assert result.comparison["waited_share"].tolist() == [0.5, 0.5]
+    assert result.comparison["mean_wait"].tolist() == [0.5, 0.5]
+    assert result.jobs.set_index(["scheduler", "job_id"])["wait_s"].to_dict() == {
+        ("fifo", "a"): 0.0, ("fifo", "b"): 1.0, ("spjf", "a"): 0.0, ("spjf", "b"): 1.0}
+
+
+def test_the_printed_summary_leaves_out_what_the_rule_leaves_undefined() -> None:
+    """Strict dispatch makes no reservations: its reservation violations are NaN and not printed as 'nan';
+    a rule that makes them prints the count."""
+    from asrpt_bench.report.tables import format_result
+
+    strict = compare_run(TABLE, ["wcs_duration", "fifo"], servers=1, gpus_per_server=4)
+    assert math.isnan(strict.summary["reservation_violations"])
+    assert "shadow time or reservation" not in format_result(strict) and ": nan" not in format_result(strict)
+    easy = compare_run(TABLE, ["fifo+easy", "fifo"], servers=1, gpus_per_server=4)
+    assert "starts after the first shadow time or reservation (jobs): 0" in format_result(easy)

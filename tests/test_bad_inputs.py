@@ -24,7 +24,7 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-from asrpt_bench import cache, cli, io, rundir, solvers
+from asrpt_bench import cache, cli, cli_app, composition, io, rundir, solvers
 from asrpt_bench.api import compare
 from asrpt_bench.collect import main as collect_main
 from asrpt_bench.config import PlacementConfig, PredictorConfig, RunConfig, SchedulerConfig, TaskConfig, WorkloadConfig
@@ -258,9 +258,9 @@ def interrupted(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) 
     def ctrl_c() -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_app", ctrl_c)
+    monkeypatch.setattr(cli_app, "_app", ctrl_c)
     monkeypatch.setattr(sys, "argv", ["asrpt-bench", "-m", "seed=0,1"])
-    monkeypatch.setattr(cli, "validate_sweep", lambda overrides: 2)
+    monkeypatch.setattr(cli_app, "validate_sweep", lambda overrides: 2)
     with pytest.raises(SystemExit) as exit_info:
         cli.main()
     return f"exit {exit_info.value.code}: {capsys.readouterr().err.strip()}"
@@ -577,6 +577,9 @@ TRACE, PAI, PHILLY, SELECTION = "job table (CSV)", "PAI 2020 trace", "Philly tra
 GAVEL, LOGS = "Gavel trace", "cluster job logs"
 API = "Python API"
 PROFILE, CONFIG, SOLVER, IO = "profile files", "configuration", "solver trouble", "I/O and outputs"
+
+QUEUEING = ["task=queueing", "workload=mg1", "workload.arrivals=20", "predictor=oracle", "cluster.servers=1",
+            "cluster.gpus_per_server=1", "preemption.restart_s=0", "progress=false", "cache.enabled=false"]
 
 CASES: list[Case] = [
     # ---- job table rows
@@ -984,90 +987,113 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: register_model("absent", tmp / "absent.graph.txt"))),
     # ---- configuration
     case("unknown-group-option", CONFIG,
-         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, recorded, spjf, spwf, srtf, "
-         "srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srpt"]))),
+         "Could not find 'scheduler/srpt'; available: asrpt, asrpt_oracle, fifo, las2d, psjf, psjf_oracle, "
+         "random_order, recorded, spjf, spwf, srtf, srtf_oracle, wcs_duration, wcs_subtime, wcs_workload")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=srpt"]))),
     case("unknown-key", CONFIG,
          "cluster.gpus: unknown key; cluster has keys ['b_inter', 'b_intra', 'gpus_per_server', 'servers']")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.gpus=4"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["cluster.gpus=4"]))),
     case("unknown-key-added", CONFIG,
          "scheduler.comm_heavyy: scheduler 'asrpt' has no parameter 'comm_heavyy'; its parameters: ['tau', "
          "'comm_heavy', 'consolidation_test', 'delay_origin', 'srpt_tiebreak', 'backfill', 'dispatch', "
-         "'eligibility', 'overrun', 'min_estimate_s']")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["+scheduler.comm_heavyy=2"]))),
+         "'eligibility', 'overrun', 'min_estimate_s', 'virtual']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["+scheduler.comm_heavyy=2"]))),
     case("key-the-component-lacks", CONFIG,
          "predictor.epsilon: predictor 'oracle' has no parameter 'epsilon'; its parameters: none")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["predictor=oracle", "predictor.epsilon=0.2"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["predictor=oracle", "predictor.epsilon=0.2"]))),
     case("key-of-another-option", CONFIG,
          "scheduler.tau: scheduler 'fifo' has no parameter 'tau'; its parameters: ['dispatch', 'duration_source', 'overrun', 'min_estimate_s']")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.tau=0.5"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=fifo", "scheduler.tau=0.5"]))),
     case("task-key-under-another-task", CONFIG,
          "task.schedulers: task 'simulate' has no parameter 'schedulers'; its parameters: none")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["task=simulate", "task.schedulers=[fifo]"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["task=simulate", "task.schedulers=[fifo]"]))),
     case("scheduler-group-runs-nowhere", CONFIG,
          "scheduler.duration_source configures scheduler 'spjf', which this task does not run (task.schedulers: "
          "['asrpt', 'fifo']); it acts on the listed schedulers that share its parameters")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=spjf", "scheduler.duration_source=oracle",
                                                             "task.schedulers=[asrpt,fifo]"]))),
     case("scheduler-not-compared", CONFIG,
          "scheduler=srtf is not among task.schedulers [asrpt,asrpt_oracle,spjf,spwf,wcs_duration,wcs_workload,"
          "wcs_subtime,fifo]: task compare runs those, relative to the scheduler group's; add it ('task.schedulers="
          "[asrpt,asrpt_oracle,spjf,spwf,wcs_duration,wcs_workload,wcs_subtime,fifo,srtf]') or run it alone "
          "(task=simulate scheduler=srtf)")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=srtf"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=srtf"]))),
     case("preemption-price-without-preemption", CONFIG,
-         "preemption.restart_s prices the suspensions of preemptive schedulers (las2d, srtf, srtf_oracle); this "
-         "run's schedulers never preempt: ['asrpt', 'fifo']")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["preemption.restart_s=0", "task.schedulers=[asrpt,fifo]"]))),
+         "preemption.restart_s prices the suspensions of preemptive schedulers (las2d, psjf, psjf_oracle, srtf, "
+         "srtf_oracle); this run's schedulers never preempt: ['asrpt', 'fifo']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["preemption.restart_s=0", "task.schedulers=[asrpt,fifo]"]))),
+    case("mg1-size-scv-below-one", CONFIG, "workload.size_scv must be a number >= 1, got 0.5")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["workload=mg1", "workload.size_scv=0.5"]))),
+    case("queueing-scheduler-without-closed-form", CONFIG,
+         "task.schedulers must be a non-empty list of distinct names among ['fifo', 'spjf', 'psjf_oracle', "
+         "'srtf_oracle'], got ['asrpt']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["task=queueing", "task.schedulers=[asrpt]"]))),
+    case("queueing-not-one-gpu", CONFIG,
+         "task=queueing simulates one GPU: set cluster.servers=1 cluster.gpus_per_server=1, got 8 x 8")(
+        lambda tmp: refusal(lambda: run_experiment(composition.compose_run_config(
+            [*QUEUEING, "cluster.servers=8", "cluster.gpus_per_server=8"])))),
+    case("queueing-priced-preemption", CONFIG,
+         "task=queueing needs preemption.restart_s=0 and preemption.min_run_s=0 (the SRPT and PSJF closed forms "
+         "preempt for free), got 30.0 and 0.0")(
+        lambda tmp: refusal(lambda: run_experiment(composition.compose_run_config([*QUEUEING, "preemption.restart_s=30"])))),
+    case("cluster-key-a-theory-task-ignores", CONFIG,
+         "cluster.servers changes nothing in task theory, which builds its own cluster (task.theory_gpus, "
+         "task.theory_gpus_per_server); the cluster keys it reads: ['b_intra', 'b_inter']")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["task=theory", "cluster=large"]))),
+    case("cluster-key-an-instance-ignores", CONFIG,
+         "cluster.gpus_per_server changes nothing with workload=lemma2_reviewer, a hand-made instance that brings "
+         "its own cluster (1 x 100 GPUs); drop the cluster keys")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["experiment=lemma2_reviewer",
+                                                                    "cluster.gpus_per_server=4"]))),
     case("plugin-takes-a-built-in-name", CONFIG,
          "plugins: cannot import 'taken_name': ConfigError: scheduler 'fifo' is already registered by "
          "asrpt_bench.schedulers.fifo; register it under another name, or pass replace=True to replace it")(
         lambda tmp: refusal(lambda: plugin(tmp, "taken_name", "from asrpt_bench.schedulers import FIFO, "
                                            "register_scheduler\nregister_scheduler('fifo')(FIFO)\n"))),
     case("cluster-beyond-memory", CONFIG, "cluster.servers must be an integer in [1, 100000], got 1000000000")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=1000000000"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["cluster.servers=1000000000"]))),
     case("wrong-type", CONFIG, "cluster.servers: Value 'eight' of type 'str' could not be converted to Integer")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["cluster.servers=eight"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["cluster.servers=eight"]))),
     case("out-of-range", CONFIG, "scheduler.comm_heavy must be a number >= 1, got 0.5")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler.comm_heavy=0.5"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler.comm_heavy=0.5"]))),
     case("out-of-range-in-python", CONFIG, "scheduler.comm_heavy must be a number >= 1, got 0.5")(
         lambda tmp: refusal(lambda: make_scheduler("asrpt", comm_heavy=0.5))),
     case("misspelt-choice", CONFIG,
          "theory.rho_bar_definition must be one of ['alpha_min_spread', 'iterations_spread'], got 'spread'")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["theory.rho_bar_definition=spread"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["theory.rho_bar_definition=spread"]))),
     case("missing-required-key", CONFIG,
          "workload.path is required for this workload: set it on the command line (workload.path=...)")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["workload=csv"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["workload=csv"]))),
     case("variant-overrides-group-dispatch", CONFIG,
          "scheduler.dispatch='conservative' conflicts with task.schedulers ['asrpt+easy']: each names its own "
          "dispatch rule, which is the one that runs; drop scheduler.dispatch, or list a scheduler without '+<rule>'")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler.dispatch=conservative",
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler.dispatch=conservative",
                                                             "task.schedulers=[asrpt+easy]"]))),
     case("group-key-inert-in-every-entry", CONFIG,
          "scheduler.overrun changes nothing in any scheduler it configures, given their dispatch rules: fifo "
          "(strict), fifo+greedy (greedy)")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.overrun=double",
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=fifo", "scheduler.overrun=double",
                                                             "task.schedulers=[fifo,fifo+greedy]"]))),
     case("null-for-a-key", CONFIG,
          "scheduler.dispatch must be one of ['strict', 'easy', 'conservative', 'greedy'], got None")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.dispatch=null",
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=fifo", "scheduler.dispatch=null",
                                                             "task=simulate"]))),
     case("number-for-a-flag", CONFIG, "cache.enabled must be true or false, got 3")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["cache.enabled=3"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["cache.enabled=3"]))),
     case("time-key-beyond-exact-times", CONFIG,
          "preemption.restart_s must be a number of seconds in [0, 1e+12], got 1e+17")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["preemption.restart_s=1e17", "task.schedulers=[srtf]"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["preemption.restart_s=1e17", "task.schedulers=[srtf]"]))),
     case("estimate-floor-beyond-exact-times", CONFIG,
          "scheduler.min_estimate_s must be a number of seconds in [0, 1e+12], got 1e+300")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["scheduler=fifo", "scheduler.dispatch=easy",
+        lambda tmp: refusal(lambda: composition.compose_run_config(["scheduler=fifo", "scheduler.dispatch=easy",
                                                             "scheduler.min_estimate_s=1e300", "task=simulate"]))),
     case("unknown-solver", CONFIG,
          "solver.name: unknown solver 'glpk'; known: ['cbc', 'cpsat', 'gurobi', 'highs']")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["solver.name=glpk"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["solver.name=glpk"]))),
     case("sweep-syntax-in-a-single-run", CONFIG,
          "Ambiguous value for argument 'seed=0,1'; 1. To use it as a list, use key=[value1,value2]; 2. To use it "
          "as string, quote the value: key='value1,value2'; 3. To sweep over it, add --multirun to your command line")(
-        lambda tmp: refusal(lambda: cli.compose_run_config(["seed=0,1"]))),
+        lambda tmp: refusal(lambda: composition.compose_run_config(["seed=0,1"]))),
     case("cli-bad-option-no-run-directory", CONFIG,
          "exit 2: asrpt-bench: error: Could not find 'placement/best'; available: first_fit, heavy_edge, ilp, "
          "random; no run directory")(
@@ -1160,6 +1186,10 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: load_csv(None))),
     case("api-prediction-not-a-number", API, "job 'a': predicted iterations must be finite and >= 0, got 'many'")(
         lambda tmp: refusal(lambda: two_job_simulation({"a": "many", "b": 2}))),
+    case("api-prediction-beyond-exact-times", API,
+         "job 'a': predicted iterations x alpha~min must be <= 1e+12 s (larger times lose precision in float64 "
+         "arithmetic), got 2e+12 x 1 s")(
+        lambda tmp: refusal(lambda: two_job_simulation({"a": 2e12, "b": 2}))),
     case("api-job-fractional-iterations", API, "job 'a': iterations must be an integer in [0, 1e+12], got 2.5")(
         lambda tmp: refusal(lambda: Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 2.5))),
     case("api-job-list-as-id", API, "job_id must be a job id (a string or an integer), got list ['a']")(

@@ -249,7 +249,7 @@ def test_a_cold_predictor_fit_says_when_it_starts_and_ends(progress: bool, trees
 
     from asrpt_bench import prepare
     from asrpt_bench.prediction import prepared
-    from asrpt_bench.cli import compose_run_config
+    from asrpt_bench.composition import compose_run_config
 
     config = compose_run_config(["workload.num_jobs=20", f"predictor.n_estimators={trees}", "task=simulate",
                                  f"progress={str(progress).lower()}"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.schedulers.asrpt import ASRPTParams
 from asrpt_bench.schedulers.fifo import FIFOParams
 from test_cli import run_app
@@ -52,7 +52,7 @@ def test_help_follows_the_chosen_options(tmp_path: Path) -> None:
 
 
 def test_a_dollar_in_a_value_survives_hydras_template(tmp_path: Path) -> None:
-    """Hydra fills the help into a string.Template, where `$x` would be a placeholder: cli.py escapes it."""
+    """Hydra fills the help into a string.Template, where `$x` would be a placeholder: cli_app.py escapes it."""
     done = run_app("cache.dir=/tmp/$x", "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "    cache.dir=/tmp/$x " in done.stdout and "null: $XDG_CACHE_HOME/asrpt_bench" in done.stdout

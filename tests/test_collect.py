@@ -268,3 +268,16 @@ def test_a_real_compare_run_cut_in_its_comparison_is_corrupt(tmp_path: Path) -> 
     comparison.write_bytes(comparison.read_bytes()[: comparison.stat().st_size // 2])
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "t2.csv")]) == 1
     assert not (tmp_path / "t2.csv").exists()
+
+
+def test_collect_counts_the_runs_in_which_no_job_waited(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    for load, waited in (("0.1", True), ("0.2", True), ("0.9", False)):
+        jobs = pd.DataFrame({"job_id": ["a"], "release": [0.0], "start": [0.0], "end": [float(load)]})
+        summary = {"task": "simulate", "num_jobs": 1, "total_jct": 1.0, "no_job_waited": waited}
+        overrides = [f"workload.target_load={load}"]
+        rundir.write_run_dir(tmp_path / overrides[0], io.RunResult(task="simulate", summary=summary, jobs=jobs),
+                             {"seed": 0}, overrides)
+    assert main([str(tmp_path), "--out", str(tmp_path / "table.csv")]) == 0
+    first = tmp_path / "workload.target_load=0.1"
+    assert capsys.readouterr().err == (f"asrpt-bench-collect: warning: no job waited in 2 of 3 runs (first: {first}): "
+                                       "the schedulers cannot differ there\n")

@@ -1,5 +1,5 @@
 """The app composes the config tree once per run (Hydra's own get_mode would compose it a second time
-only to read `hydra.mode`, which this tree never sets; cli._mode_from_flags)."""
+only to read `hydra.mode`, which this tree never sets; cli_app._mode_from_flags)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from asrpt_bench import cli
+from asrpt_bench import cli_app
 from asrpt_bench.composition import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +65,6 @@ def test_no_config_file_sets_the_hydra_mode() -> None:
 
 
 def test_arguments_that_may_set_the_mode_keep_hydras_own_reading() -> None:
-    assert not cli._sets_mode(["-m", "seed=1,2", "scheduler.tau=0"])
-    assert cli._sets_mode(["hydra.mode=MULTIRUN"]) and cli._sets_mode(["++hydra.mode=RUN"])
-    assert cli._sets_mode(["--config-dir", "/elsewhere"]) and cli._sets_mode(["-cn", "other"])
+    assert not cli_app._sets_mode(["-m", "seed=1,2", "scheduler.tau=0"])
+    assert cli_app._sets_mode(["hydra.mode=MULTIRUN"]) and cli_app._sets_mode(["++hydra.mode=RUN"])
+    assert cli_app._sets_mode(["--config-dir", "/elsewhere"]) and cli_app._sets_mode(["-cn", "other"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from asrpt_bench.cli import CONFIG_DIR, compose_run_config, to_run_config
+from asrpt_bench.composition import CONFIG_DIR, compose_run_config, to_run_config
 from asrpt_bench.config import RunConfig, SchedulerConfig
 from asrpt_bench.tasks.compare import ALL_SCHEDULERS
 from asrpt_bench.core import ConfigError
@@ -119,7 +119,7 @@ def test_a_group_holds_only_its_components_parameters() -> None:
                                                   "consolidation_test": "alpha", "delay_origin": "enqueue",
                                                   "srpt_tiebreak": "release_id", "backfill": False,
                                                   "dispatch": "strict", "eligibility": "virtual", "overrun": "none",
-                                                  "min_estimate_s": 0.0}
+                                                  "min_estimate_s": 0.0, "virtual": "srpt"}
     assert SchedulerConfig("fifo").to_dict() == {"name": "fifo", "dispatch": "strict", "duration_source": "predicted",
                                                  "overrun": "none", "min_estimate_s": 0.0}
     with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'fifo' has no parameter 'tau'; its "

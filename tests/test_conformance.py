@@ -42,6 +42,10 @@ def test_the_synthetic_source_conforms() -> None:
     check_workload("synthetic", {"synthetic_jobs": 80})
 
 
+def test_the_mg1_source_conforms() -> None:
+    check_workload("mg1", {"arrivals": 80})
+
+
 LOGS = Path(__file__).parent / "data" / "joblogs"
 
 
@@ -54,7 +58,7 @@ def test_every_job_log_source_conforms(name: str, fixture: str) -> None:
 def test_every_trace_source_is_covered_by_a_conformance_test() -> None:
     traces = {name for name in WORKLOADS if WORKLOADS.entry(name).meta["kind"] == "trace"}
     assert traces == {"philly", "gavel", "pai2020", "csv", "synthetic", "memory",  # tests/test_workloads_*, test_api
-                      "slurm", "swf", "helios", "acme"}  # above
+                      "slurm", "swf", "helios", "acme", "mg1"}  # above
 
 
 @dataclass(frozen=True)

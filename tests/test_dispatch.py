@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import math
 from pathlib import Path
 
@@ -258,7 +260,10 @@ def reference(jobs: list[Job], predictions: dict[str, float], gpus_total: int, o
     alpha = {job.job_id: job.plan.declared_alpha for job in jobs}
 
     def key(job: Job) -> tuple:
-        first = job.release if order == "fifo" else predictions[job.job_id] * alpha[job.job_id]
+        if order == "random_order":  # seed 0: a uniform draw per job id, as random_order documents it
+            first = int.from_bytes(hashlib.blake2b(f"0:{job.job_id}".encode(), digest_size=8).digest(), "big") / 2 ** 64
+        else:
+            first = job.release if order == "fifo" else predictions[job.job_id] * alpha[job.job_id]
         return first, job.release, index[job.job_id]
 
     def estimate(job: Job) -> float:
@@ -371,7 +376,7 @@ def fixed_instances(draw):
 
 @pytest.mark.filterwarnings("ignore:.*need all")
 @settings(max_examples=250, deadline=None, derandomize=True)
-@given(fixed_instances(), st.sampled_from(["fifo", "spjf"]), st.sampled_from(["none", "double"]),
+@given(fixed_instances(), st.sampled_from(["fifo", "spjf", "random_order"]), st.sampled_from(["none", "double"]),
        st.sampled_from([0.0, 3.0]))
 def test_rules_match_the_independent_implementation(instance, order, overrun, floor):
     jobs, cluster, predictions = instance
@@ -422,7 +427,7 @@ def test_compare_run_reproduces_the_issues_independent_simulator():
     (2,000 jobs, sigma 1, load 0.8, b_inter = b_intra so alpha is placement-free, seed 0): A-SRPT strict
     2.36, greedy 1.20, EASY 1.20; perfect predictions: strict 1.22, greedy 1.02, EASY 0.99. With perfect
     predictions EASY and conservative break no reservation."""
-    from asrpt_bench.cli import compose_run_config
+    from asrpt_bench.composition import compose_run_config
     from asrpt_bench.experiment import run_experiment
 
     names = ["asrpt", "asrpt+easy", "asrpt+greedy", "asrpt_oracle", "asrpt_oracle+easy", "asrpt_oracle+greedy",

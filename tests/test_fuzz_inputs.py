@@ -10,10 +10,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.placement import PLACERS, make_placer
@@ -162,6 +163,7 @@ VALUES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(deadline=None, derandomize=True, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
 @given(key=st.sampled_from(CONFIG_KEYS), value=VALUES)
 @example(key="seed", value="${seed}")  # recursive interpolation escaped as an OmegaConf error

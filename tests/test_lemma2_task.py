@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.core import ConfigError
 from asrpt_bench.experiment import run_experiment
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.placement import make_placer

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import itertools
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from matplotlib import pyplot as plt
 
-from asrpt_bench.report.preemption_plots import plot_preemption_price, preemption_price
+from asrpt_bench.collect import collect
+from asrpt_bench.report import doc_numbers
+from asrpt_bench.report.preemption_plots import best_variants, plot_preemption_price, preemption_price
 from test_cli import run_app
 from test_paper_figures import log_axis_problems
 
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TOTALS = {"asrpt": 10.0, "wcs_duration": 8.0, "fifo": 20.0, "srtf": 4.0, "srtf_oracle": 2.0, "las2d": 16.0}
 
@@ -76,3 +82,30 @@ def test_every_panel_labels_at_least_three_ticks_on_its_ratio_axis():
         shown = [tick for tick in axes.get_yticks() if low <= tick <= high]
         assert len(shown) >= 3, (axes.get_title(), shown)
     plt.close(figure)
+
+
+def test_the_pending_rerun_runs_small_and_takes_each_references_best_variant(tmp_path, monkeypatch):
+    """experiments/pending/preemption_price.yaml (always / net_gain x min run 0 / 300 s) at small scale through
+    the app, collected: the figure draws one line per reference and restart, the price takes the best variant,
+    and the findings line adds how suspensions spread over jobs."""
+    (tmp_path / "experiment").mkdir()  # under another name: the committed preemption_price would shadow it
+    shutil.copy(ROOT / "experiments" / "pending" / "preemption_price.yaml", tmp_path / "experiment" / "rerun.yaml")
+    done = run_app("--config-dir", str(tmp_path), "-m", "experiment=rerun", "debug=tiny", "seed=0,1",
+                   "workload=philly", "preemption.restart_s=30", "scheduler.preempt_rule=always,net_gain",
+                   "preemption.min_run_s=0,300", "workload.target_load=1.0", f"hydra.sweep.dir={tmp_path / 'runs'}",
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    table = collect([tmp_path / "runs"])
+    assert (table["status"] == "complete").all() and table["run_dir"].nunique() == 8
+    assert {"psjf", "psjf_oracle", "las2d"} <= set(table["scheduler"]) and "preempted_share" in table.columns
+    summary = preemption_price(table)
+    assert len(summary) == 4 * 5  # 4 variants x 5 references at one trace, restart and load
+    best = best_variants(summary)
+    assert len(best) == 5 and best["variant"].str.startswith("preempt_rule ").all()
+    figure = plot_preemption_price(table)
+    assert log_axis_problems(figure) == []
+    plt.close(figure)
+    monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: table)
+    text = doc_numbers.preemption_findings(tmp_path)
+    assert "the best of every preempt_rule x min_run_s variant per point" in text
+    assert "Suspensions per job at restart 30 s" in text and "psjf net_gain 0.0:" in text

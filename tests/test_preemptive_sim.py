@@ -66,9 +66,16 @@ def test_restart_holds_the_gpus_without_progress():
     assert got == {"a": 18, "b": 8, "c": 4}
     segments = [(s.job_id, s.start, s.end, s.restart_s) for s in result.segments]
     assert segments == [("a", 0, 2, 0), ("b", 2, 3, 0), ("c", 3, 4, 0), ("b", 4, 8, 2), ("a", 8, 18, 2)]
-    assert {r.job_id: (r.preemptions, r.restart_s) for r in result.records} == {
+    assert {r.job_id: (r.preemptions, r.restore_s) for r in result.records} == {
         "a": (1, 2.0), "b": (1, 2.0), "c": (0, 0.0)}
     assert result.metrics["utilization"] == 1.0
+    # JCT = wait + service + restore: a waits while suspended (2-8), b from 3 to 4; none waits to start
+    assert {r.job_id: (r.wait_s, r.service_s, r.restore_s, r.first_start_delay_s) for r in result.records} == {
+        "a": (6.0, 10.0, 2.0, 0.0), "b": (1.0, 3.0, 2.0, 0.0), "c": (0.0, 1.0, 0.0, 0.0)}
+    assert result.metrics["mean_wait"] == 7 / 3 and result.metrics["mean_first_start_delay"] == 0.0
+    assert result.metrics["waited_share"] == 2 / 3 and result.metrics["busy_share"] == 1.0
+    assert (result.metrics["preempted_share"], result.metrics["mean_preemptions"], result.metrics["max_preemptions"]) == (
+        2 / 3, 2 / 3, 1.0)
 
 
 def test_min_run_protects_a_started_job():

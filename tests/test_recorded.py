@@ -38,7 +38,8 @@ def brute_force_excess(records: list[JobRecord], total: int) -> dict[str, float 
 def record(start: float, end: float, gpus: int) -> JobRecord:
     return JobRecord(job_id=f"{start}-{end}-{gpus}", release=0.0, eligible=0.0, start=start, end=end, gpus=gpus,
                      model="m", config="c", servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.0, iterations=1,
-                     predicted_iterations=1.0, comm_ratio=1.0, placement=(), gpu_ids=())
+                     predicted_iterations=1.0, comm_ratio=1.0, placement=(), gpu_ids=(), preemptions=0, restore_s=0.0,
+                     service_s=end - start)
 
 
 @settings(deadline=None, derandomize=True, max_examples=200)

@@ -19,10 +19,10 @@ from asrpt_bench.workloads.sources import WORKLOADS
 def test_registries_hold_the_design_option_names():
     assert set(PLACERS) == {"heavy_edge", "ilp", "first_fit", "random"}
     assert {"asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime",
-            "fifo", "srtf", "srtf_oracle", "las2d", "recorded"} == set(SCHEDULERS)
+            "fifo", "srtf", "srtf_oracle", "psjf", "psjf_oracle", "las2d", "random_order", "recorded"} == set(SCHEDULERS)
     assert {"forest", "oracle", "noisy", "walltime"} == set(PREDICTORS)
-    assert {"philly", "gavel", "pai2020", "csv", "synthetic", "slurm", "swf", "helios", "acme", "lemma2_reviewer",
-            "head_of_line", "memory"} == set(WORKLOADS)
+    assert {"philly", "gavel", "pai2020", "csv", "synthetic", "mg1", "slurm", "swf", "helios", "acme",
+            "lemma2_reviewer", "head_of_line", "memory"} == set(WORKLOADS)
     assert {"compare", "simulate", "placement", "predictor", "theory", "adversarial"} <= set(TASKS)
 
 

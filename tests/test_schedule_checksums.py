@@ -46,6 +46,11 @@ VARIANTS = {name: (name, {}) for name in sorted(SCHEDULERS) if name != "recorded
     "asrpt[eligibility=release,dispatch=easy]": ("asrpt", {"eligibility": "release", "dispatch": "easy"}),
     "spjf[dispatch=easy]": ("spjf", {"dispatch": "easy"}),
     "fifo[dispatch=conservative]": ("fifo", {"dispatch": "conservative"}),
+    # the virtual order of issue 26
+    "asrpt[virtual=psjf]": ("asrpt", {"virtual": "psjf"}),
+    "asrpt[eligibility=release,virtual=psjf]": ("asrpt", {"eligibility": "release", "virtual": "psjf"}),
+    "asrpt[eligibility=reservation]": ("asrpt", {"eligibility": "reservation"}),
+    "asrpt[eligibility=reservation,dispatch=easy]": ("asrpt", {"eligibility": "reservation", "dispatch": "easy"}),
 }
 # variants also run with noisy predictions (added with the decision instants of issue 25)
 NOISY = ("asrpt[dispatch=easy]", "asrpt[dispatch=conservative]", "asrpt[eligibility=release]",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pandas as pd
@@ -158,22 +159,26 @@ def test_records_frame_columns_and_values():
     frame = records_frame(result.records)
     for column in ("job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha",
                    "alpha_min", "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "eligible",
-                   "queueing_delay", "gpu_ids"):
+                   "first_start_delay_s", "wait_s", "service_s", "restore_s", "gpu_ids"):
         assert column in frame.columns
-    assert frame["queueing_delay"].tolist() == [1000.0, 2000.0]
+    assert frame["first_start_delay_s"].tolist() == frame["wait_s"].tolist() == [1000.0, 2000.0]
+    assert frame["service_s"].tolist() == [100000.0, 2000.0] and frame["restore_s"].tolist() == [0.0, 0.0]
     assert frame["gpu_ids"].tolist() == ["0", " ".join(str(g) for g in range(1, 51))]
     assert result.frame().equals(frame)
 
 
 def test_metrics_on_reviewer_instance():
     """C = (101000, 4000): mean JCT 52500, makespan 101000, busy GPU-s = 1*100000 + 50*2000 = 200000,
-    utilization 200000 / (100 * 101000); mean queueing delay (1000 + 2000) / 2."""
+    utilization 200000 / (100 * 101000); mean wait = mean first-start delay = (1000 + 2000) / 2; both jobs
+    waited; the release span is empty (both released at 0), so busy_share is undefined."""
     instance = get_instance("lemma2_reviewer")
     metrics = simulate(instance.jobs(), instance.cluster, make_scheduler("asrpt", tau=0.0), FIRST_FIT).metrics
     assert metrics["mean_jct"] == 52500.0
     assert metrics["makespan"] == 101000.0
     assert metrics["utilization"] == pytest.approx(200000 / (100 * 101000))
-    assert metrics["mean_queueing_delay"] == 1500.0
+    assert metrics["mean_wait"] == metrics["mean_first_start_delay"] == 1500.0
+    assert metrics["max_wait"] == metrics["max_first_start_delay"] == 2000.0
+    assert metrics["waited_share"] == 1.0 and math.isnan(metrics["busy_share"])
     assert metrics["p95_jct"] == pytest.approx(4000 + 0.95 * 97000)
     assert (metrics["num_jobs"], metrics["dropped"]) == (2, 0)
 
@@ -329,7 +334,8 @@ def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
 
     values = dict(job_id="a", release=0.0, eligible=0.5, start=1.0, end=2.0, gpus=2, model="m", config="c",
                   servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.5, iterations=1, predicted_iterations=1.0,
-                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1), preemptions=0, restart_s=0.0)
+                  comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1), preemptions=0, restore_s=0.0,
+                  service_s=1.0)
     record = build_frozen(JobRecord, values)
     assert record == JobRecord(**values) and hash(record) == hash(JobRecord(**values))
     assert [f.name for f in fields(JobRecord)] == list(vars(record))

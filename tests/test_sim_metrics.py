@@ -28,9 +28,13 @@ def test_every_metric_of_a_strict_fifo_schedule():
         ("a", 0.0, 10.0), ("b", 10.0, 20.0), ("c", 20.0, 23.0), ("d", 20.0, 24.0)]
     metrics = result.metrics
     assert {key: metrics[key] for key in ("num_jobs", "dropped", "total_jct", "sum_completion", "mean_jct",
-                                          "makespan", "mean_queueing_delay", "max_wait", "mean_slowdown")} == {
+                                          "makespan", "mean_wait", "max_wait", "mean_first_start_delay",
+                                          "max_first_start_delay", "mean_slowdown")} == {
         "num_jobs": 4, "dropped": 0, "total_jct": 72.0, "sum_completion": 77.0, "mean_jct": 18.0, "makespan": 24.0,
-        "mean_queueing_delay": 11.25, "max_wait": 18.0, "mean_slowdown": 3.8125}
+        "mean_wait": 11.25, "max_wait": 18.0, "mean_first_start_delay": 11.25, "max_first_start_delay": 18.0,
+        "mean_slowdown": 3.8125}
+    # contention: b, c and d waited; over the release span [0, 3] only a held GPUs (1 of 16)
+    assert (metrics["waited_share"], metrics["busy_share"]) == (0.75, pytest.approx(3 / (16 * 3), rel=1e-12))
     # numpy's linear percentiles: JCT sorted 10, 20, 21, 21; slowdown sorted 1, 2, 5.25, 7
     assert (metrics["p50_jct"], metrics["p95_jct"], metrics["p99_jct"]) == (20.5, 21.0, 21.0)
     assert metrics["p99_slowdown"] == pytest.approx(5.25 + 0.97 * 1.75, rel=1e-12)

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from asrpt_bench import io, rundir
-from asrpt_bench.cli import CONFIG_DIR, compose_run_config
+from asrpt_bench.composition import CONFIG_DIR, compose_run_config
 from asrpt_bench.config import RunConfig
 from asrpt_bench.core import ConfigError, Job, TrainingPlan
 from asrpt_bench.build import build_scheduler

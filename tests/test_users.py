@@ -19,7 +19,7 @@ def jobs(*rows: tuple) -> pd.DataFrame:
     """(job_id, user, gpus, release, start, end, iterations, alpha_min) rows as a per-job table."""
     frame = pd.DataFrame(rows, columns=["job_id", "user", "gpus", "release", "start", "end", "iterations",
                                         "alpha_min"])
-    return frame.assign(jct=frame["end"] - frame["release"], queueing_delay=frame["start"] - frame["release"])
+    return frame.assign(jct=frame["end"] - frame["release"], wait_s=frame["start"] - frame["release"])
 
 
 def test_per_user_jobs_wait_slowdown_and_gpu_hours() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from asrpt_bench.cli import compose_run_config
+from asrpt_bench.composition import compose_run_config
 from asrpt_bench.core import ConfigError
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.prepare import load_workload, prediction_scalars

@@ -241,7 +241,7 @@ def test_the_shipped_sacct_sample_is_what_its_generator_writes(tmp_path: Path, m
 
 
 def test_a_state_filter_from_the_command_line_reaches_the_loader_and_its_cache_key() -> None:
-    from asrpt_bench.cli import compose_run_config
+    from asrpt_bench.composition import compose_run_config
 
     config = compose_run_config(["workload=slurm", f"workload.path={LOGS / 'sacct.txt'}",
                                  "workload.states=[COMPLETED,TIMEOUT]", "workload.train_fraction=0", "predictor=oracle", "task=simulate", "cluster.servers=2",

@@ -16,11 +16,15 @@ import pandas as pd
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
+from .bands import WITHIN, band_counts
 from .plots import SEED, best_wcs_ratios, coincident_labels, complete_runs, plot_band, ratio_axis, require
 from .regime_plots import LOAD, SIGMA, TRACE, axis_label
 from .style import figure_style
 
 ELIGIBILITY = "scheduler.eligibility"
+VIRTUAL = "scheduler.virtual"
+PAPERS = {ELIGIBILITY: "virtual", VIRTUAL: "srpt"}
+"""The paper's value of each variant key."""
 RULES = ("strict", "easy", "conservative", "greedy")
 
 
@@ -29,32 +33,61 @@ def variant_name(order: str, rule: str) -> str:
     return order if rule == "strict" else f"{order}+{rule}"
 
 
+REFERENCES = ("wcs_subtime", "spjf+easy", "random_order+easy")
+"""The trivial references counted beside A-SRPT: FIFO with backfilling (no duration information), SPJF with
+EASY backfilling (predicted durations, no virtual schedule) and EASY over a random order (no information)."""
+
+
 def dispatch_ratios(table: pd.DataFrame) -> pd.DataFrame:
-    """best_wcs_ratios of every A-SRPT variant and SPJF-EASY per (trace, sigma, eligibility, load)."""
+    """best_wcs_ratios of every A-SRPT variant and each trivial reference present per (trace, sigma,
+    eligibility, load), and per virtual order when the table sweeps it."""
     table = complete_runs(table)
     require(table, [TRACE, SIGMA, LOAD, ELIGIBILITY, SEED, "scheduler", "total_jct"], "dispatch map")
-    names = tuple(variant_name(order, rule) for order in ("asrpt", "asrpt_oracle") for rule in RULES) + ("spjf+easy",)
+    names = tuple(variant_name(order, rule) for order in ("asrpt", "asrpt_oracle") for rule in RULES) + REFERENCES
     present = tuple(name for name in names if name in set(table["scheduler"]))
-    return best_wcs_ratios(table, [TRACE, SIGMA, ELIGIBILITY, LOAD], schedulers=present)
+    return best_wcs_ratios(table, [TRACE, SIGMA, *variant_keys(table), LOAD], schedulers=present)
 
 
-WITHIN = 1.05
-"""A variant is "within 5% of the best WCS" at a point when its interval's upper end is at most this."""
+def variant_keys(table: pd.DataFrame) -> list[str]:
+    """The swept keys of an A-SRPT variant besides its dispatch rule: eligibility, and the virtual order when
+    the table has it."""
+    return [ELIGIBILITY] + ([VIRTUAL] if VIRTUAL in table.columns else [])
 
 
 def near_best(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per variant (scheduler x eligibility) of `dispatch_ratios`: points, points whose interval lies within
-    5% of the best WCS (`within`), points whose interval lies below it (`below`), and the range of the
-    geometric means (`lowest`, `highest`)."""
-    grouped = summary.groupby(["scheduler", ELIGIBILITY], sort=False)
-    counts = pd.DataFrame({"points": grouped.size(), "within": grouped["high"].apply(lambda h: int((h <= WITHIN).sum())),
-                           "below": grouped["high"].apply(lambda h: int((h < 1).sum())),
-                           "lowest": grouped["mean"].min(), "highest": grouped["mean"].max()}).reset_index()
+    """Per trace and variant (scheduler x eligibility [x virtual order]) of `dispatch_ratios`: points, at how
+    many the interval lies within 5% of the best WCS on both sides (`within`) and below it (`below`), and the
+    range of the geometric means (bands.band_counts); A-SRPT's variants first, then its oracle's, then the
+    references, once (the keys of A-SRPT's variants do not reach them: their runs at the paper's values,
+    else the first, stand for all)."""
+    keys = variant_keys(summary)
+    paper = {key: PAPERS[key] if PAPERS[key] in set(summary[key]) else sorted(summary[key])[0] for key in keys}
+    same = summary[~summary["scheduler"].isin(REFERENCES) | (summary[keys] == pd.Series(paper)).all(axis=1)]
+    counts = band_counts(same, [TRACE, "scheduler", *keys])
     rule = counts["scheduler"].str.partition("+")[2].replace("", "strict")
-    order = [(name.startswith("spjf"), name.startswith("asrpt_oracle"), eligibility != "virtual",
-              RULES.index(r) if r in RULES else len(RULES))
-             for name, eligibility, r in zip(counts["scheduler"], counts[ELIGIBILITY], rule)]
+    order = [(trace, name in REFERENCES, REFERENCES.index(name) if name in REFERENCES else 0,
+              name.startswith("asrpt_oracle"), eligibility != "virtual", RULES.index(r) if r in RULES else len(RULES))
+             for trace, name, eligibility, r in zip(counts[TRACE], counts["scheduler"], counts[ELIGIBILITY], rule)]
     return counts.iloc[sorted(range(len(counts)), key=order.__getitem__)].reset_index(drop=True)
+
+
+def variant_name_text(row: pd.Series) -> str:
+    """'easy/release' for an A-SRPT variant (with '/psjf' when the virtual order is not SRPT, and ' (oracle)'
+    for the perfect-prediction variant), the scheduler's own name for a reference."""
+    name = str(row["scheduler"])
+    if not name.startswith("asrpt"):
+        return name
+    text = f"{name.partition('+')[2] or 'strict'}/{row[ELIGIBILITY]}"
+    virtual = row.get(VIRTUAL)
+    if virtual is not None and not pd.isna(virtual) and virtual != "srpt":
+        text = f"{text}/{virtual}"
+    return f"{text} (oracle)" if name.startswith("asrpt_oracle") else text
+
+
+def count_text(row: pd.Series) -> str:
+    """'easy/release 0.99-1.50 (within 5% at 12, below 1 at 0)'."""
+    return (f"{variant_name_text(row)} {row['lowest']:.2f}-{row['highest']:.2f} (within {100 * WITHIN:g}% at "
+            f"{row['within']}, below 1 at {row['below']})")
 
 
 def legend_labels(summary: pd.DataFrame) -> dict[str, str]:

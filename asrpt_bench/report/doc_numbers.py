@@ -29,8 +29,12 @@ from .intervals import fmt_interval, interval, per_seed_ratio
 from .open_choices import open_choices_block
 from .progress import progress_bar
 from .plots import SEED, geometric_ci, mean_ci
-from .dispatch_plots import ELIGIBILITY, dispatch_ratios, near_best
-from .preemption_plots import RESTART, preemption_price, price_of_nonpreemption
+from .bands import definition
+from .design_plots import design_text
+from .dispatch_plots import count_text, dispatch_ratios, near_best
+from .preemption_plots import (PREEMPTIVE, RESTART, preemption_price, preemption_spread, price_of_nonpreemption,
+                               variant_keys)
+from .queueing_plots import queueing_text
 from .published import load_result
 from .sensitivity_plots import relative_total_jct
 from .plots import best_wcs_ratios, worst_gap
@@ -107,27 +111,27 @@ def findings(results: Path) -> str:
 
 
 def dispatch_findings(results: Path) -> str:
-    """The dispatch map in one line: per A-SRPT variant the range of its geometric means over the best WCS and
-    at how many points its interval lies within 5% of it, or below it."""
+    """The dispatch map per trace: per A-SRPT variant and trivial reference, the range of its geometric means
+    over the best WCS and at how many points its interval lies within 5% of it (two-sided) or below it."""
     summary = dispatch_ratios(load_result(results, "dispatch_map"))
     counts, seeds = near_best(summary), int(summary["n"].max())
-    mine = counts[counts["scheduler"].str.startswith("asrpt")]
-
-    def text(row: pd.Series) -> str:
-        rule = str(row["scheduler"]).partition("+")[2] or "strict"
-        return (f"{rule}/{row[ELIGIBILITY]} {row['lowest']:.2g}-{row['highest']:.2g} (within 5% at {row['within']}, "
-                f"below at {row['below']})")
-
-    forest = "; ".join(text(row) for _, row in mine[~mine["scheduler"].str.startswith("asrpt_oracle")].iterrows())
-    oracle = "; ".join(text(row) for _, row in mine[mine["scheduler"].str.startswith("asrpt_oracle")].iterrows())
-    return (f"- Dispatch rules (not in the paper), A-SRPT / best WCS over {int(counts['points'].max())} Philly and Gavel "
-            f"points (rule/eligibility: range of geometric means over {seeds} seeds, and at how many points the 95% "
-            f"interval lies within 5% of the best WCS or below it): {forest}. With perfect predictions: {oracle}.")
+    parts = []
+    for trace, part in counts.groupby(TRACE, sort=False):
+        mine = part[part["scheduler"].str.startswith("asrpt") & ~part["scheduler"].str.startswith("asrpt_oracle")]
+        oracle = part[part["scheduler"].str.startswith("asrpt_oracle")]
+        references = part[~part["scheduler"].str.startswith("asrpt")]
+        parts.append(f"{trace} ({int(part['points'].max())} points): " + "; ".join(map(count_text, (
+            row for _, row in mine.iterrows()))) + "; " + "; ".join(
+            count_text(row) for _, row in oracle.iterrows()) + "; references: " + "; ".join(
+            count_text(row) for _, row in references.iterrows()))
+    return (f"- Dispatch rules (not in the paper), total JCT / best WCS (rule/eligibility: range of geometric means "
+            f"over {seeds} seeds, and the points where {definition()}): " + ". ".join(parts) + ".")
 
 
 def preemption_findings(results: Path) -> str:
     """The price of non-preemption per restart price: range over loads of best non-preemptive / best preemptive."""
-    summary = preemption_price(load_result(results, "preemption_price"))
+    table = load_result(results, "preemption_price")
+    summary = preemption_price(table)
     parts = []
     for restart in sorted(summary[RESTART].astype(float).unique()):
         price = price_of_nonpreemption(summary, restart)
@@ -136,9 +140,21 @@ def preemption_findings(results: Path) -> str:
         excludes = int((price["low"] > 1).sum())
         parts.append(f"restart {restart:g} s: {ranges} (interval above 1 at {excludes} of {len(price)} points)")
     loads = summary[LOAD].astype(float)
-    return (f"- Price of non-preemption, best non-preemptive / best preemptive total JCT (srtf, srtf_oracle, las2d; "
+    keys = variant_keys(table)
+    preemptive = ", ".join(name for name in PREEMPTIVE if name in set(summary["scheduler"]))
+    best = (f"; the best of every {' x '.join(key.rpartition('.')[2] for key in keys)} variant per point" if keys
+            else "")
+    line = (f"- Price of non-preemption, best non-preemptive / best preemptive total JCT ({preemptive}{best}; "
             f"geometric means over loads {loads.min():g}-{loads.max():g}, {int(summary['n'].max())} seeds; above 1: "
             "preempting pays): " + "; ".join(parts) + ".")
+    if "preempted_share" not in table.columns:
+        return line
+    spread = preemption_spread(table, 30.0)
+    counts = "; ".join(f"{' '.join(str(value) for value in row[['scheduler', *keys]])}: "
+                       f"{100 * row['lowest_share']:.0f}-{100 * row['highest_share']:.0f}% of jobs, p99 "
+                       f"{row['p99']:g}, most {row['most']:g}" for _, row in spread.iterrows())
+    return (f"{line} Suspensions per job at restart 30 s (share of jobs suspended at least once, range over points; "
+            f"largest 99th percentile and count per job): {counts}.")
 
 
 def sensitivity_findings(results: Path) -> str:
@@ -311,6 +327,14 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "solver_comparison": solver_comparison,
     "open_choices": open_choices_block,
 }
+
+
+PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {
+    "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
+    "design_map": lambda results: design_text(load_result(results, "design_map")),
+}
+"""Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
+the docs, when its table is committed (experiments/pending/README.md)."""
 
 
 def doc_files(root: Path) -> list[Path]:

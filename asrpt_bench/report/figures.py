@@ -24,7 +24,8 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import dispatch_plots, plots, preemption_plots, regime_plots, sensitivity_plots, theory_plots
+from . import (design_plots, dispatch_plots, plots, preemption_plots, queueing_plots, regime_plots,
+               sensitivity_plots, theory_plots)
 from .progress import progress_bar
 from .style import save_figure
 from .published import check_sweep
@@ -117,6 +118,22 @@ FIGURES: tuple[FigureSpec, ...] = (
                "The price of non-preemption: preemptive references over the best non-preemptive scheduler",
                ("workload.name", "workload.target_load", "preemption.restart_s", "seed", "scheduler", "total_jct")),
 )
+
+
+PENDING: tuple[FigureSpec, ...] = (
+    FigureSpec("queueing_theory", "queueing_theory.csv", queueing_plots.plot_queueing_theory,
+               "The simulator against queueing theory: mean response time of fifo, spjf, psjf_oracle and srtf_oracle "
+               "on one GPU vs the M/G/1 closed forms of FCFS, SJF, PSJF and SRPT",
+               ("workload.load", "workload.size_scv", "seed", "scheduler", "discipline", "mean_response_s",
+                "formula_mean_response_s")),
+    FigureSpec("design_map", "design_map.csv", design_plots.plot_design_map,
+               "Design map: A-SRPT's eligibility (virtual, reservation, release) x virtual order (SRPT, PSJF) x "
+               "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY",
+               ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
+                "scheduler.virtual", "seed", "scheduler", "total_jct")),
+)
+"""Figures of the experiments waiting in experiments/pending/ (not run yet): each moves into FIGURES when
+its experiment moves into conf/experiment and its table and figure are committed (experiments/pending/README.md)."""
 
 
 TABLE_ONLY = {"lemma2_reviewer": "two jobs: REPRODUCTION.md quotes its numbers, a figure would add nothing"}

@@ -23,6 +23,7 @@ OPEN_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tau in simulation", ("scheduler.tau",)),
     ("head-of-line blocking", ("scheduler.backfill", "scheduler.dispatch")),
     ("when a job becomes dispatchable", ("scheduler.eligibility",)),
+    ("the virtual single machine's discipline (SRPT in the paper)", ("scheduler.virtual",)),
     ("jobs running past their prediction", ("scheduler.overrun", "scheduler.min_estimate_s")),
     ("price of a preemption (preemptive references only)", ("preemption.restart_s", "preemption.min_run_s")),
     ("virtual SRPT tie-break", ("scheduler.srpt_tiebreak",)),

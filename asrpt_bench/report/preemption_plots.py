@@ -1,5 +1,7 @@
 """The price of non-preemption: each preemptive reference's total JCT over the best
-non-preemptive scheduler, per trace, offered load and restart price.
+non-preemptive scheduler, per trace, offered load and restart price (and, when the table sweeps them, per
+preemption rule `scheduler.preempt_rule` and protection `preemption.min_run_s`: the figure and the price
+then take each preemptive scheduler's best variant at each point).
 
 The best non-preemptive scheduler at a point (trace x load x restart_s) is the one with the lowest
 mean total JCT over the point's seeds; each preemptive scheduler's ratio to it is formed per seed and
@@ -19,7 +21,9 @@ from .regime_plots import LOAD, TRACE
 from .style import figure_style, label, series_style
 
 RESTART = "preemption.restart_s"
-PREEMPTIVE = ("srtf", "srtf_oracle", "las2d")
+RULE = "scheduler.preempt_rule"
+MIN_RUN = "preemption.min_run_s"
+PREEMPTIVE = ("srtf", "srtf_oracle", "psjf", "psjf_oracle", "las2d")
 NON_PREEMPTIVE = ("asrpt", "asrpt_oracle", "spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 LINESTYLES = ("-", "--", ":", "-.")
 
@@ -31,7 +35,24 @@ def preemption_price(table: pd.DataFrame) -> pd.DataFrame:
     require(table, [TRACE, LOAD, RESTART, SEED, "scheduler", "total_jct"], "preemption price")
     present = tuple(name for name in PREEMPTIVE if name in set(table["scheduler"]))
     candidates = tuple(name for name in NON_PREEMPTIVE if name in set(table["scheduler"]))
-    return best_wcs_ratios(table, [TRACE, RESTART, LOAD], schedulers=present, candidates=candidates)
+    return best_wcs_ratios(table, [TRACE, RESTART, *variant_keys(table), LOAD], schedulers=present,
+                           candidates=candidates)
+
+
+def variant_keys(table: pd.DataFrame) -> list[str]:
+    """The swept preemption variants a table holds (rule, protection), beside the restart price."""
+    swept = [key for key in (RULE, MIN_RUN) if key in table.columns and table[key].nunique(dropna=False) > 1]
+    return swept
+
+
+def best_variants(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per trace, restart price, load and preemptive scheduler: the variant (rule x protection) with the
+    lowest mean ratio, with `variant` naming it ('' when the table sweeps none)."""
+    keys = variant_keys(summary)
+    best = summary.loc[summary.groupby([TRACE, RESTART, LOAD, "scheduler"], sort=True)["mean"].idxmin()]
+    names = [", ".join(f"{key.rpartition('.')[2]} {value}" for key, value in zip(keys, values))
+             for values in best[keys].itertuples(index=False)] if keys else [""] * len(best)
+    return best.assign(variant=names).reset_index(drop=True)
 
 
 def price_of_nonpreemption(summary: pd.DataFrame, restart: float) -> pd.DataFrame:
@@ -41,6 +62,21 @@ def price_of_nonpreemption(summary: pd.DataFrame, restart: float) -> pd.DataFram
     part = summary[summary[RESTART].astype(float) == float(restart)]
     best = part.loc[part.groupby([TRACE, LOAD])["mean"].idxmin()]
     return best.assign(mean=1 / best["mean"], low=1 / best["high"], high=1 / best["low"]).reset_index(drop=True)
+
+
+def preemption_spread(table: pd.DataFrame, restart: float) -> pd.DataFrame:
+    """How suspensions spread over jobs at this restart price, per preemptive scheduler and variant: the range
+    over points (trace x load) of the mean over seeds of the share of jobs suspended at least once, and the
+    largest 99th percentile and largest count of suspensions of one job over every run."""
+    table = complete_runs(table)
+    require(table, [TRACE, RESTART, LOAD, SEED, "scheduler", "preempted_share", "p99_preemptions",
+                    "max_preemptions"], "preemption spread")
+    part = table[(table[RESTART].astype(float) == float(restart)) & table["scheduler"].isin(PREEMPTIVE)]
+    keys = ["scheduler", *variant_keys(table)]
+    shares = part.groupby([*keys, TRACE, LOAD], sort=True)["preempted_share"].mean().groupby(keys, sort=True)
+    grouped = part.groupby(keys, sort=True)
+    return pd.DataFrame({"lowest_share": shares.min(), "highest_share": shares.max(),
+                         "p99": grouped["p99_preemptions"].max(), "most": grouped["max_preemptions"].max()}).reset_index()
 
 
 def _line_name(scheduler: str, restart: object) -> str:
@@ -57,22 +93,23 @@ def hidden_lines(summary: pd.DataFrame) -> list[str]:
     return [text for name, text in labels.items() if text != name and " at " not in text]
 
 
-def _legend(figure: Figure, schedulers: list[str], restarts: list[float], hidden: list[str], seeds: int) -> None:
+def _legend(figure: Figure, schedulers: list[str], restarts: list[float], hidden: list[str], seeds: int,
+            note: str = "") -> None:
     """One legend below the panels: a colour per scheduler, a line style per restart price, the lines
-    that hide under another, and what the band and the dots mean."""
+    that hide under another, and what the band and the dots mean (`note` appended to its title)."""
     handles = [Line2D([], [], color=series_style(name)["color"], label=label(name)) for name in schedulers]
     handles += [Line2D([], [], color="grey", linestyle=LINESTYLES[k % len(LINESTYLES)], label=f"restart {r:g} s")
                 for k, r in enumerate(restarts)]
     handles += [Line2D([], [], linestyle="none", label=text) for text in hidden]
     figure.legend(handles=handles, loc="outside lower center", ncol=len(schedulers) + len(restarts),
-                  title=f"geometric mean and 95% CI over {seeds} seeds; dots: the CI excludes 1")
+                  title=f"geometric mean and 95% CI over {seeds} seeds; dots: the CI excludes 1{note}")
 
 
 def plot_preemption_price(table: pd.DataFrame) -> Figure:
     """One panel per trace: preemptive / best non-preemptive total JCT vs offered load, one colour per
     preemptive scheduler and one line style per restart price; filled markers where the CI excludes 1; a
     line that hides under another says so in the legend."""
-    summary = preemption_price(table)
+    summary = best_variants(preemption_price(table))
     traces = sorted(summary[TRACE].unique())
     restarts = sorted(summary[RESTART].astype(float).unique())
     schedulers = [name for name in PREEMPTIVE if name in set(summary["scheduler"])]
@@ -91,6 +128,7 @@ def plot_preemption_price(table: pd.DataFrame) -> Figure:
             axes.set_title(str(trace))
             axes.set_xlabel("offered load")
             axes.set_ylabel("total JCT / best non-preemptive")
-        _legend(figure, schedulers, restarts, hidden_lines(summary), int(summary["n"].max()))
+        best = "; each scheduler's best rule x min run per point" if summary["variant"].str.len().any() else ""
+        _legend(figure, schedulers, restarts, hidden_lines(summary), int(summary["n"].max()), best)
         figure.suptitle("The price of non-preemption: preemptive references over the best non-preemptive scheduler")
     return figure

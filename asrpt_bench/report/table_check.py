@@ -92,7 +92,8 @@ def _close(a: float, b: float) -> bool:
 
 
 def check_derived(table: pd.DataFrame, path: Path) -> None:
-    """total_jct = mean_jct x num_jobs, and asrpt_reduction = 1 - total_jct(A-SRPT) / total_jct, per row."""
+    """total_jct = mean_jct x num_jobs, and asrpt_reduction = 1 - total_jct(the run's reference) / total_jct,
+    per row."""
     if {"total_jct", "mean_jct", "num_jobs"} <= set(table.columns):
         for row, (total, mean, count) in enumerate(zip(table["total_jct"], table["mean_jct"], table["num_jobs"])):
             values = (float(total), float(mean), float(count))
@@ -100,7 +101,11 @@ def check_derived(table: pd.DataFrame, path: Path) -> None:
                 raise ConfigError(f"{_where(path, row, 'total_jct')}: {total:g} is not mean_jct x num_jobs "
                                   f"({mean:g} x {count:g} = {mean * count:g}); the table was edited after collection")
     if {"asrpt_reduction", "total_jct", "scheduler", "run_dir"} <= set(table.columns):
-        reference = table[table["scheduler"] == REFERENCE].drop_duplicates("run_dir").set_index("run_dir")["total_jct"]
+        # each run's reduction is relative to its own reference (summary key reference_scheduler; A-SRPT in
+        # tables collected before it was recorded)
+        named = table["reference_scheduler"] if "reference_scheduler" in table.columns else REFERENCE
+        own = table[table["scheduler"] == pd.Series(named, index=table.index).fillna(REFERENCE)]
+        reference = own.drop_duplicates("run_dir").set_index("run_dir")["total_jct"]
         for row, (run, total, reduction) in enumerate(zip(table["run_dir"], table["total_jct"],
                                                           table["asrpt_reduction"])):
             if run not in reference.index or not math.isfinite(float(reduction)) or not float(total):

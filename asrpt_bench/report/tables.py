@@ -23,7 +23,11 @@ SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
     ("p99_jct", "99th percentile JCT"),
     ("mean_slowdown", "mean slowdown, JCT / (n_i x alpha~min_i) (ratio)"),
     ("p99_slowdown", "99th percentile slowdown (ratio)"),
-    ("max_wait", "maximum wait, start - release"),
+    ("waited_share", "jobs that waited at all (fraction)"),
+    ("busy_share", "GPUs held over the release span (fraction)"),
+    ("mean_wait", "mean wait, JCT - service - restore"),
+    ("max_wait", "maximum wait"),
+    ("mean_first_start_delay", "mean first-start delay, start - release"),
     ("mean_wait_gpus_1", "mean wait, 1-GPU jobs"),
     ("mean_wait_gpus_2_4", "mean wait, 2-4-GPU jobs"),
     ("mean_wait_gpus_5_8", "mean wait, 5-8-GPU jobs"),
@@ -60,7 +64,8 @@ SCALARS_SHOWN: tuple[tuple[str, str], ...] = (
     ("eq12_violation_rel", "Eq. 12 violation (relative)"),
     ("wall_time_s", "wall time"),
 )
-TIME_KEYS = frozenset({"total_jct", "mean_jct", "p50_jct", "p95_jct", "p99_jct", "max_wait", "mean_wait_gpus_1",
+TIME_KEYS = frozenset({"total_jct", "mean_jct", "p50_jct", "p95_jct", "p99_jct", "mean_wait", "max_wait",
+                       "mean_first_start_delay", "mean_wait_gpus_1",
                        "mean_wait_gpus_2_4", "mean_wait_gpus_5_8", "mean_wait_gpus_9plus", "makespan",
                        "sum_completion", "lower_bound", "heavy_edge_time_median_s", "ilp_time_median_s",
                        "wall_time_s", "over_capacity_s"})
@@ -133,6 +138,20 @@ def format_comparison(comparison: pd.DataFrame, reference: str = "asrpt") -> str
     return table.to_string(index=False)
 
 
+def format_queueing(comparison: pd.DataFrame) -> str:
+    """One line per scheduler of a `queueing` run: its M/G/1 discipline, the measured mean response time
+    and the closed form."""
+    table = pd.DataFrame({
+        "scheduler": comparison["scheduler"],
+        "M/G/1 discipline": comparison["discipline"],
+        "mean response (s)": comparison["mean_response_s"].map(lambda v: f"{v:.5g}"),
+        "closed form (s)": comparison["formula_mean_response_s"].map(lambda v: f"{v:.5g}"),
+        "measured / closed form": comparison["response_over_formula"].map(lambda v: f"{v:.4f}"),
+    })
+    jobs = int(comparison["measured_jobs"].iloc[0])
+    return f"{table.to_string(index=False)}\nmean response over the {jobs} measured jobs (one seed)"
+
+
 def _recorded_line(comparison: pd.DataFrame) -> list[str]:
     """What the log's own schedule (`recorded`), not checked against the cluster, would need of it."""
     rows = comparison[comparison["scheduler"] == "recorded"]
@@ -144,11 +163,18 @@ def _recorded_line(comparison: pd.DataFrame) -> list[str]:
             f" in all; at most {int(row['peak_gpus']):,} GPUs at once)"]
 
 
+def _undefined(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def format_result(result: RunResult) -> str:
     """The comparison table for `compare`, then the headline scalars of the summary, each labelled with
-    its unit, and what the run adjusted."""
+    its unit, and what the run adjusted. A scalar the run leaves undefined (NaN, e.g. the reservation
+    violations of a rule that makes no reservations) is not printed; summary.json keeps it as null."""
     lines = [f"task: {result.task}"]
-    if result.comparison is not None:
+    if result.task == "queueing" and result.comparison is not None:
+        lines.append(format_queueing(result.comparison))
+    elif result.comparison is not None:
         reference = str(result.summary.get("reference_scheduler", "asrpt"))
         name = display_name(reference)
         lines.append(format_comparison(result.comparison, reference))
@@ -156,7 +182,8 @@ def format_result(result: RunResult) -> str:
                      "lower)")
         lines.extend(_recorded_line(result.comparison))
         lines.append(f"{name}'s run:")
-    shown = [(key, label, result.summary[key]) for key, label in SCALARS_SHOWN if key in result.summary]
+    shown = [(key, label, result.summary[key]) for key, label in SCALARS_SHOWN
+             if key in result.summary and not _undefined(result.summary[key])]
     width = max((len(label) for _, label, _ in shown), default=0)
     lines.extend(f"{label:>{width}}: {_number(key, value)}" for key, label, value in shown)
     adjustments = result.summary.get("adjustments") or {}

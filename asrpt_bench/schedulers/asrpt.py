@@ -1,7 +1,7 @@
 """A-SRPT (Algorithm 1; docs/paper.md, section 5).
 
 Each job gets a virtual single-machine size p~_i = (g_i / G) * n~_i * alpha~min_i; preemptive SRPT
-on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
+(or, with virtual="psjf", preemptive shortest job first) on those sizes decides when a job becomes eligible (its virtual completion) and the order of the
 pending queue. Real dispatch is non-preemptive and strictly head-of-line: the head starts when it
 fits, except that a communication-heavy head (alpha_max / alpha~min >= comm_heavy) whose current
 placement is not consolidated enough may wait up to tau * p~_i for a better one.
@@ -23,6 +23,7 @@ from .base import (DispatchContext, EventKind, JobView, Proposal, backfilling_on
 from .conservative import ConservativeFold
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
 from .queues import CountQueue
+from .virtual_psjf import VirtualPSJF
 from .virtual_srpt import VirtualSRPT
 
 ConsolidationTest = Literal["alpha", "servers", "ratio"]
@@ -32,7 +33,8 @@ SrptTiebreak = Literal["release_id", "id"]
 CONSOLIDATION_TESTS = ("alpha", "servers", "ratio")
 DELAY_ORIGINS = ("enqueue", "head")
 SRPT_TIEBREAKS = ("release_id", "id")
-ELIGIBILITY_RULES = ("virtual", "release")
+ELIGIBILITY_RULES = ("virtual", "release", "reservation")
+VIRTUAL_MACHINES = {"srpt": VirtualSRPT, "psjf": VirtualPSJF}
 ALPHA_TOLERANCE = 1e-9
 DEFAULT_COMM_HEAVY = 1.5
 DEFAULT_TAU = 1.0
@@ -54,11 +56,16 @@ class ASRPTParams(Params):
     dispatch: str = param("strict", one_of(*DISPATCH_RULES),
                           "which pending jobs may start: strict (the paper's), easy, conservative, greedy")
     eligibility: str = param("virtual", one_of(*ELIGIBILITY_RULES),
-                             "a job is dispatchable at its virtual completion (the paper's) or at release")
+                             "a job is dispatchable at its virtual completion (the paper's), at release, or "
+                             "before its virtual completion where it delays no virtually completed job's "
+                             "reservation")
     overrun: str = param("none", one_of(*OVERRUN_POLICIES),
                          "a running job past its estimated end: ends now (none) or its estimate doubles (double)")
     min_estimate_s: float = param(0.0, seconds(),
                                   "floor of every duration estimate, virtual sizes included (jobs predicted at 0)")
+    virtual: str = param("srpt", one_of(*VIRTUAL_MACHINES),
+                         "the virtual single machine's order: preemptive SRPT (the paper's) or PSJF (rank fixed "
+                         "at arrival)")
 
     def inert_keys(self) -> list[str]:
         """overrun acts only on backfilling estimates (min_estimate_s also floors the virtual sizes)."""
@@ -96,9 +103,14 @@ class ASRPT:
     and "conservative" are EXTENSIONS (dispatch.py) that break the strict head-of-line proof argument.
     eligibility: "virtual" (the paper's): a job enters the pending queue at its virtual completion;
     "release": at its release, the queue then ordered by remaining virtual work (virtually finished
-    jobs first, in virtual completion order).
+    jobs first, in virtual completion order); "reservation": as "virtual", and then a virtually
+    unfinished job (in virtual rank order) may start at once if, by the estimates, it fits now and
+    beside the running jobs and the conservative reservations of every pending job (`_start_in_holes`).
     overrun, min_estimate_s: estimates of the backfilling rules; min_estimate_s also floors the
     virtual duration n~ * alpha~min behind p~_i.
+    virtual: the virtual machine's discipline, "srpt" (the paper's) or "psjf" (preemptive shortest job
+    first on p~_i: a job's virtual rank is its size, fixed at arrival, so a partly served virtual job
+    does not move ahead of a smaller later arrival as its remaining work shrinks).
     oracle: use true iterations instead of predictions (the perfect-prediction variant).
     """
 
@@ -108,10 +120,10 @@ class ASRPT:
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
                  overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
-                 oracle: bool = False) -> None:
+                 virtual: str = ASRPTParams.virtual, oracle: bool = False) -> None:
         ASRPTParams(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                     srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
-                    overrun=overrun, min_estimate_s=min_estimate_s).check("scheduler")
+                    overrun=overrun, min_estimate_s=min_estimate_s, virtual=virtual).check("scheduler")
         if not isinstance(oracle, bool):
             raise ConfigError(f"asrpt: oracle must be true or false, got {oracle!r}")
         self.name = "asrpt_oracle" if oracle else "asrpt"
@@ -125,11 +137,14 @@ class ASRPT:
         self.eligibility = eligibility
         self.overrun = overrun
         self.min_estimate_s = float(min_estimate_s)
+        self.virtual = virtual
         self.oracle = oracle
-        # virtual eligibility: the pending queue is the whole dispatch queue, in virtual completion order
-        if eligibility == "virtual" and self.dispatch_rule == "strict":
+        # virtual (and reservation) eligibility: the pending queue is the whole dispatch queue, in virtual
+        # completion order
+        pending_only = eligibility in ("virtual", "reservation")
+        if pending_only and self.dispatch_rule == "strict":
             self._dispatch = self._dispatch_strict
-        elif eligibility == "virtual" and self.dispatch_rule in ("easy", "greedy"):
+        elif pending_only and self.dispatch_rule in ("easy", "greedy"):
             self._dispatch = self._dispatch_indexed
         elif eligibility == "virtual":
             self._dispatch = self._dispatch_folded
@@ -142,7 +157,7 @@ class ASRPT:
 
     def _clear(self, total_gpus: int) -> None:
         self.total_gpus_ = total_gpus
-        self.virtual_ = VirtualSRPT()
+        self.virtual_: VirtualSRPT | VirtualPSJF = VIRTUAL_MACHINES[self.virtual]()
         self.waiting_: dict[Hashable, _Pending] = {}
         self.pending_: deque[_Pending] | CountQueue[_Pending] = (
             deque() if self._dispatch == self._dispatch_strict else CountQueue())
@@ -241,7 +256,7 @@ class ASRPT:
                 self.delay_deadlines_.append(entry.deadline)
                 return False
         ctx.start(proposal, eligible=entry.enqueued)
-        if self.dispatch_rule in ("easy", "conservative"):
+        if self.dispatch_rule in ("easy", "conservative") or self.eligibility == "reservation":
             self.backfill_.running.add(job, ctx.now, proposal.alpha)
         return True
 
@@ -253,6 +268,37 @@ class ASRPT:
         self._enqueue(self.virtual_.advance_to(ctx.now))
         self.delay_deadlines_ = []
         self._dispatch(ctx)
+        if self.eligibility == "reservation" and self.waiting_ and ctx.idle_gpus > 0:
+            self._start_in_holes(ctx)
+
+    def _start_in_holes(self, ctx: DispatchContext) -> None:
+        """eligibility "reservation": after the dispatch rule's pass, every pending (virtually completed)
+        job reserves, in queue order, the earliest interval of the GPU-count profile where it fits beside
+        the running jobs and the earlier reservations (as conservative backfilling does); then each
+        virtually unfinished job, in virtual rank order, starts now if it fits now and its estimated run
+        fits beside all of them, so it delays no pending job's reservation. A comm-heavy one takes only
+        a consolidated placement (its delay budget starts at its virtual completion)."""
+        now, backfill = ctx.now, self.backfill_
+        profile, hold_until = backfill.profile(ctx), self._hold_until(now)
+        for entry in self.pending_:
+            length = backfill.queued_duration(entry.job)
+            profile.reserve(profile.earliest(entry.job.gpus, length, hold_until(entry)), length, entry.job.gpus)
+        ranks = self.virtual_.ranks(now)
+        for entry in sorted(self.waiting_.values(), key=lambda entry: (ranks[entry.job.job_id],
+                                                                       self._tiebreak(entry.job))):
+            job = entry.job
+            if job.gpus > ctx.idle_gpus:
+                continue
+            length = backfill.queued_duration(job)
+            if profile.earliest(job.gpus, length, now) > now:
+                continue
+            entry.enqueued = now
+            if self._try_start(entry, ctx):
+                del self.waiting_[job.job_id]
+                profile.reserve(now, length, job.gpus)
+                backfill.backfilled += bool(self.pending_)
+                if ctx.idle_gpus == 0:
+                    break
 
     def _dispatch_strict(self, ctx: DispatchContext) -> None:
         """The paper's strict dispatch from the pending queue: the head starts while it may."""
@@ -330,13 +376,14 @@ class ASRPT:
 
     def queue(self, now: float) -> list[_Pending]:
         """The dispatch order now: the pending queue (virtual completion order), then, under eligibility
-        "release", the virtually unfinished jobs by (remaining virtual work now, tiebreak)."""
+        "release", the virtually unfinished jobs by (virtual rank now, tiebreak): remaining virtual work
+        under virtual SRPT, virtual size under virtual PSJF."""
         ordered = list(self.pending_)
         if self.eligibility == "release" and self.waiting_:
-            remaining = self.virtual_.remaining(now)
+            ranks = self.virtual_.ranks(now)
             waiting = self.waiting_
             ordered.extend(sorted(waiting.values(),
-                                  key=lambda entry: (remaining[entry.job.job_id], self._tiebreak(entry.job))))
+                                  key=lambda entry: (ranks[entry.job.job_id], self._tiebreak(entry.job))))
         return ordered
 
     def _dispatch_ordered(self, ctx: DispatchContext) -> None:
@@ -391,8 +438,9 @@ def asrpt_oracle(tau: float = ASRPTParams.tau, comm_heavy: float = ASRPTParams.c
                  delay_origin: DelayOrigin = ASRPTParams.delay_origin,
                  srpt_tiebreak: SrptTiebreak = ASRPTParams.srpt_tiebreak, backfill: bool = ASRPTParams.backfill,
                  dispatch: str = ASRPTParams.dispatch, eligibility: str = ASRPTParams.eligibility,
-                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s) -> ASRPT:
+                 overrun: str = ASRPTParams.overrun, min_estimate_s: float = ASRPTParams.min_estimate_s,
+                 virtual: str = ASRPTParams.virtual) -> ASRPT:
     """A-SRPT fed true iterations (the paper's perfect-prediction variant)."""
     return ASRPT(tau=tau, comm_heavy=comm_heavy, consolidation_test=consolidation_test, delay_origin=delay_origin,
                  srpt_tiebreak=srpt_tiebreak, backfill=backfill, dispatch=dispatch, eligibility=eligibility,
-                 overrun=overrun, min_estimate_s=min_estimate_s, oracle=True)
+                 overrun=overrun, min_estimate_s=min_estimate_s, virtual=virtual, oracle=True)

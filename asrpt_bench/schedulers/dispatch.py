@@ -174,6 +174,10 @@ class Backfill:
         if promised is not None and now > promised + TIME_TOLERANCE * max(1.0, abs(promised)):
             self.violations += 1
 
+    def profile(self, ctx: DispatchContext) -> Profile:
+        """The free-GPU profile from now: the idle GPUs plus each running job's GPUs from its estimated end."""
+        return Profile(ctx.now, ctx.idle_gpus, list(self.running.ends(ctx.now)))
+
     def shadow(self, gpus: int, ctx: DispatchContext, not_before: float) -> tuple[float, int]:
         """EASY's shadow time S of a head of `gpus` GPUs and the extra GPUs then: the earliest t >=
         not_before at which the idle GPUs plus those of running jobs estimated to end by t reach
@@ -302,7 +306,7 @@ class Backfill:
         k = len(started)
         if k == len(queue):
             return started
-        profile = Profile(now, ctx.idle_gpus, list(self.running.ends(now)))
+        profile = self.profile(ctx)
         for position in range(k, len(queue)):
             item = queue[position]
             job = job_of(item)

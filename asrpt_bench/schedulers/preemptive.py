@@ -1,5 +1,6 @@
-"""What a preemptive scheduler is: the context it decides in, and the admission walk that srtf and
-las2d share (the price of a suspension is the simulator's: core.PreemptionPrice).
+"""What a preemptive scheduler is: the context it decides in, and the admission walk that srtf, psjf and
+las2d share (the price of a suspension is the simulator's: core.PreemptionPrice), with the cost-aware
+preemption rule of the size-based ones (`preempt_rule`).
 
 A scheduler with `preemptive = True` is run by sim/preemptive.py. At every decision instant it sees
 every released unfinished job, may suspend running jobs (`ctx.suspend`) and start waiting ones
@@ -10,12 +11,26 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 import numpy as np
 
 from ..core import Cluster
+from ..params import Params, param
+from ..rules import one_of
 from .views import JobView, Proposal
+
+PREEMPT_RULES = ("always", "net_gain")
+
+
+@dataclass(frozen=True)
+class PreemptRuleParams(Params):
+    """When a size-based preemptive scheduler (srtf, srtf_oracle, psjf, psjf_oracle) suspends a running job."""
+
+    preempt_rule: str = param("always", one_of(*PREEMPT_RULES),
+                              "always: whenever the walk ranks it out; net_gain: only when its estimated remaining "
+                              "seconds exceed those of every job admitted in its stead plus the restart price")
 
 class PreemptiveContext(Protocol):
     """The simulator's side of one preemptive decision at `now`."""
@@ -175,6 +190,7 @@ class AdmissionScheduler:
 
     oracle = False
     preemptive = True
+    preempt_rule = "always"
     settles: ClassVar[bool] = False
     """True when, between decisions, no running job's priority grows and no waiting job's changes (srtf:
     remaining time only shrinks while a job runs; las2d: constant between its own timers). Then a decision
@@ -182,8 +198,10 @@ class AdmissionScheduler:
     after a waiting job (the walk is skipped): while nothing else happens, a waiting job that lost the last
     walk can only lose again."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
+        PreemptRuleParams(preempt_rule=preempt_rule).check("scheduler")
         self.name = name
+        self.preempt_rule = preempt_rule
         self._clear(0)
 
     def _clear(self, total_gpus: int) -> None:
@@ -192,7 +210,14 @@ class AdmissionScheduler:
         self.running_: dict[int, JobView] = {}
         self.entries_: dict[int, Entry] = {}
         self.settled_ = False  # the last walk was applied whole and only protection windows ended since
-        self.columns_ = JobColumns(gpus=0, release=0.0, **self.column_defaults())
+        # known: the iterations the scheduler knows (predicted, or true for an oracle); placed_alpha: the
+        # per-iteration time of a running job's current placement (what net_gain prices its rest in)
+        self.columns_ = JobColumns(gpus=0, release=0.0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
+                                   **self.column_defaults())
+
+    def known_iterations(self, job: JobView) -> float:
+        """The iterations the scheduler knows: predicted, or true for an oracle."""
+        return job.iterations if self.oracle else job.predicted_iterations  # type: ignore[return-value]
 
     def reset(self, cluster: Cluster) -> None:
         self._clear(cluster.total_gpus)
@@ -214,7 +239,8 @@ class AdmissionScheduler:
 
     def on_arrival(self, job: JobView, now: float) -> None:
         self.settled_ = False
-        self.columns_.set(job.order, gpus=job.gpus, release=job.release, **self.job_columns(job))
+        self.columns_.set(job.order, gpus=job.gpus, release=job.release, known=self.known_iterations(job),
+                          alpha_min=job.alpha_min, **self.job_columns(job))
         self._enqueue(job, self.priority(job, 0.0, 0.0))
 
     def on_completion(self, job: JobView, now: float) -> None:
@@ -250,21 +276,34 @@ class AdmissionScheduler:
         return min(heads)[:3] < worst
 
     def _walk(self, ctx: PreemptiveContext) -> bool:
-        """The admission walk, applied; whether every admitted job was placed (the walk then settled)."""
-        budget = ctx.total_gpus
+        """The admission walk, applied; whether every admitted job was placed (the walk then settled).
+
+        Under `preempt_rule="net_gain"` a running job the walk would suspend keeps its GPUs, as a protected
+        one does, unless its estimated remaining seconds on its current placement exceed, by more than the
+        restart price, the estimated remaining seconds (at alpha~min) of every waiting job the walk admits;
+        the walk is repeated with the jobs so kept until every job it suspends passes that test (the kept
+        set only grows, so this ends)."""
         orders, suspendable, progress, run_seconds = ctx.running_arrays()
         gpus = self.columns_["gpus"]
-        if not suspendable.all():
-            budget -= int(gpus[orders[~suspendable]].sum())
-        if not any(queue and size <= budget for size, queue in self.waiting_.items()):
-            return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
-        candidates = orders[suspendable]
-        priority = self.priorities(candidates, progress[suspendable], run_seconds[suspendable])
-        release = self.columns_["release"][candidates]
-        ranked = np.lexsort((candidates, release, priority))
-        candidates = candidates[ranked]
-        kept, admitted = admission_walk(priority[ranked], release[ranked], candidates, gpus[candidates],
-                                        self.waiting_, budget)
+        held = ~suspendable
+        while True:
+            budget = ctx.total_gpus - (int(gpus[orders[held]].sum()) if held.any() else 0)
+            if not any(queue and size <= budget for size, queue in self.waiting_.items()):
+                return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
+            free = ~held
+            candidates = orders[free]
+            priority = self.priorities(candidates, progress[free], run_seconds[free])
+            release = self.columns_["release"][candidates]
+            ranked = np.lexsort((candidates, release, priority))
+            candidates = candidates[ranked]
+            kept, admitted = admission_walk(priority[ranked], release[ranked], candidates, gpus[candidates],
+                                            self.waiting_, budget)
+            if self.preempt_rule == "always" or kept.all() or not admitted:
+                break
+            losing = self._no_net_gain(ctx, candidates[~kept], progress[free][ranked][~kept], admitted)
+            if not losing.any():
+                break
+            held |= np.isin(orders, candidates[~kept][losing])
         for order in candidates[~kept].tolist():
             job = self.running_[order]
             ctx.suspend(job)
@@ -277,10 +316,24 @@ class AdmissionScheduler:
                 placed = False
                 continue
             ctx.start(proposal)
+            if self.preempt_rule == "net_gain":
+                self.columns_.set(job.order, placed_alpha=proposal.alpha)
             self._dequeue(job)
             self.running_[job.order] = job
             self.on_start(job, ctx)
         return placed
+
+    def _no_net_gain(self, ctx: PreemptiveContext, displaced: np.ndarray, progress: np.ndarray,
+                     admitted: list[JobView]) -> np.ndarray:
+        """Per displaced running job: whether suspending it gains nothing against the admitted waiting jobs,
+        i.e. its estimated remaining seconds on its current placement are at most the restart price plus the
+        largest estimated remaining seconds of an admitted job. On one GPU this is the exchange argument:
+        suspending j for k ends the two jobs at rem_k and rem_k + restart + rem_j instead of rem_j and
+        rem_j + rem_k, so it lowers their sum of completion times only if rem_j > rem_k + restart."""
+        columns = self.columns_
+        rest = np.maximum(columns["known"][displaced] - progress, 0.0) * columns["placed_alpha"][displaced]
+        longest = max(max(self.known_iterations(job) - ctx.progress(job), 0.0) * job.alpha_min for job in admitted)
+        return rest <= longest + ctx.restart_s
 
     def on_suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         """Back to the waiting lists with the priority it stopped at (subclasses may also book it)."""

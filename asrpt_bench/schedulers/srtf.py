@@ -3,7 +3,8 @@ iterations), a preemptive reference for A-SRPT.
 
 At every decision instant the released unfinished jobs are ordered by remaining time = remaining
 iterations x alpha~min (predicted iterations minus progress, floored at 0, or true iterations minus
-progress), ties by release then input order, and admitted by the walk of AdmissionScheduler.
+progress), ties by release then input order, and admitted by the walk of AdmissionScheduler (with
+`preempt_rule="net_gain"`, a running job gives way only where that gains: AdmissionScheduler._walk).
 """
 
 from __future__ import annotations
@@ -12,32 +13,23 @@ import numpy as np
 
 from .base import register_scheduler
 from .views import JobView
-from .preemptive import AdmissionScheduler
+from .preemptive import AdmissionScheduler, PreemptRuleParams
 
 
-@register_scheduler("srtf")
+@register_scheduler("srtf", PreemptRuleParams)
 class SRTF(AdmissionScheduler):
-    """Preemptive SRTF by predicted remaining time. It has no parameters of its own; the run's
-    `preemption` group prices its suspensions (the simulator charges it)."""
+    """Preemptive SRTF by predicted remaining time; `preempt_rule` says when a running job gives way. The
+    run's `preemption` group prices its suspensions (the simulator charges it)."""
 
     label = "srtf"
     oracle = False
     settles = True  # a running job's remaining time only shrinks; a waiting job's stays
 
-    def __init__(self) -> None:
-        super().__init__(self.label)
-
-    def column_defaults(self) -> dict[str, float]:
-        return {"known": 0.0, "alpha_min": 0.0}
-
-    def job_columns(self, job: JobView) -> dict[str, float]:
-        return {"known": self._known(job), "alpha_min": job.alpha_min}
-
-    def _known(self, job: JobView) -> float:
-        return job.iterations if self.oracle else job.predicted_iterations  # type: ignore[return-value]
+    def __init__(self, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
+        super().__init__(self.label, preempt_rule)
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
-        remaining = self._known(job) - progress
+        remaining = self.known_iterations(job) - progress
         return remaining * job.alpha_min if remaining > 0 else 0.0
 
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
@@ -45,7 +37,7 @@ class SRTF(AdmissionScheduler):
         return np.where(remaining > 0, remaining * self.columns_["alpha_min"][orders], 0.0)
 
 
-@register_scheduler("srtf_oracle")
+@register_scheduler("srtf_oracle", PreemptRuleParams)
 class SRTFOracle(SRTF):
     """SRTF by true remaining time (perfect predictions)."""
 

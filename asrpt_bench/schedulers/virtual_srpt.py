@@ -18,12 +18,11 @@ import math
 from typing import Hashable
 
 
-class VirtualSRPT:
-    """Single-machine preemptive SRPT driven by `add` and `advance_to`; O(log I) per event."""
+class VirtualMachine:
+    """What every virtual single machine keeps: a heap of (rank, tiebreak, job id) whose top runs, the
+    instant of the last virtual event (the anchor) and the instant the caller advanced it to."""
 
     def __init__(self) -> None:
-        # (remaining work, tiebreak, job id); the top's remaining work is as of self._anchor, every
-        # other entry's is current (jobs that are not running do not progress).
         self._heap: list[tuple[float, tuple, Hashable]] = []
         self._anchor = 0.0
         self._now = 0.0
@@ -34,6 +33,12 @@ class VirtualSRPT:
 
     def __len__(self) -> int:
         return len(self._heap)
+
+
+class VirtualSRPT(VirtualMachine):
+    """Single-machine preemptive SRPT driven by `add` and `advance_to`; O(log I) per event. The heap's rank
+    is the remaining work: the top's as of the anchor, every other entry's current (jobs that are not
+    running do not progress)."""
 
     def add(self, job_id: Hashable, size: float, tiebreak: tuple, now: float) -> list[tuple[Hashable, float]]:
         """Release a job of `size` work at `now`; returns the completions up to `now`, in order.
@@ -72,6 +77,10 @@ class VirtualSRPT:
         top = heap[0]
         left[top[2]] = max(top[0] - (t - self._anchor), 0.0)
         return left
+
+    def ranks(self, t: float) -> dict[Hashable, float]:
+        """The rank of every unfinished job at `t` (lower first): its remaining work."""
+        return self.remaining(t)
 
     def advance_to(self, t: float) -> list[tuple[Hashable, float]]:
         """Run SRPT up to `t`; returns (job_id, completion time) in completion order.

@@ -85,6 +85,10 @@ def _check_job(record: JobRecord, job: Job, cluster: Cluster, timing: TimingMode
     expected_end = record.start + job.iterations * alpha
     if not _close(record.end, expected_end):
         raise ScheduleAuditError(f"{name} ends at {record.end}, expected S + n * alpha = {expected_end}")
+    if record.service_s != record.end - record.start or record.restore_s != 0 or record.preemptions != 0:
+        raise ScheduleAuditError(f"{name}: service {record.service_s} s, restore {record.restore_s} s and "
+                                 f"{record.preemptions} preemption(s) do not describe one uninterrupted run "
+                                 f"from {record.start} to {record.end}")
 
 
 def _field(items: Sequence[object], name: str, dtype: type) -> np.ndarray:
@@ -148,6 +152,8 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
     bad |= ~_close_all(alpha, _field(records, "alpha", float))
     bad |= _field(records, "iterations", np.int64) != iterations
     bad |= ~_close_all(end, start + iterations * alpha)
+    bad |= _field(records, "service_s", float) != end - start
+    bad |= (_field(records, "restore_s", float) != 0) | (_field(records, "preemptions", np.int64) != 0)
     if bad.any():
         return int(np.flatnonzero(bad)[0])
     _check_occupancy(records, rows, gpu, start, end)
@@ -230,7 +236,8 @@ def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart
             or record.start != own[0].start or record.end != last.end or record.placement != last.placement
             or record.gpu_ids != last.gpu_ids or record.alpha != last.alpha
             or record.preemptions != len(own) - 1
-            or not _close(record.restart_s, sum(segment.restart_s for segment in own))):
+            or not _close(record.restore_s, sum(segment.restart_s for segment in own))
+            or not _close(record.service_s, sum(segment.end - segment.start - segment.restart_s for segment in own))):
         raise ScheduleAuditError(f"{name}: its record does not match its {len(own)} segment(s)")
 
 

@@ -26,7 +26,7 @@ from ..adjustments import adjust
 from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
-from ..rules import instance_of
+from ..rules import MAX_SECONDS, instance_of
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
@@ -156,6 +156,17 @@ def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None
     return values
 
 
+def _check_predicted_work(jobs: Sequence[Job], predicted: Sequence[float],
+                          estimates: Sequence[EmptyClusterEstimate]) -> None:
+    """A prediction becomes a time once the schedulers multiply it by alpha~min: capped at MAX_SECONDS as
+    every time is (a job table's iterations x alpha, every time-valued key), so estimated ends stay exact."""
+    for job, iterations, estimate in zip(jobs, predicted, estimates):
+        if iterations * estimate.alpha_min > MAX_SECONDS:
+            raise ConfigError(f"job {job.job_id!r}: predicted iterations x alpha~min must be <= {MAX_SECONDS:.0e} s "
+                              f"(larger times lose precision in float64 arithmetic), got {iterations:g} x "
+                              f"{estimate.alpha_min:g} s")
+
+
 class _Context:
     """The DispatchContext a scheduler gets: now, free GPUs, propose and start, and nothing else.
 
@@ -260,7 +271,8 @@ class _Simulation:
             "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
-            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restart_s": 0.0})
+            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restore_s": 0.0,
+            "service_s": end - now})
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
@@ -349,6 +361,7 @@ def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, pla
                 cache[job.plan] = empty_cluster_estimate(job.plan, cluster, timing, estimate_placer)
             estimate = by_identity[id(job.plan)] = cache[job.plan]
         estimates.append(estimate)
+    _check_predicted_work(kept, predicted, estimates)
     oracle = bool(getattr(scheduler, "oracle", False))
     views = [build_frozen(JobView, {
                  "job_id": job.job_id, "order": k, "release": float(job.release), "gpus": job.plan.gpus,

@@ -12,25 +12,44 @@ from .records import JobRecord
 GPU_CLASSES = (("1", 1, 1), ("2_4", 2, 4), ("5_8", 5, 8), ("9plus", 9, None))
 """GPU-count classes of the mean-wait metrics: (key suffix, lowest count, highest count or None)."""
 DISPATCH_COUNTS = ("backfilled_starts", "reservation_violations")
+WAITED_TOLERANCE = 1e-9
+"""A job waited when its wait_s exceeds this share of its JCT (preemptive waits are JCT minus service
+minus restore, exact only to rounding)."""
 
 
 def _empty() -> dict[str, float | int]:
     nan = float("nan")
     metrics: dict[str, float | int] = {
         "num_jobs": 0, "total_jct": 0.0, "sum_completion": 0.0, "mean_jct": 0.0, "p95_jct": 0.0, "makespan": 0.0,
-        "utilization": 0.0, "mean_queueing_delay": 0.0, "p50_jct": 0.0, "p99_jct": 0.0, "mean_slowdown": nan,
-        "p99_slowdown": nan, "max_wait": 0.0}
+        "utilization": 0.0, "mean_wait": 0.0, "mean_first_start_delay": 0.0, "p50_jct": 0.0, "p99_jct": 0.0,
+        "mean_slowdown": nan, "p99_slowdown": nan, "max_wait": 0.0, "max_first_start_delay": 0.0,
+        "waited_share": nan, "busy_share": nan}
     metrics.update({f"mean_wait_gpus_{name}": nan for name, _, _ in GPU_CLASSES})
     return metrics
 
 
+def busy_share(start: np.ndarray, end: np.ndarray, gpus: np.ndarray, first_release: float, last_release: float,
+               total_gpus: int) -> float:
+    """GPU-seconds held inside the release span [first release, last release] over G x its length: how
+    busy the cluster was while jobs were still arriving (NaN when every job arrives at one instant).
+    `start`, `end`, `gpus`: the intervals GPUs were held (jobs, or segments of a preemptive run)."""
+    span = last_release - first_release
+    if span <= 0:
+        return float("nan")
+    held = np.clip(end, first_release, last_release) - np.clip(start, first_release, last_release)
+    return float(np.sum(gpus * held)) / (total_gpus * span)
+
+
 def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: int = 0) -> dict[str, float | int]:
     """total_jct = sum(C_i - r_i), sum_completion = sum C_i, mean and p50/p95/p99 JCT, makespan (the last
-    completion), utilization = busy GPU-seconds / (G * (makespan - first release)), mean queueing
-    delay (start - release) and its maximum (`max_wait`), mean wait per GPU-count class
+    completion), utilization = busy GPU-seconds / (G * (makespan - first release)), the mean and
+    maximum wait (`wait_s`: JCT - service - restore, every second a job held no GPUs, suspensions
+    included) and first-start delay (start - release), the mean wait per GPU-count class
     (`mean_wait_gpus_1`, `_2_4`, `_5_8`, `_9plus`; NaN for an empty class), mean and p99 slowdown
     JCT / (n_i * alpha~min_i) over the jobs with a positive ideal duration (NaN if none), num_jobs and
-    the dropped count."""
+    the dropped count; and the contention: `waited_share`, the share of jobs that waited at all, and
+    `busy_share`, the GPU-seconds held over the release span (see busy_share). A preemptive run replaces
+    utilization and busy_share by those of its segments (sim/preemptive.py)."""
     if not records:
         return {**_empty(), "dropped": dropped}
     release = np.array([r.release for r in records])
@@ -39,7 +58,8 @@ def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: in
     gpus = np.array([r.gpus for r in records], dtype=float)
     ideal = np.array([r.iterations * r.alpha_min for r in records])
     jct = end - release
-    wait = start - release
+    wait = np.array([r.wait_s for r in records])
+    first_start_delay = start - release
     makespan = float(end.max())
     span = makespan - float(release.min())
     busy = float(np.sum(gpus * (end - start)))
@@ -57,8 +77,12 @@ def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: in
         "p99_jct": float(p99),
         "makespan": makespan,
         "utilization": busy / (cluster.total_gpus * span) if span > 0 else 0.0,
-        "mean_queueing_delay": float(np.mean(wait)),
+        "mean_wait": float(np.mean(wait)),
         "max_wait": float(wait.max()),
+        "mean_first_start_delay": float(np.mean(first_start_delay)),
+        "max_first_start_delay": float(first_start_delay.max()),
+        "waited_share": float(np.mean(wait > WAITED_TOLERANCE * np.maximum(jct, 1.0))),
+        "busy_share": busy_share(start, end, gpus, float(release.min()), float(release.max()), cluster.total_gpus),
         "mean_slowdown": float(slowdown.mean()) if len(slowdown) else float("nan"),
         "p99_slowdown": float(np.percentile(slowdown, 99)) if len(slowdown) else float("nan"),
     }
@@ -66,6 +90,18 @@ def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: in
         members = (gpus >= low) & (gpus <= (high if high is not None else np.inf))
         metrics[f"mean_wait_gpus_{name}"] = float(wait[members].mean()) if members.any() else float("nan")
     return metrics
+
+
+def preemption_counts(records: Sequence[JobRecord]) -> dict[str, float]:
+    """How suspensions spread over the jobs of a preemptive run: the share of jobs suspended at least once
+    (`preempted_share`), the mean, 99th percentile and largest number of suspensions of a job (NaN
+    without jobs)."""
+    counts = np.array([record.preemptions for record in records], dtype=float)
+    if not len(counts):
+        nan = float("nan")
+        return {"preempted_share": nan, "mean_preemptions": nan, "p99_preemptions": nan, "max_preemptions": nan}
+    return {"preempted_share": float(np.mean(counts > 0)), "mean_preemptions": float(counts.mean()),
+            "p99_preemptions": float(np.percentile(counts, 99)), "max_preemptions": float(counts.max())}
 
 
 def dispatch_counts(scheduler: Any) -> dict[str, float]:

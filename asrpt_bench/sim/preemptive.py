@@ -27,7 +27,7 @@ from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
-from .metrics import schedule_metrics
+from .metrics import busy_share, preemption_counts, schedule_metrics
 from .records import JobRecord, Segment
 from .running import RunningTable
 
@@ -196,7 +196,7 @@ class _PreemptiveSimulation(_Simulation):
             "alpha_max": estimate.alpha_max, "iterations": job.iterations,
             "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
             "placement": placement, "gpu_ids": self.gpu_ids[i], "preemptions": self.preemptions[i],
-            "restart_s": self.restarted[i]})
+            "restore_s": self.restarted[i], "service_s": self.ran[i]})
         self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
 
     def run(self) -> list[JobRecord]:
@@ -248,14 +248,19 @@ class _PreemptiveSimulation(_Simulation):
 
 def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], cluster: Cluster,
                        dropped: int) -> dict[str, float | int]:
-    """schedule_metrics, with utilization from the segments (busy GPU-seconds, restarts included, over
-    G x (makespan - first release)) and the total number of suspensions as `preemptions`."""
+    """schedule_metrics, with utilization and busy_share from the segments (busy GPU-seconds, restarts
+    included, over G x (makespan - first release), and over the release span), the total number of
+    suspensions as `preemptions` and their distribution over jobs (metrics.preemption_counts)."""
     metrics = schedule_metrics(records, cluster, dropped=dropped)
     if records:
-        span = metrics["makespan"] - min(record.release for record in records)
+        first, last = min(record.release for record in records), max(record.release for record in records)
+        span = metrics["makespan"] - first
         busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
+        held = np.array([(segment.start, segment.end, len(segment.gpu_ids)) for segment in segments], dtype=float)
+        metrics["busy_share"] = busy_share(held[:, 0], held[:, 1], held[:, 2], first, last, cluster.total_gpus)
     metrics["preemptions"] = sum(record.preemptions for record in records)
+    metrics.update(preemption_counts(records))
     return metrics
 
 

@@ -13,7 +13,7 @@ class JobRecord:
     """What happened to one job.
 
     eligible: when the job became dispatchable (its virtual completion under A-SRPT, its release
-    otherwise). queueing_delay = start - release. alpha_min is the empty-cluster estimate the
+    otherwise). alpha_min is the empty-cluster estimate the
     schedulers used; comm_ratio = alpha_max / alpha_min, which scoring compares with the run's
     COMM_HEAVY threshold (`comm_heavy_labels`), so a job's label never depends on the scheduler that ran
     it. placement is the server of every job-graph vertex and gpu_ids the concrete GPUs (same order),
@@ -21,7 +21,12 @@ class JobRecord:
 
     Preemptive runs (sim/preemptive.py): start is the first segment's start, end the completion,
     alpha, placement, gpu_ids and servers_used are those of the last segment, `preemptions` counts
-    suspensions and `restart_s` the seconds spent restarting; both stay 0 without preemption.
+    suspensions and `restore_s` the seconds spent restoring checkpoints; both stay 0 without preemption.
+
+    The time from release to completion splits alike for every scheduler: jct = wait_s + service_s +
+    restore_s, where `service_s` is the seconds the job held GPUs making progress (end - start without
+    preemption) and `wait_s` every second it held none: before its first start and while suspended.
+    `first_start_delay_s` = start - release is the wait up to the first start only.
     """
 
     job_id: Hashable
@@ -41,24 +46,30 @@ class JobRecord:
     comm_ratio: float
     placement: tuple[int, ...]
     gpu_ids: tuple[int, ...]
-    preemptions: int = 0
-    restart_s: float = 0.0
+    preemptions: int
+    restore_s: float
+    service_s: float
 
     @property
     def jct(self) -> float:
         return self.end - self.release
 
     @property
-    def queueing_delay(self) -> float:
+    def first_start_delay_s(self) -> float:
         return self.start - self.release
+
+    @property
+    def wait_s(self) -> float:
+        return self.jct - self.service_s - self.restore_s
 
 
 FIELD_NAMES = tuple(f.name for f in fields(JobRecord))
-RECORD_COLUMNS = FIELD_NAMES + ("queueing_delay", "jct")
+DERIVED_COLUMNS = ("first_start_delay_s", "wait_s", "jct")
+RECORD_COLUMNS = FIELD_NAMES + DERIVED_COLUMNS
 
 
 def records_frame(records: Sequence[JobRecord]) -> pd.DataFrame:
-    """One row per job with every record field plus `queueing_delay` and `jct`.
+    """One row per job with every record field plus `first_start_delay_s`, `wait_s` and `jct`.
 
     `placement` and `gpu_ids` become space-separated strings so the frame stays flat
     (and writes to CSV or parquet unchanged). Built column by column: a full trace has 10^5 records.
@@ -66,8 +77,8 @@ def records_frame(records: Sequence[JobRecord]) -> pd.DataFrame:
     columns: dict[str, list] = {name: [getattr(record, name) for record in records] for name in FIELD_NAMES}
     for name in ("placement", "gpu_ids"):
         columns[name] = [" ".join(map(str, value)) for value in columns[name]]
-    columns["queueing_delay"] = [record.queueing_delay for record in records]
-    columns["jct"] = [record.jct for record in records]
+    for name in DERIVED_COLUMNS:
+        columns[name] = [getattr(record, name) for record in records]
     if not records:
         return pd.DataFrame([], columns=list(RECORD_COLUMNS))
     return pd.DataFrame(columns, columns=list(RECORD_COLUMNS))

@@ -71,5 +71,5 @@ def replay_records(kept: Sequence[Job], views: Sequence[JobView],
             job_id=job.job_id, release=job.release, eligible=job.release, start=start, end=start + run, gpus=job.gpus,
             model=job.model, config=job.config, servers_used=estimate.min_servers, alpha=alpha, alpha_min=alpha,
             alpha_max=estimate.alpha_max, iterations=job.iterations, predicted_iterations=view.predicted_iterations,
-            comm_ratio=view.comm_ratio, placement=(), gpu_ids=()))
+            comm_ratio=view.comm_ratio, placement=(), gpu_ids=(), preemptions=0, restore_s=0.0, service_s=run))
     return tuple(records)

@@ -32,16 +32,21 @@ TASKS: Registry[RunResult] = Registry("task")
 
 
 def register_task(name: str, params: type[Params] = NoParams, *, needs_workload: bool = True,
+                  own_cluster: str = "", cluster_keys_read: tuple[str, ...] = (),
                   replace: bool = False) -> Callable[[Task], Task]:
     """Decorator: `task=<name>` runs the function with the keys of `params` (read as config.task.<key>);
-    `needs_workload=False`: the task builds its own instances, so the workload group is not loaded."""
+    `needs_workload=False`: the task builds its own instances, so the workload group is not loaded.
+    `own_cluster`: the task keys that size the cluster the task builds itself (empty: it runs on the
+    cluster group's); it then reads only `cluster_keys_read` of the cluster group, and another changed
+    cluster key is refused (RunConfig.validate)."""
 
     def decorator(function: Task) -> Task:
         def run(params: Params, context: Context) -> RunResult:
             return function(context)
 
         run.__module__ = function.__module__
-        TASKS.register(name, params, needs=("context",), replace=replace, needs_workload=needs_workload)(run)
+        TASKS.register(name, params, needs=("context",), replace=replace, needs_workload=needs_workload,
+                       own_cluster=own_cluster, cluster_keys_read=tuple(cluster_keys_read))(run)
         return function
 
     return decorator

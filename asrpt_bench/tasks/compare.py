@@ -3,6 +3,7 @@ with start times, the log's own schedule (`recorded`)."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Hashable, Optional
 
@@ -19,6 +20,10 @@ from .base import Context, placer_name, reference_scheduler, register_task, sche
 from .scoring import RECORDED, VOLATILE, replay_refusal, run_scheduler
 from .users import USER_COLUMNS
 
+
+NO_JOB_WAITED = "no job waited: the schedulers cannot differ"
+"""The warning of a compare run in which no job of any scheduler waited (each started at release and ran
+uninterrupted, so every scheduler gave the same start times)."""
 
 BASELINES = ("spjf", "spwf", "wcs_duration", "wcs_workload", "wcs_subtime", "fifo")
 ALL_SCHEDULERS = ["asrpt", "asrpt_oracle", *BASELINES]
@@ -82,7 +87,11 @@ def compare(context: Context) -> RunResult:
     jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
     preempted = [run.segments.assign(scheduler=name) for name, run in runs.items() if run.segments is not None]
     segments = pd.concat(preempted, ignore_index=True) if preempted else None
+    no_job_waited = all(run.scalars["waited_share"] == 0 for run in runs.values())
+    if no_job_waited:
+        warnings.warn(NO_JOB_WAITED, UserWarning, stacklevel=2)
     summary = {**context.provenance, **workload_scalars, **primary.scalars, "reference_scheduler": reference,
+               "no_job_waited": no_job_waited,
                "per_scheduler": {name: {**run.scalars, "scheduler_params": config.scheduler_params(name).to_dict()}
                                  for name, run in runs.items()}, **recorded}
     users = pd.concat([run.users.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)

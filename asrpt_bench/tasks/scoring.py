@@ -26,7 +26,7 @@ from .users import fairness, user_table
 
 JOB_COLUMNS = ["job_id", "release", "start", "end", "gpus", "model", "config", "servers_used", "alpha", "alpha_min",
                "alpha_max", "iterations", "predicted_iterations", "comm_ratio", "comm_heavy", "eligible",
-               "queueing_delay", "jct", "placement", "preemptions", "restart_s"]
+               "first_start_delay_s", "wait_s", "service_s", "restore_s", "jct", "placement", "preemptions"]
 
 OWNER_COLUMNS = ("user", "group", "partition")
 """Who a job belongs to, copied from the job table into jobs.parquet when the workload has them."""

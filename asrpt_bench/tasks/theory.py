@@ -285,7 +285,8 @@ def scheduler_summary(per_instance: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@register_task("theory", TheoryParams, needs_workload=False)
+@register_task("theory", TheoryParams, needs_workload=False, own_cluster="task.theory_gpus, task.theory_gpus_per_server",
+               cluster_keys_read=("b_intra", "b_inter"))
 def theory_ratio(context: Context) -> RunResult:
     """Measured ratio to OPT vs the Theorem 1 bound on a seeded batch of tiny instances."""
     config = context.config
@@ -335,7 +336,7 @@ def rerun_command(G: int, tau: float, path: str = "best_instance.csv") -> str:
             f"cluster.servers=1 cluster.gpus_per_server={G} workload=csv workload.path={path}")
 
 
-@register_task("adversarial", AdversarialParams, needs_workload=False)
+@register_task("adversarial", AdversarialParams, needs_workload=False, own_cluster="task.theory_gpus, fixed alpha")
 def adversarial_search(context: Context) -> RunResult:
     """Seeded search for the instance maximising the Eq. 12 violation or ratio / bound (theory/adversarial)."""
     config = context.config

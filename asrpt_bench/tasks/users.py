@@ -1,7 +1,8 @@
 """Per-user metrics of a schedule (`users.csv` of every compare and simulate run) and the fairness figures of
 the summary: who waited, and who a policy would have served better or worse.
 
-Per user: jobs, mean wait (start - release), mean slowdown (JCT / (n_i x alpha~min_i), over the jobs with a
+Per user: jobs, mean wait (`wait_s`: every second a job held no GPUs, suspensions included, as the
+run's `mean_wait`), mean slowdown (JCT / (n_i x alpha~min_i), over the jobs with a
 positive ideal duration, as the run's `mean_slowdown`), and GPU-hours held (GPUs x the time the job held
 them: its segments' for a preemptive run). Jobs without a user are counted under `(none)`. Fairness over
 the users with a mean slowdown: Jain's index (sum x)^2 / (n sum x^2) of their mean slowdowns (1: every user
@@ -24,7 +25,7 @@ def user_table(jobs: pd.DataFrame, segments: pd.DataFrame | None = None) -> pd.D
     ideal = (jobs["iterations"] * jobs["alpha_min"]).to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         slowdown = np.where(ideal > 0, jobs["jct"].to_numpy(dtype=float) / ideal, np.nan)
-    frame = pd.DataFrame({"user": user, "wait": jobs["queueing_delay"].to_numpy(dtype=float),
+    frame = pd.DataFrame({"user": user, "wait": jobs["wait_s"].to_numpy(dtype=float),
                           "slowdown": slowdown, "gpu_seconds": _gpu_seconds(jobs, segments)})
     grouped = frame.groupby("user", sort=True)
     table = pd.DataFrame({"jobs": grouped.size(), "mean_wait_s": grouped["wait"].mean(),

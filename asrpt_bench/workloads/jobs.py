@@ -28,16 +28,20 @@ def _optional(value: object) -> object | None:
 
 
 def _row_plan(row: Mapping[str, object], index: int, source: str,
-              lookup: Callable[[str, str], TrainingPlan]) -> TrainingPlan:
+              lookup: Callable[[str, str], TrainingPlan],
+              fixed: dict[tuple[int, float, float | None, float | None], TrainingPlan]) -> TrainingPlan:
     has_alpha = _optional(row["alpha"]) is not None
     has_model = _optional(row["model"]) is not None and _optional(row["config"]) is not None
     if has_alpha and has_model:
         raise ConfigError(f"{_where(source, index, 'alpha')}: give either alpha or model+config, not both")
     if has_alpha:
         alpha_max, alpha_spread = _optional(row["alpha_max"]), _optional(row.get("alpha_spread"))
-        return TrainingPlan.fixed(int(row["gpus"]), float(row["alpha"]),
-                                  None if alpha_max is None else float(alpha_max),
-                                  None if alpha_spread is None else float(alpha_spread))
+        key = (int(row["gpus"]), float(row["alpha"]),  # type: ignore[arg-type]
+               None if alpha_max is None else float(alpha_max),  # type: ignore[arg-type]
+               None if alpha_spread is None else float(alpha_spread))  # type: ignore[arg-type]
+        if key not in fixed:  # rows with the same values share one plan (and its per-plan estimates)
+            fixed[key] = TrainingPlan.fixed(*key)
+        return fixed[key]
     if not has_model:
         raise ConfigError(f"{_where(source, index, 'model')}: the job has neither alpha nor model+config; "
                           "assign a model and configuration first")
@@ -68,12 +72,13 @@ def jobs_from_table(table: pd.DataFrame, source: str, plan_lookup: PlanLookup | 
             plans[(model, config)] = lookup(model, config)
         return plans[(model, config)]
 
+    fixed: dict[tuple[int, float, float | None, float | None], TrainingPlan] = {}
     jobs = []
     for index, row in enumerate(table.to_dict("records")):
         iterations = _optional(row["iterations"])
         if iterations is None:
             raise ConfigError(f"{_where(source, index, 'iterations')}: value is missing")
-        plan = _row_plan(row, index, source, cached_lookup)
+        plan = _row_plan(row, index, source, cached_lookup, fixed)
         duration, wait = _optional(row["duration"]), _optional(row["recorded_wait"])
         jobs.append(Job(job_id=row["job_id"], release=float(row["release"]), plan=plan,
                         iterations=int(iterations), user=_optional(row["user"]), group=_optional(row["group"]),

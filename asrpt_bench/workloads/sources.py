@@ -32,6 +32,7 @@ from .instants import TIME_ZONE
 from .joblog import check_states
 from .pai2020 import load_pai2020
 from .philly import load_philly
+from .queueing import SizeDistribution, mg1_workload, size_distribution
 from .recurrence import RecurrenceSpec
 from .synthetic import synthetic_workload
 
@@ -266,6 +267,27 @@ def synthetic(params: SyntheticParams, seed: int) -> pd.DataFrame:
     """The seeded synthetic generator; single_gpu_share (default 0.8) is also the generator's share."""
     share = 0.8 if params.single_gpu_share is None else params.single_gpu_share
     return synthetic_workload(params.synthetic_jobs, seed, arrival_rate=params.arrival_rate, single_gpu_share=share)
+
+
+@dataclass(frozen=True)
+class MG1Params(HandMadeParams):
+    """The M/G/1 queue on one GPU (workloads/queueing.py): Poisson arrivals of 1-GPU jobs, i.i.d. sizes."""
+
+    arrivals: int = param(20_000, integer(1), "jobs the Poisson process releases")
+    load: float = param(0.8, number(0, strict=True, below=1),
+                        "arrival rate x mean size (the M/G/1 load rho)")
+    size_scv: float = param(1.0, number(1), "squared coefficient of variation of the sizes: 1 exponential, "
+                                            "above 1 the balanced two-phase hyperexponential")
+    mean_size_s: float = param(3600.0, number(0, strict=True, what="a number of seconds"), "mean job size")
+
+    def distribution(self) -> SizeDistribution:
+        return size_distribution(self.mean_size_s, self.size_scv)
+
+
+@register_workload("mg1", MG1Params)
+def mg1(params: MG1Params, seed: int) -> pd.DataFrame:
+    """The M/G/1 queue: `arrivals` 1-GPU jobs at rate load / mean size, hyperexponential sizes of C^2 size_scv."""
+    return mg1_workload(params.arrivals, seed, params.load, params.distribution())
 
 
 IN_MEMORY_TABLES: dict[str, pd.DataFrame] = {}

@@ -1,0 +1,121 @@
+"""Start-up cost of `asrpt-bench`: what `import asrpt_bench.cli` costs, where that time goes, and the warm
+default run end to end.
+
+Each figure is measured in fresh processes against a given copy of the code (PYTHONPATH), so `--before DIR`
+(e.g. `git archive <commit> | tar -x -C DIR`, or another worktree) measures the old code the same way,
+interleaved with the new, and prints after/before ratios. The machine may be shared: the `uptime` load
+average is printed before and after the figures.
+
+  import      CPU time (user + system, from the child's rusage) and wall time of
+              `python -c "import asrpt_bench.cli"`, median of --repeat runs; the interpreter's own
+              start-up (`python -c pass`) is printed beside it
+  importtime  `python -X importtime -c "import asrpt_bench.cli"`: its cumulative total and the modules
+              with the largest self time (the after code only)
+  warm        the default `asrpt-bench` run (no arguments) on a cache the previous run filled: wall and
+              CPU time of the whole process, median of --repeat runs
+
+    python benchmarks/bench_startup.py
+    python benchmarks/bench_startup.py --before /work/main --repeat 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def timed(code: Path, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Run `command` on `code`; (wall s, CPU s of the child and its children, stderr). Fails on a non-zero exit."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env={**os.environ, **(env or {}), "PYTHONPATH": str(code)},
+                          capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed on {code}:\n{done.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, done.stderr
+
+
+def import_cost(code: Path, repeat: int) -> dict[str, float]:
+    """Median CPU and wall seconds of importing the CLI module, and of the bare interpreter."""
+    work = Path(tempfile.gettempdir())
+    cli = [timed(code, [sys.executable, "-c", "import asrpt_bench.cli"], work) for _ in range(repeat)]
+    bare = [timed(code, [sys.executable, "-c", "pass"], work) for _ in range(repeat)]
+    return {"import CPU s": statistics.median(c for _, c, _ in cli),
+            "import wall s": statistics.median(w for w, _, _ in cli),
+            "bare python CPU s": statistics.median(c for _, c, _ in bare)}
+
+
+def warm_default_run(code: Path, repeat: int) -> dict[str, float]:
+    """Median wall and CPU seconds of the default run on a filled cache (a first run fills it, unreported)."""
+    work = Path(tempfile.mkdtemp(prefix="bench_startup_"))
+    env = {"XDG_CACHE_HOME": str(work / "xdg"), "HYDRA_FULL_ERROR": "1"}
+    common = [sys.executable, "-m", "asrpt_bench.cli", "progress=false", f"cache.dir={work / 'cache'}"]
+    try:
+        timed(code, [*common, f"hydra.run.dir={work / 'fill'}"], work, env)
+        runs = []
+        for index in range(repeat):
+            runs.append(timed(code, [*common, f"hydra.run.dir={work / f'warm{index}'}"], work, env))
+        return {"warm default wall s": statistics.median(w for w, _, _ in runs),
+                "warm default CPU s": statistics.median(c for _, c, _ in runs)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def importtime_profile(code: Path, top: int) -> None:
+    """The cumulative import time of asrpt_bench.cli and the `top` modules by self time."""
+    _, _, stderr = timed(code, [sys.executable, "-X", "importtime", "-c", "import asrpt_bench.cli"],
+                         Path(tempfile.gettempdir()))
+    rows = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
+            continue
+        own, cumulative, name = line[len("import time:"):].split("|")
+        rows.append((int(own), int(cumulative), name.rstrip()))
+    total = next(cumulative for _, cumulative, name in rows if name.strip() == "asrpt_bench.cli")
+    print(f"\n-X importtime, after code: asrpt_bench.cli cumulative {total / 1e6:.3f} s, {len(rows)} modules imported")
+    for own, cumulative, name in sorted(rows, reverse=True)[:top]:
+        print(f"  self {own / 1e3:8.1f} ms  cumulative {cumulative / 1e3:8.1f} ms  {name.strip()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="a copy of the code to compare against (its root directory)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (the median is printed)")
+    parser.add_argument("--top", type=int, default=12, help="modules listed by -X importtime self time")
+    args = parser.parse_args()
+    versions = {"after": ROOT, **({"before": args.before.resolve()} if args.before else {})}
+    print(load())
+    figures: dict[str, dict[str, float]] = {label: {} for label in versions}
+    for measure in (import_cost, warm_default_run):
+        for label, code in versions.items():  # interleaved, so a change of load falls on both
+            figures[label].update(measure(code, args.repeat))
+    width = max(map(len, figures["after"]))
+    print(f"\n{'':{width}}  " + "  ".join(f"{label:>8}" for label in versions)
+          + ("  after/before" if args.before else ""))
+    for key in figures["after"]:
+        values = [figures[label][key] for label in versions]
+        ratio = f"  {values[0] / values[1]:12.2f}" if args.before else ""
+        print(f"{key:{width}}  " + "  ".join(f"{value:8.3f}" for value in values) + ratio)
+    importtime_profile(ROOT, args.top)
+    print(f"\n{load()}")
+
+
+if __name__ == "__main__":
+    main()
