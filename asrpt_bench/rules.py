@@ -84,6 +84,17 @@ def optional_integer(low: int) -> Rule:
     return Rule(f"null or an integer >= {low}", lambda v: v is None or (_is_int(v) and plain(v) >= low))
 
 
+MAX_JOBS = 2**31 - 1
+"""Most jobs a run may hold: a job's row index fits a signed 32-bit column. (A run that large would need
+terabytes anyway; whether a smaller one fits in memory is not predicted.)"""
+
+
+def job_count(*, optional: bool = False) -> Rule:
+    """A number of jobs: an integer in [1, MAX_JOBS] (or null if optional)."""
+    requirement = f"{'null or ' if optional else ''}an integer in [1, 2**31 - 1] (a job's index fits a 32-bit column)"
+    return Rule(requirement, lambda v: (optional and v is None) or (_is_int(v) and 1 <= plain(v) <= MAX_JOBS))
+
+
 def number(low: float, *, strict: bool = False, below: float | None = None, what: str = "a number") -> Rule:
     """A finite number >= low (> low if strict), and < below if given."""
     if below is not None:

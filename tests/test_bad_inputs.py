@@ -973,6 +973,13 @@ CASES: list[Case] = [
          "workload.num_jobs=9 asks for more jobs than the 1 available (after workload.offset=0); lower it, or set "
          "workload.num_jobs=null to simulate all 1")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__num_jobs=9)))),
+    case("num-jobs-beyond-32-bit", SELECTION,
+         "workload.num_jobs must be null or an integer in [1, 2**31 - 1] (a job's index fits a 32-bit column), got "
+         "2147483648")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__num_jobs=2**31)))),
+    case("synthetic-jobs-beyond-32-bit", SELECTION,
+         "workload.num_jobs must be an integer in [1, 2**31 - 1] (a job's index fits a 32-bit column), got 3000000000")(
+        lambda tmp: refusal(lambda: synthetic_workload(3_000_000_000))),
     case("offset-past-the-jobs", SELECTION, "workload.offset=5 is past the 1 jobs in the selected window")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__offset=5)))),
     case("single-gpu-share-pool-too-small", SELECTION,

@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from asrpt_bench.config import PredictorConfig, RunConfig, WorkloadConfig
 from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, HeavyEdgePlacer
+from asrpt_bench.prepare import load_workload
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
@@ -109,4 +111,29 @@ def test_asrpt_matches_the_reference_on_the_fixed_table_with_prediction_errors(r
     cluster, placer, options = Cluster(4, 8), HeavyEdgePlacer(), Options(dispatch=rule, eligibility=eligibility)
     expected = simulate_reference(jobs, cluster, placer, options, predictions)
     got = engine_schedule(jobs, cluster, placer, options, predictions)
+    assert [job_id for job_id in got if got[job_id] != expected[job_id]] == []
+
+
+@pytest.fixture(scope="module")
+def philly_head() -> tuple[list[Job], Cluster]:
+    """The first 2,000 jobs of the packaged Philly trace on 8 x 8 GPUs: long queues, so every rule's
+    fast structures (EASY and greedy block queues, conservative backfilling's kept reservations) are
+    exercised thousands of times."""
+    config = RunConfig(workload=WorkloadConfig("philly", num_jobs=2000, train_fraction=0.0), cluster=Cluster(servers=8),
+                       predictor=PredictorConfig("oracle"))
+    workload = load_workload(config.validate())
+    return workload.jobs, workload.cluster
+
+
+@pytest.mark.filterwarnings("ignore:.*need all")
+@pytest.mark.parametrize("rule", [*RULES[:3], pytest.param("conservative", marks=pytest.mark.slow)])
+def test_asrpt_matches_the_reference_on_two_thousand_philly_jobs(philly_head, rule):
+    """Each rule against the plain reference on 2,000 Philly jobs with predictions off by a log-normal
+    factor (sigma 1): the schedules agree record for record."""
+    jobs, cluster = philly_head
+    predictions = noisy_predictions(jobs, 1.0, seed=3)
+    placer, options = HeavyEdgePlacer(), Options(dispatch=rule)
+    expected = simulate_reference(jobs, cluster, placer, options, predictions)
+    got = engine_schedule(jobs, cluster, placer, options, predictions)
+    assert len(got) == len(jobs)
     assert [job_id for job_id in got if got[job_id] != expected[job_id]] == []

@@ -50,6 +50,7 @@ def test_rewrite_replaces_only_the_content():
     assert doc_numbers.unmarked_measured("Measured 0.44 by hand\n") == ["Measured 0.44 by hand"]
 
 
+@pytest.mark.slow
 def test_drift_in_a_doc_is_found_and_rewritten(tmp_path, capsys):
     (tmp_path / "docs").mkdir()
     stale = "x\n<!-- generated:ablations -->\n| backfill | 0.36 |\n<!-- /generated:ablations -->\n"

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from asrpt_bench.quick import experiments
 from asrpt_bench.report.figures import FIGURES, TABLE_ONLY
@@ -24,6 +25,7 @@ def test_every_experiment_has_a_figure_or_says_why_not() -> None:
     assert drawn | set(TABLE_ONLY) == set(EXPERIMENTS) and not drawn & set(TABLE_ONLY)
 
 
+@pytest.mark.slow
 def test_quick_run_all_runs_every_experiment_and_draws_every_figure(tmp_path: Path) -> None:
     committed = {path.name: path.read_bytes() for path in (ROOT / "results").glob("*.csv*")}
     done = subprocess.run(["bash", str(ROOT / "experiments" / "run_all.sh"), "--quick", "--out", str(tmp_path),

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -162,6 +163,7 @@ VALUES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(deadline=None, derandomize=True, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
 @given(key=st.sampled_from(CONFIG_KEYS), value=VALUES)
 @example(key="seed", value="${seed}")  # recursive interpolation escaped as an OmegaConf error

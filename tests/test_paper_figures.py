@@ -23,6 +23,7 @@ from asrpt_bench.report.table_check import read_table, table_path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_the_same_tables_give_the_same_bytes(tmp_path: Path) -> None:
     first, _, refused = make_figures(ROOT / "results", tmp_path / "a")
     second, _, _ = make_figures(ROOT / "results", tmp_path / "b")
@@ -32,6 +33,7 @@ def test_the_same_tables_give_the_same_bytes(tmp_path: Path) -> None:
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
+@pytest.mark.slow
 def test_paper_figures_holds_every_figure_within_the_size_limit(tmp_path: Path) -> None:
     committed = ROOT / "paper_figures"
     for spec in FIGURES:

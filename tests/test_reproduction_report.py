@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 
+@pytest.mark.slow
 def test_regenerating_the_committed_report_changes_nothing(capsys: pytest.CaptureFixture) -> None:
     assert main(["--results", str(RESULTS), "--out", str(ROOT / "REPRODUCTION.md"), "--docs", str(ROOT), "--check"]) == 0
     assert capsys.readouterr().out == (f"asrpt-bench-report: {ROOT / 'REPRODUCTION.md'} matches the tables in {RESULTS}/\n"

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
-from ..rules import integer, optional_integer, shown
+from ..rules import integer, job_count, shown
 from .seeding import component_rng
 
 
@@ -55,7 +55,7 @@ def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int 
 
     Asking for more jobs than there are is refused (never silently truncated): a sweep over
     num_jobs must not label a smaller run with a larger count."""
-    optional_integer(1).require("workload.num_jobs", num_jobs)
+    job_count(optional=True).require("workload.num_jobs", num_jobs)
     integer(0).require("workload.offset", offset)
     if start is not None and end is not None and end <= start:
         raise ConfigError(f"workload.end ({end}) must be greater than workload.start ({start})")
@@ -102,8 +102,9 @@ def resample_single_gpu_share(table: pd.DataFrame, share: float, *, num_jobs: in
         raise ConfigError(f"workload.single_gpu_share must be in [0, 1], got {shown(share)}")
     if releases not in _RELEASE_MODES:
         raise ConfigError(f"releases must be one of {sorted(_RELEASE_MODES)}, got {releases!r}")
+    job_count(optional=True).require("workload.num_jobs", num_jobs)
     total = len(table) if num_jobs is None else num_jobs
-    if not _is_int(total) or total < 1:
+    if total < 1:
         raise ConfigError(f"workload.num_jobs must be a positive integer, got {shown(num_jobs)}")
     ordered = sort_by_release(table)
     single = np.flatnonzero(ordered["gpus"].to_numpy() == 1)
@@ -144,10 +145,6 @@ def _slot_releases(sample: pd.DataFrame, ordered: pd.DataFrame, rng: np.random.G
 
 
 _RELEASE_MODES = {"original": _own_releases, "slots": _slot_releases}
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _keep_attrs(source: pd.DataFrame, result: pd.DataFrame) -> pd.DataFrame:

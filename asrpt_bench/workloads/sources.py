@@ -22,7 +22,7 @@ import pandas as pd
 from ..errors import ConfigError
 from ..params import NoParams, Params, param
 from ..registry import Registry
-from ..rules import Rule, flag, integer, number, one_of, optional_integer, seconds
+from ..rules import Rule, flag, integer, job_count, number, one_of, optional_integer, seconds
 from .csv_table import load_csv
 from .gavel import ALPHA_MAX_SOURCES, PLACEMENT_MODELS, load_gavel
 from . import helios as helios_format
@@ -66,7 +66,7 @@ class TraceParams(Params):
     `target_load`, and `inject_jobs` unseen gang jobs.
     """
 
-    num_jobs: Optional[int] = param(2000, optional_integer(1), "simulated jobs (null: every later job)")
+    num_jobs: Optional[int] = param(2000, job_count(optional=True), "simulated jobs (null: every later job)")
     offset: int = param(0, integer(0), "first simulated job, counted in the later part")
     train_fraction: float = param(0.8, number(0, below=1), "share of the trace the predictor learns from")
     single_gpu_share: Optional[float] = param(None, _optional_number(0, 1, "null or a number in [0, 1]"),
@@ -81,7 +81,7 @@ class TraceParams(Params):
     inject_duration: float = param(200_000.0, seconds(strict=True),
                                    "seconds of each injected job")
     drop_oversize: bool = param(True, flag(), "drop jobs larger than the cluster (counted) instead of failing")
-    job_cap: Optional[int] = param(None, optional_integer(1), "hard cap on the simulated jobs")
+    job_cap: Optional[int] = param(None, job_count(optional=True), "hard cap on the simulated jobs")
     max_gpus: Optional[int] = param(None, optional_integer(1), "cap a job's GPU demand before assignment")
 
     SELECTION_ONLY = ("num_jobs", "offset", "resample_replace", "resample_releases", "target_load", "inject_jobs",
@@ -121,7 +121,7 @@ class PhillyParams(TraceParams):
 
 @dataclass(frozen=True)
 class GavelParams(TraceParams):
-    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later job)")
+    num_jobs: Optional[int] = param(None, job_count(optional=True), "simulated jobs (null: every later job)")
     path: Optional[str] = _path(required=False)
     recurrence: RecurrenceSpec = param(RecurrenceSpec(source="trace", new_group_share=0.0), None,
                                        "the recurrence keys (default: the job type, as in the trace)")
@@ -141,7 +141,7 @@ class FileParams(TraceParams):
 class HandMadeParams(TraceParams):
     """A hand-made table: every row is simulated unless the user asks for a history."""
 
-    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later row)")
+    num_jobs: Optional[int] = param(None, job_count(optional=True), "simulated jobs (null: every later row)")
     train_fraction: float = param(0.0, number(0, below=1), "share of the rows the predictor learns from")
     drop_oversize: bool = param(False, flag(), "drop jobs larger than the cluster (counted) instead of failing")
 
@@ -165,7 +165,7 @@ class LogParams(TraceParams):
 
     FINISHED_STATES: ClassVar[tuple[str, ...]] = ()
 
-    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every later job)")
+    num_jobs: Optional[int] = param(None, job_count(optional=True), "simulated jobs (null: every later job)")
     path: Optional[str] = _path(required=True)
     states: Optional[list[str]] = _states()
 
@@ -201,8 +201,8 @@ class DatacenterLogParams(LogParams):
 
 @dataclass(frozen=True)
 class SyntheticParams(TraceParams):
-    num_jobs: Optional[int] = param(None, optional_integer(1), "simulated jobs (null: every job after the history)")
-    synthetic_jobs: int = param(2500, integer(1), "jobs the generator draws (history and simulated)")
+    num_jobs: Optional[int] = param(None, job_count(optional=True), "simulated jobs (null: every job after the history)")
+    synthetic_jobs: int = param(2500, job_count(), "jobs the generator draws (history and simulated)")
     arrival_rate: float = param(1.0 / 60.0, number(0, strict=True, what="a number"), "jobs per second")
 
     def check_together(self, prefix: str) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError
+from ..rules import job_count
 from .load import require_exact_releases
 from .recurrence import SYNTHETIC_PREFIX
 from .schema import validate_job_table
@@ -121,7 +122,7 @@ def _draw_groups(rng: np.random.Generator, first: int, count: int, jobs: int, ex
 def _check(num_jobs: int, share: float, rate: float, groups: int, users: int, sigma: float,
            exponent: float, distribution: str) -> None:
     checks = (
-        ("num_jobs", isinstance(num_jobs, (int, np.integer)) and num_jobs >= 1, num_jobs, "a positive integer"),
+        ("num_jobs", job_count().accepts(num_jobs), num_jobs, job_count().describe()),
         ("single_gpu_share", 0.0 <= share <= 1.0, share, "in [0, 1]"),
         ("arrival_rate", rate > 0, rate, "> 0 (jobs per second)"),
         ("num_groups", isinstance(groups, (int, np.integer)) and groups >= 2, groups, "an integer >= 2"),
