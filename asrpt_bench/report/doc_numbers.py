@@ -31,6 +31,7 @@ from .progress import progress_bar
 from .plots import SEED, geometric_ci, mean_ci
 from .bands import definition
 from .design_plots import design_text
+from .heterogeneity_plots import heterogeneity_text
 from .dispatch_plots import count_text, dispatch_ratios, near_best
 from .preemption_plots import (PREEMPTIVE, RESTART, preemption_price, preemption_spread, price_of_nonpreemption,
                                variant_keys)
@@ -332,6 +333,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
 PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {
     "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
     "design_map": lambda results: design_text(load_result(results, "design_map")),
+    "heterogeneity": lambda results: heterogeneity_text(load_result(results, "heterogeneity")),
 }
 """Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
 the docs, when its table is committed (experiments/pending/README.md)."""

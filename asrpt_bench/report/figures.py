@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import (design_plots, dispatch_plots, plots, preemption_plots, queueing_plots, regime_plots,
+from . import (design_plots, dispatch_plots, heterogeneity_plots, plots, preemption_plots, queueing_plots, regime_plots,
                sensitivity_plots, theory_plots)
 from .progress import progress_bar
 from .style import save_figure
@@ -131,6 +131,11 @@ PENDING: tuple[FigureSpec, ...] = (
                "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY",
                ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
                 "scheduler.virtual", "seed", "scheduler", "total_jct")),
+    FigureSpec("heterogeneity", "heterogeneity.csv", heterogeneity_plots.plot_heterogeneity,
+               "Heterogeneity: A-SRPT, FIFO, SPJF+EASY, fifo_replan and srtf over the best WCS on Gavel's cluster of "
+               "V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine",
+               ("placement.pool", "scheduler.virtual_gpus", "workload.target_load", "seed", "scheduler",
+                "total_jct")),
 )
 """Figures of the experiments waiting in experiments/pending/ (not run yet): each moves into FIGURES when
 its experiment moves into conf/experiment and its table and figure are committed (experiments/pending/README.md)."""

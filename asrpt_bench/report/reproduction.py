@@ -39,6 +39,7 @@ from .open_choices import choices_table
 from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .bands import definition
 from .design_plots import prediction_gap, virtual_order_effect
+from .heterogeneity_plots import POOL, VIRTUAL_GPUS, heterogeneity_ratios, intervals_beside_one
 from .dispatch_plots import ELIGIBILITY, VIRTUAL, dispatch_ratios, near_best, variant_name_text
 from .preemption_plots import preemption_price, price_of_nonpreemption, variant_keys
 from .published import load_result
@@ -309,7 +310,22 @@ def virtual_order_claim(results: Path) -> Claim:
                  "are the under-estimates they warn of).")
 
 
-PENDING_CLAIMS: tuple[Callable[[Path], Claim], ...] = (queueing_claim, virtual_order_claim)
+def heterogeneity_claim(results: Path) -> Claim:
+    """A-SRPT / the best WCS on a typed cluster, per pool choice and virtual machine: the range over loads and
+    at how many loads the interval lies below 1."""
+    summary = heterogeneity_ratios(load_result(results, "heterogeneity"))
+    mine = summary[summary["scheduler"] == "asrpt"]
+    parts = [f"{pool}/{machine}: {part['mean'].min():.2f}-{part['mean'].max():.2f} (below 1 at "
+             f"{intervals_beside_one(part)[0]} of {len(part)} loads)"
+             for (pool, machine), part in mine.groupby([POOL, VIRTUAL_GPUS], sort=True)]
+    return Claim("Heterogeneous GPUs: A-SRPT / best WCS by pool choice and virtual machine", "one GPU type only",
+                 "; ".join(parts), "heterogeneity",
+                 "Gavel's trace on 36 V100 + 36 P100 + 36 K80 (Gavel's own cluster), each job in one pool at its "
+                 "type's measured speed; fastest_fit is type-aware, type_agnostic a random pool with room; "
+                 "speed_weighted counts the virtual machine's GPUs in V100s, count every GPU alike.")
+
+
+PENDING_CLAIMS: tuple[Callable[[Path], Claim], ...] = (queueing_claim, virtual_order_claim, heterogeneity_claim)
 """Rows of the experiments waiting in experiments/pending/: each moves into CLAIMS when its table is committed."""
 
 
