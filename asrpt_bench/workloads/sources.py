@@ -278,7 +278,7 @@ class MG1Params(HandMadeParams):
                         "arrival rate x mean size (the M/G/1 load rho)")
     size_scv: float = param(1.0, number(1), "squared coefficient of variation of the sizes: 1 exponential, "
                                             "above 1 the balanced two-phase hyperexponential")
-    mean_size_s: float = param(3600.0, number(0, strict=True, what="a number of seconds"), "mean job size")
+    mean_size_s: float = param(3600.0, seconds(strict=True), "mean job size")
 
     def distribution(self) -> SizeDistribution:
         return size_distribution(self.mean_size_s, self.size_scv)
