@@ -1,6 +1,6 @@
-"""The heterogeneity study's pending experiment (issue 24 step 5): its config composes and runs at small
-scale through the app on Gavel's typed cluster; its table is collected, drawn by its pending figure and
-summarised by its pending findings line and report row."""
+"""The heterogeneity study (issue 24 step 5): its config composes and runs at small
+scale through the app on Gavel's typed cluster; its table is collected, drawn by its figure and
+summarised by its findings line and report row."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from asrpt_bench.collect import collect
 from asrpt_bench.report import doc_numbers, reproduction
-from asrpt_bench.report.figures import PENDING
+from asrpt_bench.report.figures import FIGURES
 from asrpt_bench.report.heterogeneity_plots import intervals_beside_one
 from asrpt_bench.report.style import save_figure
 from test_cli import run_app
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def table(tmp_path_factory) -> pd.DataFrame:
     tmp_path = tmp_path_factory.mktemp("heterogeneity")
     (tmp_path / "experiment").mkdir()
-    shutil.copy(ROOT / "experiments" / "pending" / "heterogeneity.yaml", tmp_path / "experiment")
+    shutil.copy(ROOT / "asrpt_bench" / "conf" / "experiment" / "heterogeneity.yaml", tmp_path / "experiment")
     done = run_app("--config-dir", str(tmp_path), "-m", "experiment=heterogeneity", "debug=tiny", "seed=0,1",
                    "workload.target_load=1.0", f"hydra.sweep.dir={tmp_path / 'runs'}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -41,15 +41,15 @@ def test_every_point_runs_every_scheduler_on_the_typed_cluster(table):
     assert (table["cluster_gpus"] == 108).all() and {"jobs_k80", "jobs_p100", "jobs_v100"} <= set(table.columns)
 
 
-def test_the_pending_figure_and_text_read_the_table(table, tmp_path, monkeypatch):
-    spec = next(spec for spec in PENDING if spec.name == "heterogeneity")
+def test_the_figure_and_text_read_the_table(table, tmp_path, monkeypatch):
+    spec = next(spec for spec in FIGURES if spec.name == "heterogeneity")
     spec.check(table, tmp_path / "heterogeneity.csv")
     figure = spec.plot(table)
     assert len(figure.axes) == 4 and log_axis_problems(figure) == []
     assert save_figure(figure, tmp_path, spec.name)
     monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: table)
     monkeypatch.setattr(reproduction, "load_result", lambda results, name: table)
-    text = doc_numbers.PENDING_BLOCKS["heterogeneity"](tmp_path)
+    text = doc_numbers.BLOCKS["heterogeneity"](tmp_path)
     assert text.startswith("- Heterogeneous GPUs (Gavel's trace on 36 V100 + 36 P100 + 36 K80;")
     assert "fastest_fit/speed_weighted: asrpt " in text and "type_agnostic/count: asrpt " in text
     claim = reproduction.heterogeneity_claim(tmp_path)

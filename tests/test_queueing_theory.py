@@ -1,5 +1,5 @@
 """The simulator against queueing theory: the M/G/1 closed forms (computed independently here), the mg1
-workload, the `queueing` task and its refusals, the pending experiment and its figure, and the slow
+workload, the `queueing` task and its refusals, the experiment and its figure, and the slow
 check itself: fifo, spjf, psjf_oracle and srtf_oracle on one GPU against FCFS, SJF, PSJF and SRPT."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from asrpt_bench.core import Cluster, ConfigError, PreemptionPrice
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.report import doc_numbers, reproduction
-from asrpt_bench.report.figures import PENDING as PENDING_FIGURES
+from asrpt_bench.report.figures import FIGURES
 from asrpt_bench.report.queueing_plots import plot_queueing_theory, point_confidence, queueing_intervals, queueing_text
 from asrpt_bench.report.style import save_figure
 from asrpt_bench.schedulers import make_scheduler
@@ -34,7 +34,7 @@ from asrpt_bench.workloads.queueing import mg1_workload, size_distribution
 from test_cli import run_app
 
 ROOT = Path(__file__).resolve().parents[1]
-PENDING = ROOT / "experiments" / "pending" / "queueing_theory.yaml"
+EXPERIMENT = ROOT / "asrpt_bench" / "conf" / "experiment" / "queueing_theory.yaml"
 
 
 def nested_mean(policy: str, scv: float, load: float) -> float:
@@ -173,9 +173,9 @@ def test_the_figure_has_one_panel_per_size_variability():
     plt.close(figure)
 
 
-def test_the_pending_experiment_config_composes(tmp_path):
+def test_the_experiment_config_composes(tmp_path):
     (tmp_path / "experiment").mkdir()
-    shutil.copy(PENDING, tmp_path / "experiment")
+    shutil.copy(EXPERIMENT, tmp_path / "experiment")
     done = run_app("--config-dir", str(tmp_path), "experiment=queueing_theory", "--cfg", "job", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "name: queueing" in done.stdout and "name: mg1" in done.stdout and "restart_s: 0.0" in done.stdout
@@ -224,24 +224,24 @@ def test_the_findings_line_counts_the_points_inside_per_size_variability():
         "[0.897, 1.103].")
 
 
-def test_the_pending_experiment_runs_small_collects_and_draws(tmp_path, monkeypatch):
-    """The pending sweep at small scale (200 jobs, two seeds, one load) through the app, collected, checked
-    and drawn by its pending FigureSpec, and summarised by its pending findings line and report row (the
+def test_the_experiment_runs_small_collects_and_draws(tmp_path, monkeypatch):
+    """The sweep at small scale (200 jobs, two seeds, one load) through the app, collected, checked
+    and drawn by its FigureSpec, and summarised by its findings line and report row (the
     table handed over as load_result would, which refuses it here: it is not the whole sweep)."""
     (tmp_path / "experiment").mkdir()
-    shutil.copy(PENDING, tmp_path / "experiment")
+    shutil.copy(EXPERIMENT, tmp_path / "experiment")
     done = run_app("--config-dir", str(tmp_path), "-m", "experiment=queueing_theory", "workload.arrivals=200",
                    "seed=0,1", "workload.load=0.6", "workload.size_scv=1,4", "progress=false",
                    f"hydra.sweep.dir={tmp_path / 'multirun'}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     table = collect([tmp_path / "multirun"])
     assert len(table) == 16 and (table["status"] == "complete").all()
-    spec = next(spec for spec in PENDING_FIGURES if spec.name == "queueing_theory")
+    spec = next(spec for spec in FIGURES if spec.name == "queueing_theory")
     spec.check(table, tmp_path / "queueing_theory.csv")
     assert save_figure(spec.plot(table), tmp_path / "figures", spec.name)
     monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: table)
     monkeypatch.setattr(reproduction, "load_result", lambda results, name: table)
-    assert doc_numbers.PENDING_BLOCKS["queueing_theory"](tmp_path).startswith(
+    assert doc_numbers.BLOCKS["queueing_theory"](tmp_path).startswith(
         "- The simulator against queueing theory (one GPU, Poisson arrivals, loads 0.6-0.6, 2 seeds;")
-    claim = next(build for build in reproduction.PENDING_CLAIMS)(tmp_path)
+    claim = reproduction.queueing_claim(tmp_path)
     assert claim.experiment == "queueing_theory" and claim.ours.startswith("C² 1: ") and " of 4 points" in claim.ours

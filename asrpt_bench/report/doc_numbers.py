@@ -327,13 +327,13 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "heavy_edge_patterns": heavy_edge_patterns,
     "solver_comparison": solver_comparison,
     "open_choices": open_choices_block,
+    "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
+    "heterogeneity": lambda results: heterogeneity_text(load_result(results, "heterogeneity")),
 }
 
 
 PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {
-    "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
     "design_map": lambda results: design_text(load_result(results, "design_map")),
-    "heterogeneity": lambda results: heterogeneity_text(load_result(results, "heterogeneity")),
 }
 """Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
 the docs, when its table is committed (experiments/pending/README.md)."""

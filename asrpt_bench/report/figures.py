@@ -117,25 +117,25 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("preemption_price", "preemption_price.csv", preemption_plots.plot_preemption_price,
                "The price of non-preemption: preemptive references over the best non-preemptive scheduler",
                ("workload.name", "workload.target_load", "preemption.restart_s", "seed", "scheduler", "total_jct")),
-)
-
-
-PENDING: tuple[FigureSpec, ...] = (
     FigureSpec("queueing_theory", "queueing_theory.csv", queueing_plots.plot_queueing_theory,
                "The simulator against queueing theory: mean response time of fifo, spjf, psjf_oracle and srtf_oracle "
                "on one GPU vs the M/G/1 closed forms of FCFS, SJF, PSJF and SRPT",
                ("workload.load", "workload.size_scv", "seed", "scheduler", "discipline", "mean_response_s",
                 "formula_mean_response_s")),
-    FigureSpec("design_map", "design_map.csv", design_plots.plot_design_map,
-               "Design map: A-SRPT's eligibility (virtual, reservation, release) x virtual order (SRPT, PSJF) x "
-               "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY",
-               ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
-                "scheduler.virtual", "seed", "scheduler", "total_jct")),
     FigureSpec("heterogeneity", "heterogeneity.csv", heterogeneity_plots.plot_heterogeneity,
                "Heterogeneity: A-SRPT, FIFO, SPJF+EASY, fifo_replan and srtf over the best WCS on Gavel's cluster of "
                "V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine",
                ("placement.pool", "scheduler.virtual_gpus", "workload.target_load", "seed", "scheduler",
                 "total_jct")),
+)
+
+
+PENDING: tuple[FigureSpec, ...] = (
+    FigureSpec("design_map", "design_map.csv", design_plots.plot_design_map,
+               "Design map: A-SRPT's eligibility (virtual, reservation, release) x virtual order (SRPT, PSJF) x "
+               "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY",
+               ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
+                "scheduler.virtual", "seed", "scheduler", "total_jct")),
 )
 """Figures of the experiments waiting in experiments/pending/ (not run yet): each moves into FIGURES when
 its experiment moves into conf/experiment and its table and figure are committed (experiments/pending/README.md)."""
