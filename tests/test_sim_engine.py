@@ -319,7 +319,7 @@ def test_dispatch_context_exposes_only_the_protocol():
     assert [c[1:] for c in contexts] == [(0.0, 3, (3,)), (7.0, 3, (3,)), (10.0, 3, (3,))]
     ctx = contexts[0][0]
     public = {name for name in dir(ctx) if not name.startswith("_")}
-    assert public == {"now", "free", "idle_gpus", "propose", "start", "running", "pool_idle", "restrict", "last_pool"}
+    assert public == {"now", "free", "idle_gpus", "propose", "start", "running", "pool_idle", "restricted", "last_pool"}
     # running jobs: the scheduler's own view (no true iterations), start and alpha; no end time
     assert [[(r.job.job_id, r.start, r.alpha, r.job.iterations) for r in snapshot] for snapshot in running] == [
         [("a", 0.0, 1.0, None)], [("b", 7.0, 1.0, None)], []]

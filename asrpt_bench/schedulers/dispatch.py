@@ -338,11 +338,8 @@ class Backfill:
             by_shadow = math.isfinite(job.pool_alpha_min[reserved]) and \
                 now + self.pool_duration(job, reserved) <= window.shadow
             passes = by_shadow or job.gpus <= window.extra
-            ctx.restrict(exclude=None if passes else reserved)
-            try:
+            with ctx.restricted(exclude=None if passes else reserved):
                 ran = try_start(item)
-            finally:
-                ctx.restrict()
             if ran:
                 self.note_start(job, now)
                 self.backfilled += 1
@@ -420,11 +417,8 @@ class Backfill:
             begin, _, pool, length = min(options)
             ran = False
             if position > k and begin <= now and job.gpus <= ctx.pool_idle[pool]:
-                ctx.restrict(only=pool)
-                try:
+                with ctx.restricted(only=pool):
                     ran = try_start(item)
-                finally:
-                    ctx.restrict()
             if ran:
                 self.note_start(job, now)
                 self.backfilled += 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import ContextManager, Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from ..core import Cluster, Placement, TrainingPlan
 
@@ -118,9 +118,9 @@ class DispatchContext(Protocol):
         """Idle GPUs per pool (one entry on a cluster of one pool)."""
         ...
 
-    def restrict(self, only: int | None = None, exclude: int | None = None) -> None:
-        """Until the next call, `propose` places only in pool `only`, or anywhere but pool `exclude`
-        (backfilling's reservations on a cluster of several pools); no arguments: anywhere again."""
+    def restricted(self, only: int | None = None, exclude: int | None = None) -> ContextManager[None]:
+        """Within the block, `propose` places only in pool `only`, or anywhere but pool `exclude`
+        (backfilling's reservations on a cluster of several pools); anywhere again after it."""
         ...
 
     @property

@@ -195,8 +195,13 @@ class _Context:
     def pool_idle(self) -> tuple[int, ...]:
         return self._simulation.pool_idle()
 
-    def restrict(self, only: int | None = None, exclude: int | None = None) -> None:
+    @contextmanager
+    def restricted(self, only: int | None = None, exclude: int | None = None) -> Iterator[None]:
         self._only, self._exclude = only, exclude
+        try:
+            yield
+        finally:
+            self._only = self._exclude = None
 
     @property
     def last_pool(self) -> int:
