@@ -15,7 +15,7 @@ from asrpt_bench.placement.bruteforce import optimal_placement
 from asrpt_bench.schedulers.asrpt import ASRPTParams
 from asrpt_bench.placement.estimates import alpha_min_estimate, empty_cluster_placement, is_comm_heavy
 from asrpt_bench.placement.first_fit import FirstFitPlacer
-from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, pack_blocks
+from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, _Packer, pack_blocks
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 
@@ -96,6 +96,29 @@ def test_pack_blocks_backtracks_where_best_fit_fails():
     assert not exhausted
     assert sorted(zip(assignment, (3, 3, 2, 2))) == [(0, 3), (0, 3), (1, 2), (1, 2)]
     assert pack_blocks(plan, blocks, (5, 4, 1)) == (None, False)
+
+
+def test_pack_blocks_places_the_largest_block_first_each_at_its_best_fit():
+    # the 3-block (stages 2, 3) first, at its best fit 1, which it fills exactly; then the 2-block at the 5.
+    # Smallest or first block first would put the 2-block into the 3 and the 3-block into the 5.
+    plan = TrainingPlan("t", "blocks", tuple(Stage(0.1, GB, 0.0, m) for m in (1, 1, 2, 1)))
+    assert pack_blocks(plan, [[0, 1], [2, 3]], (5, 3)) == ([0, 1], False)
+    assert pack_blocks(plan, [[2, 3]], (3,)) == ([0], False)  # a block may fill the largest server exactly
+
+
+def test_pack_blocks_puts_a_block_next_to_its_placed_neighbour_before_its_best_fit():
+    # the 4-block goes to server 0 (the only room); the 2-block after it follows it there (3 left) rather
+    # than to its best fit, server 1, keeping the boundary between stages 1 and 2 on one server
+    plan = TrainingPlan("t", "blocks", tuple(Stage(0.1, GB, 0.0, m) for m in (2, 2, 1, 1)))
+    assert pack_blocks(plan, [[0, 1], [2, 3]], (7, 2)) == ([0, 0], False)
+
+
+def test_the_packing_search_visits_at_most_its_budget_of_nodes_then_reports_exhaustion():
+    # three 2-blocks into (3, 3) cannot pack; the search proves it in 3 nodes (one server per distinct room)
+    proof = _Packer([2, 2, 2], [[], [], []], budget=3)
+    assert not proof.pack([3, 3], [0, 1, 2]) and not proof.exhausted and proof.nodes == 3
+    cut_short = _Packer([2, 2, 2], [[], [], []], budget=2)
+    assert not cut_short.pack([3, 3], [0, 1, 2]) and cut_short.exhausted
 
 
 def test_unknown_mode_is_a_config_error():
@@ -272,7 +295,11 @@ LONE_THEN_TRIPLE = TrainingPlan("t", "1+3", (Stage(0.1, 0.0, 0.01 * GB, 1), Stag
     (ring(4, 0.0), (1, 2, 1), (1, 0, 1, 2), (1, 0, 1, 2)),
     # ring of 6, cap 3: contract groups {0,1,5} (server 0) and {2,3,4}, split: 2 to the most free, 1; 3 joins
     # its neighbour 2 there (room left), 4 (neighbours on full servers) to the most free, 2
-    (ring(6), (3, 2, 2), (0, 0, 1, 1, 2, 0), (0, 0, 1, 1, 2, 0)),
+    (ring(6), (3, 2, 2), (0, 0, 1, 1, 2, 0), (0, 0, 1, 1, 2, 0)),    # contract: groups of equal size go heaviest internal weight first: {0,1,2} (10 + 0.1 + 0.1 GB) to the
+    # most free server 0, before {3,4,5} (5 + 1 + 1 GB) although its lightest internal edge is the heavier one
+    (TrainingPlan("t", "2+1+2+1", (Stage(0.1, 10 * GB, 0.1 * GB, 2), Stage(0.1, 0.0, 0.5 * GB, 1),
+                                   Stage(0.1, 5 * GB, 1 * GB, 2), Stage(0.1, 0.0, 0.0, 1))),
+     (3, 3), (0, 0, 0, 1, 1, 1), (0, 0, 0, 1, 1, 1)),
 ])
 def test_contract_and_greedy_edge_place_exactly_as_their_listings(plan, free, contract, greedy_edge):
     cluster = Cluster(len(free), 4, 100.0, 10.0)

@@ -1,12 +1,13 @@
-"""Sampled mutation testing of one core module with mutmut 3, and the docs page generated from the runs.
+"""Sampled mutation testing of one core module or package with mutmut 3, and the docs page generated from the runs.
 
     python tools/mutation.py run timing --sample 120          # one module, a seeded sample of its mutants
+    python tools/mutation.py run sim/ --sample 150            # a package: every .py file under asrpt_bench/sim/
     python tools/mutation.py run sim/engine --sample 150 --seed 1
     python tools/mutation.py judge NAME yes "why it is equivalent"   # judge a survivor
     python tools/mutation.py report                           # rewrite docs/mutation.md from results/mutation/
 
-`run` copies the working tree into a scratch directory, lets mutmut generate every mutant of the module,
-draws a seeded sample of them, and runs `mutmut run --max-children 1` on the sample under `nice -n 19`.
+`run` copies the working tree into a scratch directory, lets mutmut generate every mutant of the module (of
+every file of the package), draws one seeded sample of them, and runs `mutmut run --max-children 1` on the sample under `nice -n 19`.
 mutmut first records which tests call which function (its stats run over the module's test files, listed
 in TESTS below), then runs each mutant against only the tests that called the mutated function. The
 outcome, the surviving mutants' diffs and how the run was made go to results/mutation/MODULE.json; `report`
@@ -56,16 +57,35 @@ COPY_IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".pytest_ca
                                      ".mutation", "outputs", "multirun", "results")
 
 
-def module_path(module: str) -> Path:
-    """`sim/engine` -> asrpt_bench/sim/engine.py (refused in one line when there is no such file)."""
-    path = Path("asrpt_bench") / f"{module.removesuffix('.py')}.py"
-    if not (ROOT / path).is_file():
+def is_package(module: str) -> bool:
+    """`sim/` names a package (every .py file under asrpt_bench/sim/), `sim/engine` one module."""
+    return module.endswith("/")
+
+
+def display_path(module: str) -> str:
+    """What the records and the docs call the mutated code: asrpt_bench/sim/ or asrpt_bench/sim/engine.py."""
+    return f"asrpt_bench/{module}" if is_package(module) else f"asrpt_bench/{module.removesuffix('.py')}.py"
+
+
+def module_paths(module: str, root: Path = ROOT) -> list[Path]:
+    """The files to mutate, relative to `root`: `sim/engine` -> [asrpt_bench/sim/engine.py]; `sim/` -> every .py
+    file under asrpt_bench/sim/, sorted (refused in one line when there is no such file or package)."""
+    path = Path(display_path(module))
+    if is_package(module):
+        if not (root / path).is_dir():
+            sys.exit(f"mutation: no package {module!r} ({path} is not a directory)")
+        files = sorted(p.relative_to(root) for p in (root / path).rglob("*.py") if "__pycache__" not in p.parts)
+        if not files:
+            sys.exit(f"mutation: package {module!r} has no .py files")
+        return files
+    if not (root / path).is_file():
         sys.exit(f"mutation: no module {module!r} ({path} does not exist)")
-    return path
+    return [path]
 
 
 def slug(module: str) -> str:
-    return module.removesuffix(".py").replace("/", ".")
+    """The name of the module's record: `sim/engine` -> sim.engine, `sim/` -> sim."""
+    return module.removesuffix(".py").strip("/").replace("/", ".")
 
 
 def test_files(module: str) -> list[str]:
@@ -76,13 +96,14 @@ def test_files(module: str) -> list[str]:
     return TESTS[max(matches, key=len)]
 
 
-def setup_cfg(path: Path, tests: list[str], copy: list[str]) -> str:
-    """mutmut's configuration: mutate one file, select the module's test files, skip slow tests."""
+def setup_cfg(paths: list[Path], tests: list[str], copy: list[str]) -> str:
+    """mutmut's configuration: mutate the given files (one `only_mutate` entry each), select the module's test
+    files, skip slow tests."""
     def lines(values: list[str]) -> str:
         return "".join(f"\n    {v}" for v in values)
     return ("[mutmut]\n"
             "source_paths = asrpt_bench\n"
-            f"only_mutate = {path.as_posix()}\n"
+            f"only_mutate ={lines([p.as_posix() for p in paths])}\n"
             f"pytest_add_cli_args_test_selection ={lines([f'tests/{t}' for t in tests])}\n"
             f"pytest_add_cli_args ={lines(['-p', 'no:cacheprovider', '-m', 'not slow'])}\n"
             f"also_copy ={lines(copy)}\n")
@@ -101,6 +122,13 @@ def mutant_names(workdir: Path, path: Path) -> list[str]:
     if done.returncode != 0:
         sys.exit(f"mutation: mutmut could not list the mutants of {path}:\n{done.stderr[-2000:]}")
     return sorted(done.stdout.split())
+
+
+def draw(population: list[str], sample: int, seed: int) -> list[str]:
+    """The seeded sample (sorted), drawn once across all of a package's mutants; `sample` 0 means all."""
+    if not sample:
+        return list(population)
+    return sorted(random.Random(seed).sample(population, min(sample, len(population))))
 
 
 def clean_env() -> dict[str, str]:
@@ -133,7 +161,7 @@ def git(*args: str) -> str:
 def run(args: argparse.Namespace) -> None:
     import mutmut as mutmut_package  # the `mutation` extra; only this command needs it
 
-    path = module_path(args.module)
+    paths = module_paths(args.module)
     tests = args.tests or test_files(args.module)
     commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--", "asrpt_bench", "tests"))
     workdir = Path(args.workdir or ROOT / ".mutation") / slug(args.module)
@@ -141,12 +169,13 @@ def run(args: argparse.Namespace) -> None:
         shutil.rmtree(workdir)
     shutil.copytree(ROOT, workdir, ignore=COPY_IGNORE)
     copy = sorted(p.name for p in workdir.iterdir() if p.name not in ("asrpt_bench", "setup.cfg"))
-    (workdir / "setup.cfg").write_text(setup_cfg(path, tests, copy))
+    (workdir / "setup.cfg").write_text(setup_cfg(paths, tests, copy))
 
-    population = mutant_names(workdir, path)
-    rng = random.Random(args.seed)
-    sample = sorted(rng.sample(population, min(args.sample, len(population)))) if args.sample else population
-    print(f"{path}: {len(population)} mutants, running {len(sample)} (seed {args.seed}); "
+    by_file = {p.as_posix(): mutant_names(workdir, p) for p in paths}
+    population = sorted(name for names in by_file.values() for name in names)
+    sample = draw(population, args.sample, args.seed)
+    path = display_path(args.module)
+    print(f"{path}: {len(population)} mutants in {len(paths)} files, running {len(sample)} (seed {args.seed}); "
           f"tests: {', '.join(tests)}", flush=True)
     load_start, started = os.getloadavg(), time.time()
     log = workdir / "mutmut-run.log"
@@ -159,8 +188,9 @@ def run(args: argparse.Namespace) -> None:
     outcome = {name: verdicts[name] for name in sample}
     survivors = {name: show(workdir, name) for name, status in outcome.items() if status not in KILLED}
     record = {
-        "module": args.module, "path": path.as_posix(), "commit": commit, "uncommitted_changes": dirty,
+        "module": args.module, "path": path, "commit": commit, "uncommitted_changes": dirty,
         "mutmut": mutmut_package.__version__, "population": len(population), "seed": args.seed,
+        "population_by_file": {name: len(names) for name, names in by_file.items()},
         "sample": len(sample), "tests": tests, "outcome": outcome, "survivors": survivors,
         "command": " ".join(["python tools/mutation.py run", args.module, "--sample", str(args.sample),
                              "--seed", str(args.seed)] + (["--tests", *args.tests] if args.tests else [])),
@@ -170,7 +200,7 @@ def run(args: argparse.Namespace) -> None:
     out = RESULTS / f"{slug(args.module)}.json"
     out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     killed, scored = score(record)
-    print(f"{path}: {killed}/{scored} killed ({100 * killed / scored:.1f}%), {len(survivors)} survivors; "
+    print(f"{path}: {killed}/{scored} killed (raw {100 * killed / scored:.1f}%), {len(survivors)} survivors to judge; "
           f"{wall / 60:.1f} min at load {record['load_average'][0]}; wrote {out.relative_to(ROOT)}")
     if not args.keep:
         shutil.rmtree(workdir)
@@ -186,6 +216,24 @@ def score(record: dict) -> tuple[int, int]:
     """(killed, scored): mutmut's own score, killed or timed out over every sampled mutant it did not skip."""
     verdicts = list(record["outcome"].values())
     return sum(v in KILLED for v in verdicts), sum(v != "skipped" for v in verdicts)
+
+
+def equivalents(record: dict, judgements: dict[str, dict]) -> int:
+    """The scored survivors judged equivalent by a current judgement (a stale one does not count)."""
+    return sum(status not in KILLED and status != "skipped"
+               and judgement(name, record["survivors"][name], judgements).startswith("equivalent")
+               for name, status in record["outcome"].items())
+
+
+def mutation_score(record: dict, judgements: dict[str, dict]) -> tuple[int, int]:
+    """(killed, killable): the mutation score's terms, killed over the scored mutants not judged equivalent
+    (the target is judged on this; `score` is mutmut's raw one, which counts equivalent mutants as misses)."""
+    killed, scored = score(record)
+    return killed, scored - equivalents(record, judgements)
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
 def wilson(killed: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -213,17 +261,17 @@ def load_judgements() -> dict[str, dict]:
 
 def render(records: list[dict], judgements: dict[str, dict]) -> str:
     """The generated part of docs/mutation.md: one row per module, then every survivor with its judgement."""
-    out = ["| module | mutants | sampled | killed | survived | judged equivalent | score | 95% interval | commit | run |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| module | mutants | sampled | killed | survived | judged equivalent | score | 95% interval | raw score "
+           "| commit | run |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         killed, scored = score(r)
-        low, high = wilson(killed, scored)
+        _, killable = mutation_score(r, judgements)
+        low, high = wilson(killed, killable)
         interval = "all mutants run" if r["sample"] == r["population"] else f"{100 * low:.1f}-{100 * high:.1f}%"
-        equivalent = sum(judgement(name, diff, judgements).startswith("equivalent")
-                         for name, diff in r["survivors"].items())
-        out.append(f"| `{r['path']}` | {r['population']} | {r['sample']} | {killed} | {scored - killed} | {equivalent} | "
-                   f"{100 * killed / scored:.1f}% | {interval} | {r['commit'][:7]} | "
-                   f"{r['wall_s'] / 60:.0f} min at load {r['load_average'][0]:g} |")
+        out.append(f"| `{r['path']}` | {r['population']} | {r['sample']} | {killed} | {scored - killed} | "
+                   f"{scored - killable} | {percent(killed, killable)} | {interval} | {percent(killed, scored)} | "
+                   f"{r['commit'][:7]} | {r['wall_s'] / 60:.0f} min at load {r['load_average'][0]:g} |")
     for r in records:
         if not r["survivors"]:
             continue

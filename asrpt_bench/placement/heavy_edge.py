@@ -272,7 +272,7 @@ def _complete_placement(plan: TrainingPlan, allreduce_edges: AllReduceTopology, 
 
 
 def stage_packing_placement(plan: TrainingPlan, free: Sequence[int], cluster: Cluster, timing: TimingModel,
-                            allreduce_edges: AllReduceTopology = "ring") -> tuple[tuple[int, ...], bool]:
+                            allreduce_edges: AllReduceTopology) -> tuple[tuple[int, ...], bool]:
     """The smallest-threshold stage packing and whether every lower threshold was proven infeasible."""
     costs = link_costs(plan, cluster, timing)
     thresholds = costs.thresholds()
