@@ -3,6 +3,7 @@ instances, plus optimality of the refined mode against brute force."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -15,7 +16,9 @@ from asrpt_bench.placement.bruteforce import optimal_placement
 from asrpt_bench.schedulers.asrpt import ASRPTParams
 from asrpt_bench.placement.estimates import alpha_min_estimate, empty_cluster_placement, is_comm_heavy
 from asrpt_bench.placement.first_fit import FirstFitPlacer
-from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, _Packer, pack_blocks
+from asrpt_bench.placement import heavy_edge
+from asrpt_bench.placement.heavy_edge import (HeavyEdgePlacer, _Packer, link_costs, pack_blocks,
+                                              stage_packing_placement)
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 
@@ -111,6 +114,8 @@ def test_pack_blocks_puts_a_block_next_to_its_placed_neighbour_before_its_best_f
     # than to its best fit, server 1, keeping the boundary between stages 1 and 2 on one server
     plan = TrainingPlan("t", "blocks", tuple(Stage(0.1, GB, 0.0, m) for m in (2, 2, 1, 1)))
     assert pack_blocks(plan, [[0, 1], [2, 3]], (7, 2)) == ([0, 0], False)
+    # also when the neighbour's server has exactly the room, and a lower-indexed server the same room
+    assert pack_blocks(plan, [[0, 1], [2, 3]], (2, 6)) == ([1, 1], False)
 
 
 def test_the_packing_search_visits_at_most_its_budget_of_nodes_then_reports_exhaustion():
@@ -251,7 +256,7 @@ def test_no_certificate_when_the_job_does_not_fit(mode):
 def test_required_blocks_tie_stages_across_a_boundary_dearer_than_the_threshold():
     """Link costs (alpha with that link alone across servers), 100/10 GB/s. HEAVY: floor 0.152, stage 0 0.5,
     stage 1 0.17, boundary 0.152. Two one-replica stages with 1 GB of activations: floor 0.1, boundary 0.2."""
-    from asrpt_bench.placement.heavy_edge import link_costs, required_blocks
+    from asrpt_bench.placement.heavy_edge import required_blocks
 
     costs = link_costs(HEAVY, PAPER_CLUSTER, DEFAULT_TIMING)
     assert (costs.floor, costs.boundary) == (pytest.approx(0.152), (pytest.approx(0.152),))
@@ -338,6 +343,29 @@ def test_refined_finds_the_least_threshold_whose_blocks_pack():
     best, optimum = optimal_placement(plan, (6, 4), cluster)
     assert placement == best == Placement((0,) * 6 + (1,) * 4) and proven
     assert DEFAULT_TIMING.alpha(plan, placement, cluster) == optimum == pytest.approx(0.46 / 3, rel=1e-12)
+
+
+def test_refined_finds_the_least_threshold_also_right_above_an_infeasible_one():
+    """Link costs 0.15, 0.2, 0.333, 0.5 and 1.1: the binary search finds 0.333 feasible, 0.15 not, and must
+    still try 0.2, which packs: every link above 0.2 on one server, alpha 0.2, certified."""
+    plan = TrainingPlan("t", "33221", (Stage(0.2, 2 * GB, 1 * GB, 3), Stage(0.1, 8 * GB, 0.1 * GB, 3),
+                                       Stage(0.3, 0.0, 0.5 * GB, 2), Stage(0.2, 4 * GB, 0.0, 2),
+                                       Stage(0.1, 1 * GB, 0.0, 1)))
+    cluster, free = Cluster(5, 6, 100.0, 10.0), (5, 5, 4, 1, 3)
+    assert link_costs(plan, cluster, DEFAULT_TIMING).thresholds() == pytest.approx([0.15, 0.2, 1 / 3, 0.5, 1.1])
+    placement, proven = HeavyEdgePlacer().place_with_certificate(plan, free, cluster)
+    assert placement.servers == (4, 4, 4, 2, 2, 2, 0, 0, 0, 0, 0) and proven
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.2)
+
+
+def test_a_threshold_whose_packing_ran_out_of_budget_is_not_proven_infeasible(monkeypatch):
+    # the least threshold of the 3, 3, 2, 2 plan needs backtracking (the test above); with 3 nodes the search
+    # gives up there, so the placement found at a higher threshold carries no proof
+    plan = TrainingPlan("t", "3322", tuple(Stage(0.1 * m, 4 * GB, 0.01 * GB, m) for m in (3, 3, 2, 2)))
+    cluster = Cluster(2, 6, 100.0, 10.0)
+    assert stage_packing_placement(plan, (6, 4), cluster, DEFAULT_TIMING, "ring")[1]
+    monkeypatch.setattr(heavy_edge, "_Packer", functools.partial(_Packer, budget=3))
+    assert not stage_packing_placement(plan, (6, 4), cluster, DEFAULT_TIMING, "ring")[1]
 
 
 @pytest.mark.parametrize("mode", MODES)

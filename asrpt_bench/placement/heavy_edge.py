@@ -289,8 +289,7 @@ def stage_packing_placement(plan: TrainingPlan, free: Sequence[int], cluster: Cl
         else:
             proven = proven and not exhausted
             lo = mid + 1
-    if best is None:
-        best = ([], [])
+    assert best is not None, "the largest threshold asks for no block, which always packs"
     return _complete_placement(plan, allreduce_edges, free, best[0], best[1], costs), proven
 
 
