@@ -33,21 +33,28 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results" / "mutation"
 JUDGEMENTS = ROOT / "tools" / "mutation_judgements.yaml"
 DOC = ROOT / "docs" / "mutation.md"
-BEGIN, END = "<!-- mutation-report -->", "<!-- /mutation-report -->"  # not doc_numbers' generated: blocks
+README = ROOT / "README.md"
+# not doc_numbers' generated: blocks, which are computed from the experiments' tables
+BEGIN, END = "<!-- mutation-report -->", "<!-- /mutation-report -->"
+README_BEGIN, README_END = "<!-- mutation-scores -->", "<!-- /mutation-scores -->"
 
 # The test files whose tests may call a module's functions, by module (the longest matching prefix wins).
 # mutmut runs each mutant against the tests of these files that called the mutated function in its stats run.
 # The module's own tests and their nearest neighbours, in-process only: mutmut cannot see what a subprocess calls,
 # and every listed file multiplies the time of each surviving mutant.
 _SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_preemptive_sim.py",
-               "test_scheduler_contract.py", "test_variant_entries.py", "test_schedule_checksums.py"]
+               "test_scheduler_contract.py", "test_variant_entries.py", "test_schedule_checksums.py", "test_psjf.py",
+               "test_random_order.py", "test_recorded.py", "test_virtual_srpt_exact.py",
+               "test_virtual_srpt_rounding.py", "test_relaxed_eligibility.py", "test_decision_instants.py",
+               "test_sim_typed.py", "test_cluster_pools.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
     "schedulers/": _SCHEDULING,
     "schedulers/virtual_srpt": ["test_virtual_srpt_exact.py", "test_virtual_srpt_rounding.py"],
     "sim/": ["test_sim_engine.py", "test_scheduler_contract.py", "test_sim_metrics.py", "test_sim_audit.py",
-             "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py"],
+             "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py",
+             "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }
@@ -323,15 +330,33 @@ def records() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
 
 
+def summary(records: list[dict], judgements: dict[str, dict]) -> str:
+    """README's line: each module's score, its raw score beside it."""
+    parts = [f"`{r['module']}` {percent(*mutation_score(r, judgements))} ({percent(*score(r))})" for r in records]
+    return ("Scores (killed / sampled mutants not judged equivalent; in brackets mutmut's raw killed / sampled): "
+            + ", ".join(parts) + ".")
+
+
+def block(path: Path, begin: str, end: str) -> str:
+    """The text between the markers `begin` and `end` of `path` (refused in one line when they are missing)."""
+    text = path.read_text()
+    if begin not in text or end not in text:
+        sys.exit(f"mutation: {path.relative_to(ROOT)} has no {begin} ... {end} block")
+    return text.split(begin, 1)[1].split(end, 1)[0].strip("\n")
+
+
+def rewrite_block(path: Path, begin: str, end: str, content: str) -> None:
+    block(path, begin, end)
+    head, _, rest = path.read_text().partition(begin)
+    _, _, tail = rest.partition(end)
+    path.write_text(f"{head}{begin}\n{content}\n{end}{tail}")
+
+
 def report(_: argparse.Namespace) -> None:
-    runs = records()
-    text = DOC.read_text()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"mutation: {DOC.relative_to(ROOT)} has no {BEGIN} ... {END} block")
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    DOC.write_text(f"{head}{BEGIN}\n{render(runs, load_judgements())}\n{END}{tail}")
-    print(f"wrote {DOC.relative_to(ROOT)} from {len(runs)} runs")
+    runs, judgements = records(), load_judgements()
+    rewrite_block(DOC, BEGIN, END, render(runs, judgements))
+    rewrite_block(README, README_BEGIN, README_END, summary(runs, judgements))
+    print(f"wrote {DOC.relative_to(ROOT)} and the scores in {README.relative_to(ROOT)} from {len(runs)} runs")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -350,7 +375,7 @@ def main(argv: list[str] | None = None) -> None:
     verdict.add_argument("equivalent", choices=("yes", "no"), help="whether no input tells it from the original")
     verdict.add_argument("why", help="one or two sentences")
     verdict.set_defaults(func=judge)
-    commands.add_parser("report", help="rewrite docs/mutation.md from results/mutation/").set_defaults(func=report)
+    commands.add_parser("report", help="rewrite docs/mutation.md and README's scores from results/mutation/").set_defaults(func=report)
     args = parser.parse_args(argv)
     args.func(args)
 
