@@ -358,6 +358,28 @@ def test_refined_finds_the_least_threshold_also_right_above_an_infeasible_one():
     assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.2)
 
 
+SYNC = TimingModel(pipeline_mode="sync")  # no max over stations: the stage packing is no proof
+
+
+@pytest.mark.parametrize(("stages", "free", "servers", "certified"), [
+    # the stage packing keeps the 3-replica stage on server 1 and the rest on server 0: the lower bound,
+    # certified as such; by alpha it beats contract's (0, 0, 0, 0, 2, 2), lower only as a tuple
+    (((0.3, 1.0, 1.0, 3), (0.3, 0.3, 0.3, 2), (0.3, 0.3, 0.0, 1)), (4, 3, 4), (1, 1, 1, 0, 0, 0), True),
+    # spread over three servers above the lower bound: the better of the two, but no proof it is the best
+    (((0.3, 0.3, 1.0, 3), (0.2, 0.3, 1.0, 2), (0.1, 1.0, 0.5, 3), (0.2, 4.0, 0.3, 1)), (3, 4, 3),
+     (2, 2, 2, 1, 1, 0, 0, 0, 1), False),
+])
+def test_refined_without_a_proof_takes_the_better_alpha_and_certifies_only_the_lower_bound(stages, free, servers,
+                                                                                          certified):
+    plan = TrainingPlan("t", "sync", tuple(Stage(c, p * GB, a * GB, m) for c, p, a, m in stages))
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    placement, proven = HeavyEdgePlacer(timing=SYNC).place_with_certificate(plan, free, cluster)
+    contract = HeavyEdgePlacer(mode="contract", timing=SYNC).place(plan, free, cluster)
+    assert (placement.servers, proven) == (servers, certified)
+    assert SYNC.alpha(plan, placement, cluster) <= SYNC.alpha(plan, contract, cluster)
+    assert proven == (SYNC.alpha(plan, placement, cluster) <= SYNC.alpha_lower_bound(plan, cluster))
+
+
 def test_a_threshold_whose_packing_ran_out_of_budget_is_not_proven_infeasible(monkeypatch):
     # the least threshold of the 3, 3, 2, 2 plan needs backtracking (the test above); with 3 nodes the search
     # gives up there, so the placement found at a higher threshold carries no proof
