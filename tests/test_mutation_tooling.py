@@ -18,11 +18,13 @@ def load_tool():
     return module
 
 
-def test_docs_page_is_generated_from_the_recorded_runs() -> None:
+def test_docs_page_and_readme_scores_are_generated_from_the_recorded_runs() -> None:
     tool = load_tool()
-    text = tool.DOC.read_text()
-    block = text.split(tool.BEGIN, 1)[1].split(tool.END, 1)[0].strip("\n")
-    assert block == tool.render(tool.records(), tool.load_judgements()), "run `python tools/mutation.py report`"
+    runs, judgements = tool.records(), tool.load_judgements()
+    assert tool.block(tool.DOC, tool.BEGIN, tool.END) == tool.render(runs, judgements), \
+        "run `python tools/mutation.py report`"
+    assert tool.block(tool.README, tool.README_BEGIN, tool.README_END) == tool.summary(runs, judgements), \
+        "run `python tools/mutation.py report`"
 
 
 def test_every_judgement_names_a_recorded_survivor_and_is_current() -> None:
@@ -62,6 +64,7 @@ def test_the_mutation_score_leaves_out_survivors_judged_equivalent_and_the_raw_s
     assert tool.equivalents(record, judgements) == 2               # eq and none; stale and skipped do not count
     assert tool.mutation_score(record, judgements) == (2, 4)       # killed / (sampled - equivalent)
     assert tool.percent(2, 4) == "50.0%" and tool.percent(0, 0) == "n/a"
+    assert tool.summary([{**record, "module": "sim/"}], judgements).endswith(": `sim/` 50.0% (33.3%).")
 
 
 def test_a_package_mutates_every_file_under_it_and_a_module_one_file(tmp_path: Path) -> None:
