@@ -31,7 +31,7 @@ from .progress import progress_bar
 from .plots import SEED, geometric_ci, mean_ci
 from .bands import definition
 from .design_plots import design_text
-from .heterogeneity_plots import heterogeneity_text
+from .heterogeneity_plots import STUDIES, heterogeneity_text
 from .dispatch_plots import count_text, dispatch_ratios, near_best
 from .preemption_plots import (PREEMPTIVE, RESTART, preemption_price, preemption_spread, price_of_nonpreemption,
                                variant_keys)
@@ -328,7 +328,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "solver_comparison": solver_comparison,
     "open_choices": open_choices_block,
     "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
-    "heterogeneity": lambda results: heterogeneity_text(load_result(results, "heterogeneity")),
+    "heterogeneity": lambda results: heterogeneity_text([load_result(results, name) for name in STUDIES]),
 }
 
 

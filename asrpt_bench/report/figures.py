@@ -54,6 +54,10 @@ class FigureSpec:
             raise ConfigError(f"{path}: lacks column(s) {missing} that figure {self.name!r} reads")
 
 
+HETEROGENEITY_COLUMNS = ("placement.pool", "scheduler.virtual_gpus", "workload.target_load", "seed", "scheduler",
+                         "total_jct", "workload.name", "num_jobs", "cluster.pools")
+"""What the heterogeneity figure of either trace reads (heterogeneity_plots)."""
+
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("fig4_prediction_error", "fig4_prediction_error.csv", plots.plot_prediction_error,
                "Fig 4: share of held-out jobs per prediction-error bucket",
@@ -124,13 +128,15 @@ FIGURES: tuple[FigureSpec, ...] = (
                 "formula_mean_response_s")),
     FigureSpec("heterogeneity", "heterogeneity.csv", heterogeneity_plots.plot_heterogeneity,
                "Heterogeneity: A-SRPT, FIFO, SPJF+EASY, fifo_replan and srtf over the best WCS on Gavel's cluster of "
-               "V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine",
-               ("placement.pool", "scheduler.virtual_gpus", "workload.target_load", "seed", "scheduler",
-                "total_jct")),
+               "V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine", HETEROGENEITY_COLUMNS),
 )
 
 
 PENDING: tuple[FigureSpec, ...] = (
+    FigureSpec("heterogeneity_philly", "heterogeneity_philly.csv", heterogeneity_plots.plot_heterogeneity,
+               "Heterogeneity, Philly: A-SRPT, FIFO, SPJF+EASY, fifo_replan and the preemptive references over the "
+               "best WCS on the mixed cluster of V100, P100 and K80 pools, per pool choice and A-SRPT's virtual "
+               "machine", HETEROGENEITY_COLUMNS),
     FigureSpec("design_map", "design_map.csv", design_plots.plot_design_map,
                "Design map: A-SRPT's eligibility (virtual, reservation, release) x virtual order (SRPT, PSJF) x "
                "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY",

@@ -39,7 +39,8 @@ from .open_choices import choices_table
 from .plots import SEED, best_wcs_ratios, geometric_ci, mean_ci, worst_gap
 from .bands import definition
 from .design_plots import prediction_gap, virtual_order_effect
-from .heterogeneity_plots import POOL, VIRTUAL_GPUS, heterogeneity_ratios, intervals_beside_one
+from .heterogeneity_plots import (COUNTED, POOL, STUDIES, VIRTUAL_GPUS, heterogeneity_ratios, intervals_beside_one,
+                                  trace_label, without_repeats)
 from .dispatch_plots import ELIGIBILITY, VIRTUAL, dispatch_ratios, near_best, variant_name_text
 from .preemption_plots import preemption_price, price_of_nonpreemption, variant_keys
 from .published import load_result
@@ -311,18 +312,28 @@ def virtual_order_claim(results: Path) -> Claim:
 
 
 def heterogeneity_claim(results: Path) -> Claim:
-    """A-SRPT / the best WCS on a typed cluster, per pool choice and virtual machine: the range over loads and
-    at how many loads the interval lies below 1."""
-    summary = heterogeneity_ratios(load_result(results, "heterogeneity"))
-    mine = summary[summary["scheduler"] == "asrpt"]
-    parts = [f"{pool}/{machine}: {part['mean'].min():.2f}-{part['mean'].max():.2f} (below 1 at "
-             f"{intervals_beside_one(part)[0]} of {len(part)} loads)"
-             for (pool, machine), part in mine.groupby([POOL, VIRTUAL_GPUS], sort=True)]
-    return Claim("Heterogeneous GPUs: A-SRPT / best WCS by pool choice and virtual machine", "one GPU type only",
-                 "; ".join(parts), "heterogeneity",
-                 "Gavel's trace on 36 V100 + 36 P100 + 36 K80 (Gavel's own cluster), each job in one pool at its "
-                 "type's measured speed; fastest_fit is type-aware, type_agnostic a random pool with room; "
-                 "speed_weighted counts the virtual machine's GPUs in V100s, count every GPU alike.")
+    """Per trace of the study (heterogeneity_plots.STUDIES) and pool choice: A-SRPT / the best WCS per virtual
+    machine, the range over loads and at how many loads the interval lies below 1, with its perfect-prediction
+    variant, the references that use no prediction (FIFO, FIFO+EASY, WCS-SubTime) and SPJF+EASY beside it."""
+    parts = []
+    for name in STUDIES:
+        table = load_result(results, name)
+        summary = without_repeats(heterogeneity_ratios(table, COUNTED))
+        pools = []
+        for pool, part in summary.groupby(POOL, sort=True):
+            ranges = [f"{scheduler}{'/' + machine if machine else ''} {rows['mean'].min():.2f}-{rows['mean'].max():.2f}"
+                      f" (below 1 at {intervals_beside_one(rows)[0]} of {len(rows)})"
+                      for scheduler in COUNTED
+                      for machine, rows in part[part["scheduler"] == scheduler].groupby(VIRTUAL_GPUS, sort=True)]
+            pools.append(f"{pool}: " + ", ".join(ranges))
+        parts.append(f"{trace_label(table)}: " + "; ".join(pools))
+    return Claim("Heterogeneous GPUs: A-SRPT / best WCS by pool choice and virtual machine, the references beside it",
+                 "one GPU type only", ". ".join(parts), ", ".join(STUDIES),
+                 "Per trace and pool choice: range over loads of the geometric mean over seeds, and at how many loads "
+                 "its 95% interval lies below 1. Each job runs in one pool at its type's measured speed; fastest_fit "
+                 "is type-aware, type_agnostic a random pool with room; speed_weighted counts the virtual machine's "
+                 "GPUs in GPUs of the fastest type, count every GPU alike (it reaches A-SRPT only, so the others are "
+                 "named once).")
 
 
 PENDING_CLAIMS: tuple[Callable[[Path], Claim], ...] = (virtual_order_claim,)
