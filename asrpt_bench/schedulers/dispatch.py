@@ -33,7 +33,7 @@ import math
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Literal, Sequence, TypeVar
 
 from .profile import Profile
-from .queues import Window
+from .queues import CountQueue, Window
 
 if TYPE_CHECKING:
     from .views import DispatchContext, JobView
@@ -265,6 +265,26 @@ class Backfill:
             rest = ((position, queue[position]) for position in range(k + 1, len(queue)))
             started.extend(self.easy_scan(rest, ctx, job_of, try_start, window))
         return started
+
+    def behind(self, rule: DispatchRule, queue: CountQueue[T], head: T, ctx: DispatchContext,
+               job_of: Callable[[T], JobView], try_start: Callable[[T], bool],
+               hold_until: Callable[[T], float]) -> list[T]:
+        """Greedy or EASY behind the blocked `head` of a block queue (queues.CountQueue), which visits only
+        the jobs that may start: the same starts, in the same order, as `greedy` or `easy` over the whole
+        queue after its head; returns the items started (they are still in `queue`)."""
+        more, now = len(queue) > 1, ctx.now
+        if rule == "greedy":
+            if not more or ctx.idle_gpus == 0:
+                return []
+            started = [item for item, _ in queue.behind(head, lambda: ctx.idle_gpus, None, now) if try_start(item)]
+            self.backfilled += len(started)
+            return started
+        window = self.easy_window(head, ctx, job_of, hold_until, more)
+        if window is None:
+            return []
+        narrowing = window if window.pool is None else None  # on several pools any job may start elsewhere
+        return self.easy_scan(queue.behind(head, lambda: ctx.idle_gpus, narrowing, now), ctx, job_of, try_start,
+                              window)
 
     def queued_duration(self, job: JobView) -> float:
         """A queued job's estimated duration (Estimates.duration), computed once per job."""
