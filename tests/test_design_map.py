@@ -1,11 +1,9 @@
-"""The design map's pending experiment (eligibility x virtual order x dispatch, with the trivial references):
-its config composes and runs at small scale through the app; its table is collected, drawn by its pending
-figure and summarised by its pending findings line and report row."""
+"""The design map (eligibility x virtual order x dispatch, with the trivial references): its config composes
+and runs at small scale through the app; its table is collected, drawn by its figure and summarised by its
+findings line and report row."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,20 +11,16 @@ import pytest
 from asrpt_bench.collect import collect
 from asrpt_bench.report import doc_numbers, reproduction
 from asrpt_bench.report.design_plots import prediction_gap, virtual_order_effect
-from asrpt_bench.report.figures import PENDING
+from asrpt_bench.report.figures import FIGURES
 from asrpt_bench.report.style import save_figure
 from test_cli import run_app
 from test_paper_figures import log_axis_problems
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory) -> pd.DataFrame:
     tmp_path = tmp_path_factory.mktemp("design_map")
-    (tmp_path / "experiment").mkdir()
-    shutil.copy(ROOT / "experiments" / "pending" / "design_map.yaml", tmp_path / "experiment")
-    done = run_app("--config-dir", str(tmp_path), "-m", "experiment=design_map", "debug=tiny", "seed=0,1",
+    done = run_app("-m", "experiment=design_map", "debug=tiny", "seed=0,1",
                    "workload=philly", "workload.recurrence.sigma=1", "scheduler.eligibility=virtual,reservation",
                    "scheduler.virtual=srpt,psjf", "workload.target_load=1.0", f"hydra.sweep.dir={tmp_path / 'runs'}",
                    cwd=tmp_path)
@@ -41,15 +35,15 @@ def test_every_point_runs_every_scheduler(table):
     assert asrpt.loc[("reservation", "srpt", 0), "total_jct"] != asrpt.loc[("virtual", "srpt", 0), "total_jct"]
 
 
-def test_the_pending_figure_and_text_read_the_table(table, tmp_path, monkeypatch):
-    spec = next(spec for spec in PENDING if spec.name == "design_map")
+def test_the_figure_and_text_read_the_table(table, tmp_path, monkeypatch):
+    spec = next(spec for spec in FIGURES if spec.name == "design_map")
     spec.check(table, tmp_path / "design_map.csv")
     figure = spec.plot(table)
     assert len(figure.axes) == 2 and log_axis_problems(figure) == []
     assert save_figure(figure, tmp_path, spec.name)
     monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: table)
     monkeypatch.setattr(reproduction, "load_result", lambda results, name: table)
-    text = doc_numbers.PENDING_BLOCKS["design_map"](tmp_path)
+    text = doc_numbers.BLOCKS["design_map"](tmp_path)
     assert text.startswith("- Eligibility x virtual order x dispatch (design map, loads 1-1, 2 seeds;")
     assert "easy/reservation/psjf" in text and "random_order+easy" in text and "within 5%: the 95% interval" in text
     claim = reproduction.virtual_order_claim(tmp_path)

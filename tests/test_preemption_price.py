@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,8 +14,6 @@ from asrpt_bench.report.preemption_plots import best_variants, plot_preemption_p
 from test_cli import run_app
 from test_paper_figures import log_axis_problems
 
-
-ROOT = Path(__file__).resolve().parents[1]
 
 TOTALS = {"asrpt": 10.0, "wcs_duration": 8.0, "fifo": 20.0, "srtf": 4.0, "srtf_oracle": 2.0, "las2d": 16.0}
 
@@ -84,13 +80,11 @@ def test_every_panel_labels_at_least_three_ticks_on_its_ratio_axis():
     plt.close(figure)
 
 
-def test_the_pending_rerun_runs_small_and_takes_each_references_best_variant(tmp_path, monkeypatch):
-    """experiments/pending/preemption_price.yaml (always / net_gain x min run 0 / 300 s) at small scale through
-    the app, collected: the figure draws one line per reference and restart, the price takes the best variant,
-    and the findings line adds how suspensions spread over jobs."""
-    (tmp_path / "experiment").mkdir()  # under another name: the committed preemption_price would shadow it
-    shutil.copy(ROOT / "experiments" / "pending" / "preemption_price.yaml", tmp_path / "experiment" / "rerun.yaml")
-    done = run_app("--config-dir", str(tmp_path), "-m", "experiment=rerun", "debug=tiny", "seed=0,1",
+def test_the_rerun_runs_small_and_takes_each_references_best_variant(tmp_path, monkeypatch):
+    """experiment=preemption_price (always / net_gain x min run 0 / 300 s) at small scale through the app,
+    collected: the figure draws one line per reference and restart, the price takes the best variant, and the
+    findings line adds how suspensions spread over jobs."""
+    done = run_app("-m", "experiment=preemption_price", "debug=tiny", "seed=0,1",
                    "workload=philly", "preemption.restart_s=30", "scheduler.preempt_rule=always,net_gain",
                    "preemption.min_run_s=0,300", "workload.target_load=1.0", f"hydra.sweep.dir={tmp_path / 'runs'}",
                    cwd=tmp_path)

@@ -329,12 +329,11 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "open_choices": open_choices_block,
     "queueing_theory": lambda results: queueing_text(load_result(results, "queueing_theory")),
     "heterogeneity": lambda results: heterogeneity_text([load_result(results, name) for name in STUDIES]),
-}
-
-
-PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {
     "design_map": lambda results: design_text(load_result(results, "design_map")),
 }
+
+
+PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {}
 """Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
 the docs, when its table is committed (experiments/pending/README.md)."""
 

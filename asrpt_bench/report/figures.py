@@ -24,8 +24,8 @@ from matplotlib.figure import Figure
 
 from ..core import ConfigError
 from ..io import atomic_write_text
-from . import (design_plots, dispatch_plots, heterogeneity_plots, plots, preemption_plots, queueing_plots, regime_plots,
-               sensitivity_plots, theory_plots)
+from . import (bands, design_plots, dispatch_plots, heterogeneity_plots, plots, preemption_plots, queueing_plots,
+               regime_plots, sensitivity_plots, theory_plots)
 from .progress import progress_bar
 from .style import save_figure
 from .published import check_sweep
@@ -115,7 +115,7 @@ FIGURES: tuple[FigureSpec, ...] = (
                ("workload.inject_jobs", "seed", "scheduler", "total_jct")),
     FigureSpec("dispatch_map", "dispatch_map.csv", dispatch_plots.plot_dispatch_map,
                "Dispatch map: A-SRPT under strict, EASY, conservative and greedy dispatch x eligibility, "
-               "over the best WCS",
+               f"over the best WCS (README counts, per trace: {bands.definition()})",
                ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
                 "seed", "scheduler", "total_jct")),
     FigureSpec("preemption_price", "preemption_price.csv", preemption_plots.plot_preemption_price,
@@ -129,20 +129,20 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("heterogeneity", "heterogeneity.csv", heterogeneity_plots.plot_heterogeneity,
                "Heterogeneity: A-SRPT, FIFO, SPJF+EASY, fifo_replan and srtf over the best WCS on Gavel's cluster of "
                "V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine", HETEROGENEITY_COLUMNS),
-)
-
-
-PENDING: tuple[FigureSpec, ...] = (
     FigureSpec("heterogeneity_philly", "heterogeneity_philly.csv", heterogeneity_plots.plot_heterogeneity,
                "Heterogeneity, Philly: A-SRPT, FIFO, SPJF+EASY, fifo_replan and the preemptive references over the "
                "best WCS on the mixed cluster of V100, P100 and K80 pools, per pool choice and A-SRPT's virtual "
                "machine", HETEROGENEITY_COLUMNS),
     FigureSpec("design_map", "design_map.csv", design_plots.plot_design_map,
                "Design map: A-SRPT's eligibility (virtual, reservation, release) x virtual order (SRPT, PSJF) x "
-               "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY",
+               "dispatch over the best WCS, with WCS-SubTime, SPJF+EASY and a random-order EASY (README counts, "
+               f"per trace: {bands.definition()})",
                ("workload.name", "workload.target_load", "workload.recurrence.sigma", "scheduler.eligibility",
                 "scheduler.virtual", "seed", "scheduler", "total_jct")),
 )
+
+
+PENDING: tuple[FigureSpec, ...] = ()
 """Figures of the experiments waiting in experiments/pending/ (not run yet): each moves into FIGURES when
 its experiment moves into conf/experiment and its table and figure are committed (experiments/pending/README.md)."""
 
