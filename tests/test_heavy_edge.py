@@ -3,6 +3,7 @@ instances, plus optimality of the refined mode against brute force."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -15,7 +16,9 @@ from asrpt_bench.placement.bruteforce import optimal_placement
 from asrpt_bench.schedulers.asrpt import ASRPTParams
 from asrpt_bench.placement.estimates import alpha_min_estimate, empty_cluster_placement, is_comm_heavy
 from asrpt_bench.placement.first_fit import FirstFitPlacer
-from asrpt_bench.placement.heavy_edge import HeavyEdgePlacer, pack_blocks
+from asrpt_bench.placement import heavy_edge
+from asrpt_bench.placement.heavy_edge import (HeavyEdgePlacer, _Packer, link_costs, pack_blocks,
+                                              stage_packing_placement)
 from asrpt_bench.placement.patterns import fragmentation_patterns
 from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 
@@ -96,6 +99,31 @@ def test_pack_blocks_backtracks_where_best_fit_fails():
     assert not exhausted
     assert sorted(zip(assignment, (3, 3, 2, 2))) == [(0, 3), (0, 3), (1, 2), (1, 2)]
     assert pack_blocks(plan, blocks, (5, 4, 1)) == (None, False)
+
+
+def test_pack_blocks_places_the_largest_block_first_each_at_its_best_fit():
+    # the 3-block (stages 2, 3) first, at its best fit 1, which it fills exactly; then the 2-block at the 5.
+    # Smallest or first block first would put the 2-block into the 3 and the 3-block into the 5.
+    plan = TrainingPlan("t", "blocks", tuple(Stage(0.1, GB, 0.0, m) for m in (1, 1, 2, 1)))
+    assert pack_blocks(plan, [[0, 1], [2, 3]], (5, 3)) == ([0, 1], False)
+    assert pack_blocks(plan, [[2, 3]], (3,)) == ([0], False)  # a block may fill the largest server exactly
+
+
+def test_pack_blocks_puts_a_block_next_to_its_placed_neighbour_before_its_best_fit():
+    # the 4-block goes to server 0 (the only room); the 2-block after it follows it there (3 left) rather
+    # than to its best fit, server 1, keeping the boundary between stages 1 and 2 on one server
+    plan = TrainingPlan("t", "blocks", tuple(Stage(0.1, GB, 0.0, m) for m in (2, 2, 1, 1)))
+    assert pack_blocks(plan, [[0, 1], [2, 3]], (7, 2)) == ([0, 0], False)
+    # also when the neighbour's server has exactly the room, and a lower-indexed server the same room
+    assert pack_blocks(plan, [[0, 1], [2, 3]], (2, 6)) == ([1, 1], False)
+
+
+def test_the_packing_search_visits_at_most_its_budget_of_nodes_then_reports_exhaustion():
+    # three 2-blocks into (3, 3) cannot pack; the search proves it in 3 nodes (one server per distinct room)
+    proof = _Packer([2, 2, 2], [[], [], []], budget=3)
+    assert not proof.pack([3, 3], [0, 1, 2]) and not proof.exhausted and proof.nodes == 3
+    cut_short = _Packer([2, 2, 2], [[], [], []], budget=2)
+    assert not cut_short.pack([3, 3], [0, 1, 2]) and cut_short.exhausted
 
 
 def test_unknown_mode_is_a_config_error():
@@ -228,7 +256,7 @@ def test_no_certificate_when_the_job_does_not_fit(mode):
 def test_required_blocks_tie_stages_across_a_boundary_dearer_than_the_threshold():
     """Link costs (alpha with that link alone across servers), 100/10 GB/s. HEAVY: floor 0.152, stage 0 0.5,
     stage 1 0.17, boundary 0.152. Two one-replica stages with 1 GB of activations: floor 0.1, boundary 0.2."""
-    from asrpt_bench.placement.heavy_edge import link_costs, required_blocks
+    from asrpt_bench.placement.heavy_edge import required_blocks
 
     costs = link_costs(HEAVY, PAPER_CLUSTER, DEFAULT_TIMING)
     assert (costs.floor, costs.boundary) == (pytest.approx(0.152), (pytest.approx(0.152),))
@@ -272,7 +300,11 @@ LONE_THEN_TRIPLE = TrainingPlan("t", "1+3", (Stage(0.1, 0.0, 0.01 * GB, 1), Stag
     (ring(4, 0.0), (1, 2, 1), (1, 0, 1, 2), (1, 0, 1, 2)),
     # ring of 6, cap 3: contract groups {0,1,5} (server 0) and {2,3,4}, split: 2 to the most free, 1; 3 joins
     # its neighbour 2 there (room left), 4 (neighbours on full servers) to the most free, 2
-    (ring(6), (3, 2, 2), (0, 0, 1, 1, 2, 0), (0, 0, 1, 1, 2, 0)),
+    (ring(6), (3, 2, 2), (0, 0, 1, 1, 2, 0), (0, 0, 1, 1, 2, 0)),    # contract: groups of equal size go heaviest internal weight first: {0,1,2} (10 + 0.1 + 0.1 GB) to the
+    # most free server 0, before {3,4,5} (5 + 1 + 1 GB) although its lightest internal edge is the heavier one
+    (TrainingPlan("t", "2+1+2+1", (Stage(0.1, 10 * GB, 0.1 * GB, 2), Stage(0.1, 0.0, 0.5 * GB, 1),
+                                   Stage(0.1, 5 * GB, 1 * GB, 2), Stage(0.1, 0.0, 0.0, 1))),
+     (3, 3), (0, 0, 0, 1, 1, 1), (0, 0, 0, 1, 1, 1)),
 ])
 def test_contract_and_greedy_edge_place_exactly_as_their_listings(plan, free, contract, greedy_edge):
     cluster = Cluster(len(free), 4, 100.0, 10.0)
@@ -311,6 +343,51 @@ def test_refined_finds_the_least_threshold_whose_blocks_pack():
     best, optimum = optimal_placement(plan, (6, 4), cluster)
     assert placement == best == Placement((0,) * 6 + (1,) * 4) and proven
     assert DEFAULT_TIMING.alpha(plan, placement, cluster) == optimum == pytest.approx(0.46 / 3, rel=1e-12)
+
+
+def test_refined_finds_the_least_threshold_also_right_above_an_infeasible_one():
+    """Link costs 0.15, 0.2, 0.333, 0.5 and 1.1: the binary search finds 0.333 feasible, 0.15 not, and must
+    still try 0.2, which packs: every link above 0.2 on one server, alpha 0.2, certified."""
+    plan = TrainingPlan("t", "33221", (Stage(0.2, 2 * GB, 1 * GB, 3), Stage(0.1, 8 * GB, 0.1 * GB, 3),
+                                       Stage(0.3, 0.0, 0.5 * GB, 2), Stage(0.2, 4 * GB, 0.0, 2),
+                                       Stage(0.1, 1 * GB, 0.0, 1)))
+    cluster, free = Cluster(5, 6, 100.0, 10.0), (5, 5, 4, 1, 3)
+    assert link_costs(plan, cluster, DEFAULT_TIMING).thresholds() == pytest.approx([0.15, 0.2, 1 / 3, 0.5, 1.1])
+    placement, proven = HeavyEdgePlacer().place_with_certificate(plan, free, cluster)
+    assert placement.servers == (4, 4, 4, 2, 2, 2, 0, 0, 0, 0, 0) and proven
+    assert DEFAULT_TIMING.alpha(plan, placement, cluster) == pytest.approx(0.2)
+
+
+SYNC = TimingModel(pipeline_mode="sync")  # no max over stations: the stage packing is no proof
+
+
+@pytest.mark.parametrize(("stages", "free", "servers", "certified"), [
+    # the stage packing keeps the 3-replica stage on server 1 and the rest on server 0: the lower bound,
+    # certified as such; by alpha it beats contract's (0, 0, 0, 0, 2, 2), lower only as a tuple
+    (((0.3, 1.0, 1.0, 3), (0.3, 0.3, 0.3, 2), (0.3, 0.3, 0.0, 1)), (4, 3, 4), (1, 1, 1, 0, 0, 0), True),
+    # spread over three servers above the lower bound: the better of the two, but no proof it is the best
+    (((0.3, 0.3, 1.0, 3), (0.2, 0.3, 1.0, 2), (0.1, 1.0, 0.5, 3), (0.2, 4.0, 0.3, 1)), (3, 4, 3),
+     (2, 2, 2, 1, 1, 0, 0, 0, 1), False),
+])
+def test_refined_without_a_proof_takes_the_better_alpha_and_certifies_only_the_lower_bound(stages, free, servers,
+                                                                                          certified):
+    plan = TrainingPlan("t", "sync", tuple(Stage(c, p * GB, a * GB, m) for c, p, a, m in stages))
+    cluster = Cluster(len(free), 4, 100.0, 10.0)
+    placement, proven = HeavyEdgePlacer(timing=SYNC).place_with_certificate(plan, free, cluster)
+    contract = HeavyEdgePlacer(mode="contract", timing=SYNC).place(plan, free, cluster)
+    assert (placement.servers, proven) == (servers, certified)
+    assert SYNC.alpha(plan, placement, cluster) <= SYNC.alpha(plan, contract, cluster)
+    assert proven == (SYNC.alpha(plan, placement, cluster) <= SYNC.alpha_lower_bound(plan, cluster))
+
+
+def test_a_threshold_whose_packing_ran_out_of_budget_is_not_proven_infeasible(monkeypatch):
+    # the least threshold of the 3, 3, 2, 2 plan needs backtracking (the test above); with 3 nodes the search
+    # gives up there, so the placement found at a higher threshold carries no proof
+    plan = TrainingPlan("t", "3322", tuple(Stage(0.1 * m, 4 * GB, 0.01 * GB, m) for m in (3, 3, 2, 2)))
+    cluster = Cluster(2, 6, 100.0, 10.0)
+    assert stage_packing_placement(plan, (6, 4), cluster, DEFAULT_TIMING, "ring")[1]
+    monkeypatch.setattr(heavy_edge, "_Packer", functools.partial(_Packer, budget=3))
+    assert not stage_packing_placement(plan, (6, 4), cluster, DEFAULT_TIMING, "ring")[1]
 
 
 @pytest.mark.parametrize("mode", MODES)

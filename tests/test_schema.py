@@ -43,8 +43,15 @@ def test_missing_required_column_is_named():
 
 def test_job_needs_a_way_to_get_its_time():
     bare = table().drop(columns=["alpha"])
-    with pytest.raises(ConfigError, match="needs model\\+config, alpha, or a duration"):
+    with pytest.raises(ConfigError) as refused:
         validate_job_table(bare, "jobs.csv")
+    assert str(refused.value) == ("jobs.csv: row 1 (line 2), column 'model': a job needs model+config, alpha, or a "
+                                  "duration to assign a model from")
+
+
+def test_blank_cells_of_a_number_column_are_missing_values():
+    out = validate_job_table(table(alpha_max=["", " "], duration=[" ", 7]), "jobs.csv")
+    assert out["alpha_max"].isna().all() and out["duration"].isna().tolist() == [True, False]
 
 
 LIMIT = "(larger times lose precision in float64 arithmetic)"
@@ -57,6 +64,10 @@ LIMIT = "(larger times lose precision in float64 arithmetic)"
      "row 2 (line 3), column 'alpha_spread': needs alpha (it is the spread-placement time of a fixed-alpha job), "
      "got 3.0"),
     ({"duration": [1.0, -1.0]}, "row 2 (line 3), column 'duration': must be >= 0, got -1.0"),
+    ({"recorded_wait": [0.0, -1.0]}, "row 2 (line 3), column 'recorded_wait': must be >= 0, got -1.0"),
+    ({"time_limit": [0.0, 5.0]}, "row 1 (line 2), column 'time_limit': must be > 0, got 0.0"),
+    ({"alpha": [1.0, None], "model": [None, "bert24"]},  # a model without its config is no way to a time
+     "row 2 (line 3), column 'model': a job needs model+config, alpha, or a duration to assign a model from"),
     ({"release": [0.0, 2e12]}, f"row 2 (line 3), column 'release': must be <= 1e+12 s {LIMIT}, got 2000000000000.0"),
     ({"duration": [2e12, 1.0]}, f"row 1 (line 2), column 'duration': must be <= 1e+12 s {LIMIT}, got 2000000000000.0"),
     ({"alpha": [1.0, 2e12]}, f"row 2 (line 3), column 'alpha': must be <= 1e+12 s {LIMIT}, got 2000000000000.0"),
@@ -138,3 +149,9 @@ def test_a_given_table_with_a_model_a_fixed_alpha_and_a_drawn_model_passes():
                                   gpus=[4, 2, 4], job_id=["a", "b", "c"], release=[0.0, 5.0, 6.0],
                                   iterations=[10, 20, None], duration=[None, None, 100.0]), "jobs.csv")
     assert list(out["job_id"]) == ["a", "b", "c"] and list(out["gpus"]) == [4, 2, 4]
+
+
+def test_a_given_row_with_its_time_keeps_its_iterations_and_gpus_beside_a_duration():
+    # only a row whose model is drawn from its duration may not carry iterations or an odd GPU count
+    out = check_given_table(given(gpus=[1, 3], duration=[50.0, 100.0]), "jobs.csv")
+    assert list(out["iterations"]) == [10, 20] and list(out["gpus"]) == [1, 3]

@@ -1,12 +1,13 @@
-"""Sampled mutation testing of one core module with mutmut 3, and the docs page generated from the runs.
+"""Sampled mutation testing of one core module or package with mutmut 3, and the docs page generated from the runs.
 
     python tools/mutation.py run timing --sample 120          # one module, a seeded sample of its mutants
+    python tools/mutation.py run sim/ --sample 150            # a package: every .py file under asrpt_bench/sim/
     python tools/mutation.py run sim/engine --sample 150 --seed 1
     python tools/mutation.py judge NAME yes "why it is equivalent"   # judge a survivor
     python tools/mutation.py report                           # rewrite docs/mutation.md from results/mutation/
 
-`run` copies the working tree into a scratch directory, lets mutmut generate every mutant of the module,
-draws a seeded sample of them, and runs `mutmut run --max-children 1` on the sample under `nice -n 19`.
+`run` copies the working tree into a scratch directory, lets mutmut generate every mutant of the module (of
+every file of the package), draws one seeded sample of them, and runs `mutmut run --max-children 1` on the sample under `nice -n 19`.
 mutmut first records which tests call which function (its stats run over the module's test files, listed
 in TESTS below), then runs each mutant against only the tests that called the mutated function. The
 outcome, the surviving mutants' diffs and how the run was made go to results/mutation/MODULE.json; `report`
@@ -32,40 +33,69 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results" / "mutation"
 JUDGEMENTS = ROOT / "tools" / "mutation_judgements.yaml"
 DOC = ROOT / "docs" / "mutation.md"
-BEGIN, END = "<!-- mutation-report -->", "<!-- /mutation-report -->"  # not doc_numbers' generated: blocks
+README = ROOT / "README.md"
+# not doc_numbers' generated: blocks, which are computed from the experiments' tables
+BEGIN, END = "<!-- mutation-report -->", "<!-- /mutation-report -->"
+README_BEGIN, README_END = "<!-- mutation-scores -->", "<!-- /mutation-scores -->"
 
 # The test files whose tests may call a module's functions, by module (the longest matching prefix wins).
 # mutmut runs each mutant against the tests of these files that called the mutated function in its stats run.
 # The module's own tests and their nearest neighbours, in-process only: mutmut cannot see what a subprocess calls,
 # and every listed file multiplies the time of each surviving mutant.
 _SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_preemptive_sim.py",
-               "test_scheduler_contract.py", "test_variant_entries.py", "test_schedule_checksums.py"]
+               "test_scheduler_contract.py", "test_variant_entries.py", "test_schedule_checksums.py", "test_psjf.py",
+               "test_random_order.py", "test_recorded.py", "test_virtual_srpt_exact.py",
+               "test_virtual_srpt_rounding.py", "test_relaxed_eligibility.py", "test_decision_instants.py",
+               "test_sim_typed.py", "test_cluster_pools.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
     "schedulers/": _SCHEDULING,
     "schedulers/virtual_srpt": ["test_virtual_srpt_exact.py", "test_virtual_srpt_rounding.py"],
     "sim/": ["test_sim_engine.py", "test_scheduler_contract.py", "test_sim_metrics.py", "test_sim_audit.py",
-             "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py"],
+             "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py",
+             "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }
+# Tests that fail on mutmut's instrumented copy of the code itself, left out of its runs: mutmut adds every mutant
+# of a method as an attribute of its class, which a test of the class's public names sees.
+DESELECT = ["tests/test_sim_engine.py::test_dispatch_context_exposes_only_the_protocol"]
 # mutmut's verdicts; a mutant counts as killed when a test failed on it or it ran out of time
 KILLED = ("killed", "timeout")
 COPY_IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "mutants",
                                      ".mutation", "outputs", "multirun", "results")
 
 
-def module_path(module: str) -> Path:
-    """`sim/engine` -> asrpt_bench/sim/engine.py (refused in one line when there is no such file)."""
-    path = Path("asrpt_bench") / f"{module.removesuffix('.py')}.py"
-    if not (ROOT / path).is_file():
+def is_package(module: str) -> bool:
+    """`sim/` names a package (every .py file under asrpt_bench/sim/), `sim/engine` one module."""
+    return module.endswith("/")
+
+
+def display_path(module: str) -> str:
+    """What the records and the docs call the mutated code: asrpt_bench/sim/ or asrpt_bench/sim/engine.py."""
+    return f"asrpt_bench/{module}" if is_package(module) else f"asrpt_bench/{module.removesuffix('.py')}.py"
+
+
+def module_paths(module: str, root: Path = ROOT) -> list[Path]:
+    """The files to mutate, relative to `root`: `sim/engine` -> [asrpt_bench/sim/engine.py]; `sim/` -> every .py
+    file under asrpt_bench/sim/, sorted (refused in one line when there is no such file or package)."""
+    path = Path(display_path(module))
+    if is_package(module):
+        if not (root / path).is_dir():
+            sys.exit(f"mutation: no package {module!r} ({path} is not a directory)")
+        files = sorted(p.relative_to(root) for p in (root / path).rglob("*.py") if "__pycache__" not in p.parts)
+        if not files:
+            sys.exit(f"mutation: package {module!r} has no .py files")
+        return files
+    if not (root / path).is_file():
         sys.exit(f"mutation: no module {module!r} ({path} does not exist)")
-    return path
+    return [path]
 
 
 def slug(module: str) -> str:
-    return module.removesuffix(".py").replace("/", ".")
+    """The name of the module's record: `sim/engine` -> sim.engine, `sim/` -> sim."""
+    return module.removesuffix(".py").strip("/").replace("/", ".")
 
 
 def test_files(module: str) -> list[str]:
@@ -76,15 +106,17 @@ def test_files(module: str) -> list[str]:
     return TESTS[max(matches, key=len)]
 
 
-def setup_cfg(path: Path, tests: list[str], copy: list[str]) -> str:
-    """mutmut's configuration: mutate one file, select the module's test files, skip slow tests."""
+def setup_cfg(paths: list[Path], tests: list[str], copy: list[str]) -> str:
+    """mutmut's configuration: mutate the given files (one `only_mutate` entry each), select the module's test
+    files, skip slow tests and the tests in DESELECT."""
     def lines(values: list[str]) -> str:
         return "".join(f"\n    {v}" for v in values)
+    deselected = [arg for test in DESELECT for arg in ("--deselect", test)]
     return ("[mutmut]\n"
             "source_paths = asrpt_bench\n"
-            f"only_mutate = {path.as_posix()}\n"
+            f"only_mutate ={lines([p.as_posix() for p in paths])}\n"
             f"pytest_add_cli_args_test_selection ={lines([f'tests/{t}' for t in tests])}\n"
-            f"pytest_add_cli_args ={lines(['-p', 'no:cacheprovider', '-m', 'not slow'])}\n"
+            f"pytest_add_cli_args ={lines(['-p', 'no:cacheprovider', '-m', 'not slow', *deselected])}\n"
             f"also_copy ={lines(copy)}\n")
 
 
@@ -101,6 +133,13 @@ def mutant_names(workdir: Path, path: Path) -> list[str]:
     if done.returncode != 0:
         sys.exit(f"mutation: mutmut could not list the mutants of {path}:\n{done.stderr[-2000:]}")
     return sorted(done.stdout.split())
+
+
+def draw(population: list[str], sample: int, seed: int) -> list[str]:
+    """The seeded sample (sorted), drawn once across all of a package's mutants; `sample` 0 means all."""
+    if not sample:
+        return list(population)
+    return sorted(random.Random(seed).sample(population, min(sample, len(population))))
 
 
 def clean_env() -> dict[str, str]:
@@ -133,7 +172,7 @@ def git(*args: str) -> str:
 def run(args: argparse.Namespace) -> None:
     import mutmut as mutmut_package  # the `mutation` extra; only this command needs it
 
-    path = module_path(args.module)
+    paths = module_paths(args.module)
     tests = args.tests or test_files(args.module)
     commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--", "asrpt_bench", "tests"))
     workdir = Path(args.workdir or ROOT / ".mutation") / slug(args.module)
@@ -141,12 +180,13 @@ def run(args: argparse.Namespace) -> None:
         shutil.rmtree(workdir)
     shutil.copytree(ROOT, workdir, ignore=COPY_IGNORE)
     copy = sorted(p.name for p in workdir.iterdir() if p.name not in ("asrpt_bench", "setup.cfg"))
-    (workdir / "setup.cfg").write_text(setup_cfg(path, tests, copy))
+    (workdir / "setup.cfg").write_text(setup_cfg(paths, tests, copy))
 
-    population = mutant_names(workdir, path)
-    rng = random.Random(args.seed)
-    sample = sorted(rng.sample(population, min(args.sample, len(population)))) if args.sample else population
-    print(f"{path}: {len(population)} mutants, running {len(sample)} (seed {args.seed}); "
+    by_file = {p.as_posix(): mutant_names(workdir, p) for p in paths}
+    population = sorted(name for names in by_file.values() for name in names)
+    sample = draw(population, args.sample, args.seed)
+    path = display_path(args.module)
+    print(f"{path}: {len(population)} mutants in {len(paths)} files, running {len(sample)} (seed {args.seed}); "
           f"tests: {', '.join(tests)}", flush=True)
     load_start, started = os.getloadavg(), time.time()
     log = workdir / "mutmut-run.log"
@@ -159,8 +199,9 @@ def run(args: argparse.Namespace) -> None:
     outcome = {name: verdicts[name] for name in sample}
     survivors = {name: show(workdir, name) for name, status in outcome.items() if status not in KILLED}
     record = {
-        "module": args.module, "path": path.as_posix(), "commit": commit, "uncommitted_changes": dirty,
+        "module": args.module, "path": path, "commit": commit, "uncommitted_changes": dirty,
         "mutmut": mutmut_package.__version__, "population": len(population), "seed": args.seed,
+        "population_by_file": {name: len(names) for name, names in by_file.items()},
         "sample": len(sample), "tests": tests, "outcome": outcome, "survivors": survivors,
         "command": " ".join(["python tools/mutation.py run", args.module, "--sample", str(args.sample),
                              "--seed", str(args.seed)] + (["--tests", *args.tests] if args.tests else [])),
@@ -170,7 +211,7 @@ def run(args: argparse.Namespace) -> None:
     out = RESULTS / f"{slug(args.module)}.json"
     out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     killed, scored = score(record)
-    print(f"{path}: {killed}/{scored} killed ({100 * killed / scored:.1f}%), {len(survivors)} survivors; "
+    print(f"{path}: {killed}/{scored} killed (raw {100 * killed / scored:.1f}%), {len(survivors)} survivors to judge; "
           f"{wall / 60:.1f} min at load {record['load_average'][0]}; wrote {out.relative_to(ROOT)}")
     if not args.keep:
         shutil.rmtree(workdir)
@@ -186,6 +227,24 @@ def score(record: dict) -> tuple[int, int]:
     """(killed, scored): mutmut's own score, killed or timed out over every sampled mutant it did not skip."""
     verdicts = list(record["outcome"].values())
     return sum(v in KILLED for v in verdicts), sum(v != "skipped" for v in verdicts)
+
+
+def equivalents(record: dict, judgements: dict[str, dict]) -> int:
+    """The scored survivors judged equivalent by a current judgement (a stale one does not count)."""
+    return sum(status not in KILLED and status != "skipped"
+               and judgement(name, record["survivors"][name], judgements).startswith("equivalent")
+               for name, status in record["outcome"].items())
+
+
+def mutation_score(record: dict, judgements: dict[str, dict]) -> tuple[int, int]:
+    """(killed, killable): the mutation score's terms, killed over the scored mutants not judged equivalent
+    (the target is judged on this; `score` is mutmut's raw one, which counts equivalent mutants as misses)."""
+    killed, scored = score(record)
+    return killed, scored - equivalents(record, judgements)
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
 def wilson(killed: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -213,17 +272,17 @@ def load_judgements() -> dict[str, dict]:
 
 def render(records: list[dict], judgements: dict[str, dict]) -> str:
     """The generated part of docs/mutation.md: one row per module, then every survivor with its judgement."""
-    out = ["| module | mutants | sampled | killed | survived | judged equivalent | score | 95% interval | commit | run |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| module | mutants | sampled | killed | survived | judged equivalent | score | 95% interval | raw score "
+           "| commit | run |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         killed, scored = score(r)
-        low, high = wilson(killed, scored)
+        _, killable = mutation_score(r, judgements)
+        low, high = wilson(killed, killable)
         interval = "all mutants run" if r["sample"] == r["population"] else f"{100 * low:.1f}-{100 * high:.1f}%"
-        equivalent = sum(judgement(name, diff, judgements).startswith("equivalent")
-                         for name, diff in r["survivors"].items())
-        out.append(f"| `{r['path']}` | {r['population']} | {r['sample']} | {killed} | {scored - killed} | {equivalent} | "
-                   f"{100 * killed / scored:.1f}% | {interval} | {r['commit'][:7]} | "
-                   f"{r['wall_s'] / 60:.0f} min at load {r['load_average'][0]:g} |")
+        out.append(f"| `{r['path']}` | {r['population']} | {r['sample']} | {killed} | {scored - killed} | "
+                   f"{scored - killable} | {percent(killed, killable)} | {interval} | {percent(killed, scored)} | "
+                   f"{r['commit'][:7]} | {r['wall_s'] / 60:.0f} min at load {r['load_average'][0]:g} |")
     for r in records:
         if not r["survivors"]:
             continue
@@ -271,15 +330,33 @@ def records() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
 
 
+def summary(records: list[dict], judgements: dict[str, dict]) -> str:
+    """README's line: each module's score, its raw score beside it."""
+    parts = [f"`{r['module']}` {percent(*mutation_score(r, judgements))} ({percent(*score(r))})" for r in records]
+    return ("Scores (killed / sampled mutants not judged equivalent; in brackets mutmut's raw killed / sampled): "
+            + ", ".join(parts) + ".")
+
+
+def block(path: Path, begin: str, end: str) -> str:
+    """The text between the markers `begin` and `end` of `path` (refused in one line when they are missing)."""
+    text = path.read_text()
+    if begin not in text or end not in text:
+        sys.exit(f"mutation: {path.relative_to(ROOT)} has no {begin} ... {end} block")
+    return text.split(begin, 1)[1].split(end, 1)[0].strip("\n")
+
+
+def rewrite_block(path: Path, begin: str, end: str, content: str) -> None:
+    block(path, begin, end)
+    head, _, rest = path.read_text().partition(begin)
+    _, _, tail = rest.partition(end)
+    path.write_text(f"{head}{begin}\n{content}\n{end}{tail}")
+
+
 def report(_: argparse.Namespace) -> None:
-    runs = records()
-    text = DOC.read_text()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"mutation: {DOC.relative_to(ROOT)} has no {BEGIN} ... {END} block")
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    DOC.write_text(f"{head}{BEGIN}\n{render(runs, load_judgements())}\n{END}{tail}")
-    print(f"wrote {DOC.relative_to(ROOT)} from {len(runs)} runs")
+    runs, judgements = records(), load_judgements()
+    rewrite_block(DOC, BEGIN, END, render(runs, judgements))
+    rewrite_block(README, README_BEGIN, README_END, summary(runs, judgements))
+    print(f"wrote {DOC.relative_to(ROOT)} and the scores in {README.relative_to(ROOT)} from {len(runs)} runs")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -298,7 +375,7 @@ def main(argv: list[str] | None = None) -> None:
     verdict.add_argument("equivalent", choices=("yes", "no"), help="whether no input tells it from the original")
     verdict.add_argument("why", help="one or two sentences")
     verdict.set_defaults(func=judge)
-    commands.add_parser("report", help="rewrite docs/mutation.md from results/mutation/").set_defaults(func=report)
+    commands.add_parser("report", help="rewrite docs/mutation.md and README's scores from results/mutation/").set_defaults(func=report)
     args = parser.parse_args(argv)
     args.func(args)
 

@@ -272,7 +272,7 @@ def _complete_placement(plan: TrainingPlan, allreduce_edges: AllReduceTopology, 
 
 
 def stage_packing_placement(plan: TrainingPlan, free: Sequence[int], cluster: Cluster, timing: TimingModel,
-                            allreduce_edges: AllReduceTopology = "ring") -> tuple[tuple[int, ...], bool]:
+                            allreduce_edges: AllReduceTopology) -> tuple[tuple[int, ...], bool]:
     """The smallest-threshold stage packing and whether every lower threshold was proven infeasible."""
     costs = link_costs(plan, cluster, timing)
     thresholds = costs.thresholds()
@@ -289,8 +289,7 @@ def stage_packing_placement(plan: TrainingPlan, free: Sequence[int], cluster: Cl
         else:
             proven = proven and not exhausted
             lo = mid + 1
-    if best is None:
-        best = ([], [])
+    assert best is not None, "the largest threshold asks for no block, which always packs"
     return _complete_placement(plan, allreduce_edges, free, best[0], best[1], costs), proven
 
 

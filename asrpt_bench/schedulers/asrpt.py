@@ -348,22 +348,9 @@ class ASRPT:
             self._leave(head)
         if not pending:
             return
-        head = pending.head()
-        if self.dispatch_rule == "greedy":
-            if len(pending) > 1 and ctx.idle_gpus > 0:
-                started = [entry for entry, _ in pending.behind(head, lambda: ctx.idle_gpus, None, now)
-                           if self._try_start(entry, ctx)]
-                backfill.backfilled += len(started)
-                for entry in started:
-                    self._leave(entry)
-            return
-        window = backfill.easy_window(head, ctx, _pending_job, self._hold_until(now), more=len(pending) > 1)
-        if window is not None:
-            narrowing = window if window.pool is None else None  # on several pools any job may start elsewhere
-            started = backfill.easy_scan(pending.behind(head, lambda: ctx.idle_gpus, narrowing, now), ctx,
-                                         _pending_job, lambda entry: self._try_start(entry, ctx), window)
-            for entry in started:
-                self._leave(entry)
+        for entry in backfill.behind(self.dispatch_rule, pending, pending.head(), ctx, _pending_job,
+                                     lambda entry: self._try_start(entry, ctx), self._hold_until(now)):
+            self._leave(entry)
 
     def _dispatch_folded(self, ctx: DispatchContext) -> None:
         """Conservative backfilling over the pending queue (virtual completion order) with its reservations

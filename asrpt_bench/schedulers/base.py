@@ -23,6 +23,7 @@ from ..registry import Registry
 from ..rules import one_of, seconds
 from .conservative import ConservativeFold
 from .dispatch import DISPATCH_RULES, OVERRUN_POLICIES, Backfill, Candidates, Estimates
+from .queues import CountQueue
 from .views import (DURATION_SOURCES, DispatchContext, DurationSource, EventKind, JobView, Proposal,  # noqa: F401
                     RunningJob, Scheduler)
 
@@ -168,10 +169,12 @@ class QueueScheduler:
     "greedy"), used when `dispatch` is None; the `scheduler.dispatch` key always names a rule (null is
     refused like any value outside its rule).
 
-    The queue is kept as one sorted list per GPU count, so a greedy scan visits, in key order, only
-    the jobs that can fit in the idle GPUs: idle GPUs only decrease during a scan, so a GPU count
-    that no longer fits is dropped for the rest of it. The order of proposals and starts is exactly
-    that of a scan over the whole queue.
+    The queue is a queues.CountQueue keyed by the entries (A-SRPT's pending queue is one too): split by
+    GPU count, each count in blocks that know their shortest estimated job, so a greedy or EASY scan
+    behind a blocked head visits, in key order, only the jobs that may start (a GPU count that no longer
+    fits the idle GPUs is dropped for the rest of the scan; an EASY block whose every job would end after
+    the shadow time and needs more than the extra GPUs is skipped whole). The order of proposals and
+    starts is exactly that of a scan over the whole queue.
     """
 
     oracle = False
@@ -192,12 +195,12 @@ class QueueScheduler:
         self.oracle = duration_source == "oracle"
         self.overrun = overrun
         self.min_estimate_s = float(min_estimate_s)
-        self.queues_: dict[int, list[Entry]] = {}
+        self.queue_: CountQueue[Entry] = CountQueue()
         self.pooled_ = False
         self._clear()
 
     def _clear(self) -> None:
-        self.queues_ = {}
+        self.queue_ = CountQueue()
         self.backfill_ = Backfill(Estimates(lambda job: job.iterations_for(self.duration_source), self.overrun,
                                             self.min_estimate_s))
         if self.dispatch_rule == "easy":
@@ -214,20 +217,22 @@ class QueueScheduler:
 
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
-        bisect.insort(self.queues_.setdefault(job.gpus, []), entry)
+        backfilling = self.dispatch_rule == "easy"
+        length = self.backfill_.queued_duration(job) if backfilling else 0.0  # read by EASY's scan only
+        self.queue_.insert(entry, job.gpus, length, key=entry)
         self.fold_.inserted(entry)
         candidates = self.backfill_.candidates
         if candidates is not None:
-            candidates.add(job.gpus, self.backfill_.queued_duration(job))
+            candidates.add(job.gpus, length)
 
     def dispatch(self, ctx: DispatchContext) -> None:
         rule = self.dispatch_rule
         if rule == "strict":
-            self._dispatch_head(ctx)
-        elif rule == "greedy":
-            self._dispatch_work_conserving(ctx)
+            self._start_heads(ctx)
+        elif rule == "conservative":
+            self._dispatch_conservative(ctx)
         else:
-            self._dispatch_backfilling(ctx, rule)
+            self._dispatch_behind(ctx, rule)
 
     def _try_start(self, entry: Entry, ctx: DispatchContext) -> bool:
         job = entry[3]
@@ -242,136 +247,49 @@ class QueueScheduler:
         self.backfill_.running.remove(job)
         self.fold_.completed(job, now)
 
-    def _dispatch_backfilling(self, ctx: DispatchContext, rule: str) -> None:
-        """EASY (dispatch.Backfill) or conservative (conservative.ConservativeFold, its reservations kept
-        between instants; on a cluster of several pools the full pass of dispatch.Backfill, one profile per
-        pool) over the whole queue in order."""
-        if rule == "easy":
-            self._dispatch_easy(ctx)
+    def _leave(self, entry: Entry) -> None:
+        """A started job leaves the queue (and EASY's candidates)."""
+        self.queue_.remove(entry)
+        candidates = self.backfill_.candidates
+        if candidates is not None:
+            candidates.remove(entry[3].gpus, self.backfill_.queued_duration(entry[3]))
+
+    def _start_heads(self, ctx: DispatchContext) -> Entry | None:
+        """Start the head while it may (strict); the head left blocked, None once the queue is empty."""
+        queue = self.queue_
+        while queue:
+            head = queue.head()
+            if not self._try_start(head, ctx):
+                return head
+            self.backfill_.note_start(head[3], ctx.now)
+            self._leave(head)
+        return None
+
+    def _dispatch_behind(self, ctx: DispatchContext, rule: str) -> None:
+        """Greedy or EASY: start the head while it may, then the jobs behind the blocked head that may start
+        (dispatch.Backfill.behind, over the block queue)."""
+        head = self._start_heads(ctx)
+        if head is None:
             return
         now = ctx.now
+        for entry in self.backfill_.behind(rule, self.queue_, head, ctx, _entry_job,
+                                           lambda entry: self._try_start(entry, ctx), lambda entry: now):
+            self._leave(entry)
+
+    def _dispatch_conservative(self, ctx: DispatchContext) -> None:
+        """Conservative backfilling: conservative.ConservativeFold, its reservations kept between instants; on
+        a cluster of several pools the full pass of dispatch.Backfill (one profile per pool) over the queue."""
+        now, queue = ctx.now, self.queue_
         if self.pooled_:
-            ordered = list(heapq.merge(*(queue for queue in self.queues_.values() if queue)))
+            ordered = list(queue)
             positions = self.backfill_.conservative(ordered, ctx, _entry_job, lambda entry: self._try_start(entry, ctx),
                                                     lambda entry: now) if ordered else []
-            for entry in (ordered[position] for position in positions):
-                queue = self.queues_[entry[3].gpus]
-                del queue[bisect.bisect_left(queue, entry)]
+            for position in positions:
+                queue.remove(ordered[position])
             return
-        started = self.fold_.decide(ctx, self._after, _entry_job, lambda entry, at_head: self._try_start(entry, ctx),
-                                    lambda entry: now)
-        for entry in started:
-            queue = self.queues_[entry[3].gpus]
-            del queue[bisect.bisect_left(queue, entry)]
-
-    def _after(self, key: Entry | None) -> Iterator[tuple[Entry, Entry]]:
-        """(entry, entry) of every queued job after `key` in queue order (all when None)."""
-
-        def tail(queue: list[Entry]) -> Iterator[Entry]:
-            start = 0 if key is None else bisect.bisect_right(queue, key)
-            return (queue[k] for k in range(start, len(queue)))
-
-        for entry in heapq.merge(*(tail(queue) for queue in self.queues_.values() if queue)):
-            yield entry, entry
-
-    def _dispatch_easy(self, ctx: DispatchContext) -> None:
-        """EASY (dispatch.Backfill.easy) without building the merged queue: the head is the least of the
-        per-GPU-count heads, and the scan behind it visits, in key order, only the GPU counts that fit
-        the idle GPUs (which only decrease during a scan), as the greedy scan does."""
-        queues, backfill = self.queues_, self.backfill_
-        candidates = backfill.candidates
-        assert candidates is not None
-        while True:
-            heads = [queue[0] for queue in queues.values() if queue]
-            if not heads:
-                return
-            head = min(heads)
-            if not self._try_start(head, ctx):
-                break
-            backfill.note_start(head[3], ctx.now)
-            del queues[head[3].gpus][0]
-            candidates.remove(head[3].gpus, backfill.queued_duration(head[3]))
-        more = sum(len(queue) for queue in queues.values()) > 1
-        window = backfill.easy_window(head, ctx, _entry_job, lambda entry: ctx.now, more)
-        if window is None:
-            return
-        started = backfill.easy_scan(self._behind(head, ctx), ctx, _entry_job,
-                                     lambda entry: self._try_start(entry, ctx), window)
-        for gpus, position in sorted(started, reverse=True):
-            candidates.remove(gpus, backfill.queued_duration(queues[gpus][position][3]))
-            del queues[gpus][position]
-
-    def _behind(self, head: Entry, ctx: DispatchContext) -> Iterator[tuple[tuple[int, int], Entry]]:
-        """((GPU count, position), entry) of every queued job but `head`, in key order, over the GPU
-        counts that fit the idle GPUs at the moment each is reached."""
-        queues = self.queues_
-        idle = ctx.idle_gpus
-        heads = [(queue[0], gpus, 0) for gpus, queue in queues.items() if queue and gpus <= idle]
-        heapq.heapify(heads)
-        while heads:
-            entry, gpus, position = heapq.heappop(heads)
-            if gpus > ctx.idle_gpus:
-                continue
-            queue = queues[gpus]
-            if position + 1 < len(queue):
-                heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
-            if entry is not head:
-                yield (gpus, position), entry
-
-    def _dispatch_head(self, ctx: DispatchContext) -> None:
-        queues = self.queues_
-        while True:
-            heads = [queue[0] for queue in queues.values() if queue]
-            if not heads:
-                return
-            job = min(heads)[3]
-            proposal = ctx.propose(job) if job.gpus <= ctx.idle_gpus else None
-            if proposal is None:
-                return
-            ctx.start(proposal, eligible=job.release)
-            del queues[job.gpus][0]
-
-    def _dispatch_work_conserving(self, ctx: DispatchContext) -> None:
-        """Start every job that fits, in key order. A start counts as backfilled once a job ahead of it
-        stays queued: one the scan passed without starting, or the head of a GPU count too large
-        to be scanned (`passed`, the least such head)."""
-        idle = ctx.idle_gpus
-        queues = self.queues_
-        heads = []
-        passed = None
-        for gpus, queue in queues.items():
-            if queue:
-                if gpus <= idle:
-                    heads.append((queue[0], gpus, 0))
-                elif passed is None or queue[0] < passed:
-                    passed = queue[0]
-        heapq.heapify(heads)
-        started: dict[int, list[int]] = {}
-        blocked = False
-        backfilled = 0
-        while heads and idle > 0:
-            entry, gpus, position = heapq.heappop(heads)
-            if gpus > idle:
-                blocked = True
-                continue
-            queue = queues[gpus]
-            job = entry[3]
-            proposal = ctx.propose(job)
-            if proposal is not None:
-                ctx.start(proposal, eligible=job.release)
-                started.setdefault(gpus, []).append(position)
-                idle = ctx.idle_gpus
-                if blocked or (passed is not None and entry > passed):
-                    backfilled += 1
-            else:
-                blocked = True
-            if position + 1 < len(queue):
-                heapq.heappush(heads, (queue[position + 1], gpus, position + 1))
-        self.backfill_.backfilled += backfilled
-        for gpus, positions in started.items():
-            queue = queues[gpus]
-            for position in reversed(positions):
-                del queue[position]
+        for entry in self.fold_.decide(ctx, queue.after, _entry_job, lambda entry, at_head: self._try_start(entry, ctx),
+                                       lambda entry: now):
+            queue.remove(entry)
 
     def next_timer(self) -> tuple[float, EventKind] | None:
         return None

@@ -33,7 +33,7 @@ import math
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Literal, Sequence, TypeVar
 
 from .profile import Profile
-from .queues import Window
+from .queues import CountQueue, Window
 
 if TYPE_CHECKING:
     from .views import DispatchContext, JobView
@@ -154,6 +154,19 @@ class Candidates:
         return False
 
 
+def _most_idle_in_a_pool(ctx: DispatchContext) -> Callable[[], int]:
+    """The most GPUs one job can take now: the idle GPUs, on a cluster of several pools the most idle in one
+    pool (a job runs inside one pool)."""
+    if len(ctx.pool_idle) == 1:
+        return lambda: ctx.idle_gpus
+    return lambda: max(ctx.pool_idle)
+
+
+def _most_idle_outside(ctx: DispatchContext, reserved: int) -> Callable[[], int]:
+    """The most idle GPUs now in one pool other than `reserved`."""
+    return lambda: max(idle for pool, idle in enumerate(ctx.pool_idle) if pool != reserved)
+
+
 class Backfill:
     """EASY and conservative passes over an ordered queue, and the counters every rule reports.
 
@@ -266,6 +279,25 @@ class Backfill:
             started.extend(self.easy_scan(rest, ctx, job_of, try_start, window))
         return started
 
+    def behind(self, rule: DispatchRule, queue: CountQueue[T], head: T, ctx: DispatchContext,
+               job_of: Callable[[T], JobView], try_start: Callable[[T], bool],
+               hold_until: Callable[[T], float]) -> list[T]:
+        """Greedy or EASY behind the blocked `head` of a block queue (queues.CountQueue), which visits only
+        the jobs that may start: the same starts, in the same order, as `greedy` or `easy` over the whole
+        queue after its head; returns the items started (they are still in `queue`)."""
+        more, now = len(queue) > 1, ctx.now
+        fits = _most_idle_in_a_pool(ctx)
+        if rule == "greedy":
+            if not more or ctx.idle_gpus == 0:
+                return []
+            started = [item for item, _ in queue.behind(head, fits, None, now) if try_start(item)]
+            self.backfilled += len(started)
+            return started
+        window = self.easy_window(head, ctx, job_of, hold_until, more)
+        if window is None:
+            return []
+        return self.easy_scan(queue.behind(head, fits, window, now), ctx, job_of, try_start, window)
+
     def queued_duration(self, job: JobView) -> float:
         """A queued job's estimated duration (Estimates.duration), computed once per job."""
         length = self._queued.get(job.job_id)
@@ -280,10 +312,11 @@ class Backfill:
         time is recorded either way."""
         if more and ctx.idle_gpus > 0:
             shadow, extra, pool = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
-            if pool is not None:
-                return Window(shadow, extra, pool)  # a job may also start in another pool: no shortcut
-            if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, extra, ctx.now, shadow):
-                return Window(shadow, extra)
+            window = Window(shadow, extra) if pool is None else Window(shadow, extra, pool, _most_idle_outside(ctx, pool))
+            # a queued job's estimate (its fastest pool's) is no longer than its estimate in the reserved pool
+            if self.candidates is None or self.candidates.may_pass(_most_idle_in_a_pool(ctx)(),
+                                                                   max(extra, window.outside()), ctx.now, shadow):
+                return window
             return None
         if job_of(head).job_id not in self.first_reservation:
             self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)

@@ -4,8 +4,9 @@ blocks that know their shortest estimated job.
 EASY and greedy visit the queue behind a blocked head in order, but only jobs that fit the idle GPUs and
 (EASY) either need at most the head's extra GPUs or end by its shadow time. Split by GPU count, a scan
 skips every count that does not fit (idle GPUs only decrease during a scan); within a count, a block whose
-shortest job ends after the shadow time is skipped whole. The order is that of insertion (A-SRPT's
-virtual completion order), kept as a sequence number.
+shortest job ends after the shadow time is skipped whole. The order is that of a sort key: the order of
+insertion (a sequence number, A-SRPT's virtual completion order) unless the caller gives one (a
+one-queue scheduler's (key, release, input order) entry: FIFO, SPJF, any order).
 """
 
 from __future__ import annotations
@@ -13,49 +14,76 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, Iterator, TypeVar
 
 T = TypeVar("T")
 BLOCK = 64
+"""Jobs per block when appended at the end; a block that insertions grow beyond 2 x BLOCK splits in two."""
+
+
+def nothing_outside() -> int:
+    return 0
 
 
 @dataclass
 class Window:
     """EASY's window behind a blocked head: its shadow time and the GPUs to spare then (`extra`, used up by
     the jobs that pass on it); on a cluster of several pools, the pool the head's reservation is in
-    (`pool`; shadow and extra are that pool's)."""
+    (`pool`; shadow and extra are that pool's) and `outside()`, the most GPUs a job that does not pass may
+    take now (the most idle in any other pool; 0 on one pool: such a job does not start)."""
 
     shadow: float
     extra: int
     pool: int | None = None
+    outside: Callable[[], int] = nothing_outside
 
 
 class _Blocks(Generic[T]):
-    """One GPU count's jobs in queue order: blocks of at most BLOCK (sequence, item, estimated length),
-    with each block's first sequence and least length."""
+    """One GPU count's jobs in queue order: blocks of (sort key, item, estimated length), with each block's
+    first key and least length."""
 
     __slots__ = ("keys", "items", "lengths", "firsts", "least")
 
     def __init__(self) -> None:
-        self.keys: list[list[int]] = []
+        self.keys: list[list[Any]] = []
         self.items: list[list[T]] = []
         self.lengths: list[list[float]] = []
-        self.firsts: list[int] = []
+        self.firsts: list[Any] = []
         self.least: list[float] = []
 
-    def append(self, key: int, item: T, length: float) -> None:
-        if not self.keys or len(self.keys[-1]) >= BLOCK:
-            for column in (self.keys, self.items, self.lengths):
+    def insert(self, key: Any, item: T, length: float) -> None:
+        """Add a job at its key's place: at the end in a new block once the last holds BLOCK jobs, else in
+        the block whose keys span it (split in two once it holds more than 2 x BLOCK)."""
+        keys = self.keys
+        if not keys or (key > keys[-1][-1] and len(keys[-1]) >= BLOCK):
+            for column in (keys, self.items, self.lengths):
                 column.append([])
             self.firsts.append(key)
             self.least.append(length)
-        self.keys[-1].append(key)
-        self.items[-1].append(item)
-        self.lengths[-1].append(length)
-        if length < self.least[-1]:
-            self.least[-1] = length
+            b, i = len(keys) - 1, 0
+        else:
+            b = max(bisect.bisect_right(self.firsts, key) - 1, 0)
+            i = bisect.bisect_right(keys[b], key)
+            if i == 0:
+                self.firsts[b] = key
+        keys[b].insert(i, key)
+        self.items[b].insert(i, item)
+        self.lengths[b].insert(i, length)
+        if length < self.least[b]:
+            self.least[b] = length
+        if len(keys[b]) > 2 * BLOCK:
+            self._split(b)
 
-    def remove(self, key: int) -> None:
+    def _split(self, b: int) -> None:
+        half = len(self.keys[b]) // 2
+        for column in (self.keys, self.items, self.lengths):
+            column.insert(b + 1, column[b][half:])
+            del column[b][half:]
+        self.firsts.insert(b + 1, self.keys[b + 1][0])
+        self.least[b] = min(self.lengths[b])
+        self.least.insert(b + 1, min(self.lengths[b + 1]))
+
+    def remove(self, key: Any) -> None:
         b = bisect.bisect_right(self.firsts, key) - 1
         block = self.keys[b]
         i = bisect.bisect_left(block, key)
@@ -69,7 +97,7 @@ class _Blocks(Generic[T]):
         if length == self.least[b]:
             self.least[b] = min(self.lengths[b])
 
-    def first(self) -> tuple[int, T]:
+    def first(self) -> tuple[Any, T]:
         return self.keys[0][0], self.items[0][0]
 
     def __bool__(self) -> bool:
@@ -88,8 +116,8 @@ class _Blocks(Generic[T]):
             b, i = b + 1, 0
         return None
 
-    def iterate(self, after: int | None = None) -> Iterator[tuple[int, T]]:
-        """(sequence, item) in queue order, after sequence `after` when given."""
+    def iterate(self, after: Any = None) -> Iterator[tuple[Any, T]]:
+        """(key, item) in queue order, after key `after` when given."""
         b = i = 0
         if after is not None and self.firsts:
             b = max(bisect.bisect_right(self.firsts, after) - 1, 0)
@@ -100,14 +128,15 @@ class _Blocks(Generic[T]):
 
 
 class CountQueue(Generic[T]):
-    """Items in insertion order, split by GPU count (module docstring). `len`, iteration in queue order,
-    `head`, `remove`, and `behind`: the items after the head, in queue order, that may pass."""
+    """Items in queue order (insertion order, or the order of the keys given to `insert`), split by GPU
+    count (module docstring). `len`, iteration in queue order, `head`, `remove`, and `behind`: the items
+    after the head, in queue order, that may pass. One queue holds sequence keys or given keys, not both."""
 
     def __init__(self) -> None:
         self.counts: dict[int, _Blocks[T]] = {}
         self.sequence = 0
-        self.keys: dict[int, tuple[int, int]] = {}  # id(item) -> (sequence, GPU count)
-        self._head: tuple[int, T] | None = None
+        self.keys: dict[int, tuple[Any, int]] = {}  # id(item) -> (sort key, GPU count)
+        self._head: tuple[Any, T] | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -116,11 +145,16 @@ class CountQueue(Generic[T]):
         return bool(self.keys)
 
     def append(self, item: T, gpus: int, length: float) -> None:
-        key = self.sequence
+        """Add `item` at the end of the queue (its key: the next sequence number)."""
         self.sequence += 1
+        self.insert(item, gpus, length, self.sequence - 1)
+
+    def insert(self, item: T, gpus: int, length: float, key: Any) -> None:
+        """Add `item` at the place of `key` (unique, comparable with every other key in the queue) with its
+        GPU count and estimated length."""
         self.keys[id(item)] = (key, gpus)
-        self.counts.setdefault(gpus, _Blocks()).append(key, item, length)
-        if self._head is None:
+        self.counts.setdefault(gpus, _Blocks()).insert(key, item, length)
+        if self._head is None or key < self._head[0]:
             self._head = (key, item)
 
     def remove(self, item: T) -> None:
@@ -139,25 +173,26 @@ class CountQueue(Generic[T]):
         for _, item in self.after(None):
             yield item
 
-    def after(self, key: int | None) -> Iterator[tuple[int, T]]:
-        """(sequence, item) in queue order after sequence `key` (from the head when None); the queue must not
-        change while this runs."""
+    def after(self, key: Any) -> Iterator[tuple[Any, T]]:
+        """(key, item) in queue order after key `key` (from the head when None); the queue must not change
+        while this runs."""
         return heapq.merge(*(blocks.iterate(key) for blocks in self.counts.values()), key=lambda pair: pair[0])
 
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
-        """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` when it is
-        reached and, with an EASY `window`, that needs at most `window.extra` GPUs or whose estimated length
-        ends by `window.shadow` (block by block; the caller applies the exact test). The queue must not
-        change while this runs."""
+        """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` (the most
+        GPUs a job can take now) when it is reached and, with an EASY `window`, that needs at most
+        `window.extra` or `window.outside()` GPUs or whose estimated length ends by `window.shadow` (block by
+        block; the caller applies the exact test). `idle()` and the window only shrink while this runs, and
+        the queue must not change."""
         head_key = self.keys[id(head)][0]
 
         def passes_for(gpus: int) -> Callable[[float], bool] | None:
-            if window is None or gpus <= window.extra:
+            if window is None or gpus <= window.extra or gpus <= window.outside():
                 return None
             shadow = window.shadow
             return lambda length: now + length <= shadow
 
-        pending: list[tuple[int, int, int, int]] = []
+        pending: list[tuple[Any, int, int, int]] = []
         for gpus, blocks in self.counts.items():
             if gpus <= idle() and blocks:
                 start = (0, 1) if blocks.first()[0] == head_key else (0, 0)
