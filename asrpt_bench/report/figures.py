@@ -127,8 +127,9 @@ FIGURES: tuple[FigureSpec, ...] = (
                ("workload.load", "workload.size_scv", "seed", "scheduler", "discipline", "mean_response_s",
                 "formula_mean_response_s")),
     FigureSpec("heterogeneity", "heterogeneity.csv", heterogeneity_plots.plot_heterogeneity,
-               "Heterogeneity: A-SRPT, FIFO, SPJF+EASY, fifo_replan and srtf over the best WCS on Gavel's cluster of "
-               "V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine", HETEROGENEITY_COLUMNS),
+               "Heterogeneity, Gavel: A-SRPT, FIFO, SPJF+EASY, fifo_replan and the preemptive references over the best "
+               "WCS on Gavel's cluster of V100, P100 and K80 pools, per pool choice and A-SRPT's virtual machine",
+               HETEROGENEITY_COLUMNS),
     FigureSpec("heterogeneity_philly", "heterogeneity_philly.csv", heterogeneity_plots.plot_heterogeneity,
                "Heterogeneity, Philly: A-SRPT, FIFO, SPJF+EASY, fifo_replan and the preemptive references over the "
                "best WCS on the mixed cluster of V100, P100 and K80 pools, per pool choice and A-SRPT's virtual "

@@ -29,9 +29,9 @@ from .style import figure_style
 POOL = "placement.pool"
 VIRTUAL_GPUS = "scheduler.virtual_gpus"
 POINT = [POOL, VIRTUAL_GPUS, LOAD]
-STUDIES = ("heterogeneity",)
+STUDIES = ("heterogeneity", "heterogeneity_philly")
 """The committed experiments of the study, one per trace, that the findings line and the report row read."""
-PENDING_STUDIES = ("heterogeneity_philly",)
+PENDING_STUDIES: tuple[str, ...] = ()
 """Its experiments waiting in experiments/pending/: each moves into STUDIES when its table is committed."""
 SHOWN = ("asrpt", "asrpt+easy", "asrpt_oracle", "fifo", "fifo+easy", "fifo_replan", "spjf+easy", "srtf",
          "srtf_oracle", "las2d")
