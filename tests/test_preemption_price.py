@@ -102,4 +102,5 @@ def test_the_rerun_runs_small_and_takes_each_references_best_variant(tmp_path, m
     monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: table)
     text = doc_numbers.preemption_findings(tmp_path)
     assert "the best of every preempt_rule x min_run_s variant per point" in text
-    assert "Suspensions per job at restart 30 s" in text and "psjf net_gain 0.0:" in text
+    assert "Suspensions per job at restart 30 s" in text and "psjf net_gain, min run 0 s:" in text
+    assert text.count("las2d, min run 300 s:") == 1 and "las2d always" not in text  # no rule reaches las2d
