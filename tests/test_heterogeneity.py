@@ -1,11 +1,10 @@
-"""The heterogeneity study (issue 24 step 5): its two experiments (Gavel's trace on Gavel's typed cluster,
-committed; Philly on the mixed preset, pending) compose and run at small scale through the app; their tables
+"""The heterogeneity study (issue 24 step 5): its two experiments (Gavel's trace on Gavel's typed cluster;
+Philly on the mixed preset) compose and run at small scale through the app; their tables
 are collected, drawn by their figures and summarised per trace by the findings lines and the report row, which
 count the references that use no prediction beside A-SRPT and price non-migration and non-preemption."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +13,7 @@ import pytest
 from asrpt_bench.collect import collect
 from asrpt_bench.report import doc_numbers, reproduction
 from asrpt_bench.report import heterogeneity_plots
-from asrpt_bench.report.figures import FIGURES, PENDING
+from asrpt_bench.report.figures import FIGURES
 from asrpt_bench.report.heterogeneity_plots import (COUNTED, intervals_beside_one, price_ratios, trace_text,
                                                     without_repeats)
 from asrpt_bench.report.plots import geometric_ci
@@ -26,11 +25,9 @@ from test_paper_figures import log_axis_problems
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_small(tmp_path: Path, yaml: Path, name: str) -> pd.DataFrame:
-    """The experiment of `yaml` through the app: tiny, seeds 0 and 1, load 1.0, every pool choice and virtual machine."""
-    (tmp_path / "experiment").mkdir()
-    shutil.copy(yaml, tmp_path / "experiment")
-    done = run_app("--config-dir", str(tmp_path), "-m", f"experiment={name}", "debug=tiny", "seed=0,1",
+def run_small(tmp_path: Path, name: str) -> pd.DataFrame:
+    """Experiment `name` through the app: tiny, seeds 0 and 1, load 1.0, every pool choice and virtual machine."""
+    done = run_app("-m", f"experiment={name}", "debug=tiny", "seed=0,1",
                    "workload.target_load=1.0", f"hydra.sweep.dir={tmp_path / 'runs'}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     return collect([tmp_path / "runs"])
@@ -38,14 +35,12 @@ def run_small(tmp_path: Path, yaml: Path, name: str) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory) -> pd.DataFrame:
-    return run_small(tmp_path_factory.mktemp("heterogeneity"),
-                     ROOT / "asrpt_bench" / "conf" / "experiment" / "heterogeneity.yaml", "heterogeneity")
+    return run_small(tmp_path_factory.mktemp("heterogeneity"), "heterogeneity")
 
 
 @pytest.fixture(scope="module")
 def philly(tmp_path_factory) -> pd.DataFrame:
-    return run_small(tmp_path_factory.mktemp("heterogeneity_philly"),
-                     ROOT / "experiments" / "pending" / "heterogeneity_philly.yaml", "heterogeneity_philly")
+    return run_small(tmp_path_factory.mktemp("heterogeneity_philly"), "heterogeneity_philly")
 
 
 SCHEDULERS = {"asrpt", "asrpt+easy", "asrpt_oracle", "fifo", "fifo+easy", "fifo_replan", "spjf+easy", "wcs_duration",
@@ -60,15 +55,15 @@ def test_every_point_runs_every_scheduler_on_the_typed_cluster(table):
     assert (table["cluster_gpus"] == 108).all() and {"jobs_k80", "jobs_p100", "jobs_v100"} <= set(table.columns)
 
 
-def test_the_pending_philly_study_runs_the_same_schedulers_on_the_mixed_preset(philly):
+def test_the_philly_study_runs_the_same_schedulers_on_the_mixed_preset(philly):
     assert (philly["status"] == "complete").all() and philly["run_dir"].nunique() == 8
     assert set(philly["scheduler"]) == SCHEDULERS and set(philly["workload.name"]) == {"philly"}
     assert (philly["cluster_gpus"] == 96).all() and {"jobs_k80", "jobs_p100", "jobs_v100"} <= set(philly.columns)
 
 
 def test_the_figures_and_text_read_both_tables_per_trace(table, philly, tmp_path, monkeypatch):
-    for specs, name, data in ((FIGURES, "heterogeneity", table), (PENDING, "heterogeneity_philly", philly)):
-        spec = next(spec for spec in specs if spec.name == name)
+    for name, data in (("heterogeneity", table), ("heterogeneity_philly", philly)):
+        spec = next(spec for spec in FIGURES if spec.name == name)
         spec.check(data, tmp_path / f"{name}.csv")
         figure = spec.plot(data)
         assert len(figure.axes) == 4 and log_axis_problems(figure) == []
@@ -76,14 +71,11 @@ def test_the_figures_and_text_read_both_tables_per_trace(table, philly, tmp_path
     tables = {"heterogeneity": table, "heterogeneity_philly": philly}
     monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: tables[name])
     monkeypatch.setattr(reproduction, "load_result", lambda results, name: tables[name])
+    assert heterogeneity_plots.STUDIES == ("heterogeneity", "heterogeneity_philly")
+    assert heterogeneity_plots.PENDING_STUDIES == ()
     text = doc_numbers.BLOCKS["heterogeneity"](tmp_path)
     assert text.startswith("- Heterogeneous GPUs, each scheduler's total JCT / the best WCS per point")
-    assert "\n  - philly" not in text
-    assert heterogeneity_plots.PENDING_STUDIES == ("heterogeneity_philly",)
-    monkeypatch.setattr(heterogeneity_plots, "STUDIES", heterogeneity_plots.STUDIES + heterogeneity_plots.PENDING_STUDIES)
-    monkeypatch.setattr(doc_numbers, "STUDIES", heterogeneity_plots.STUDIES)
-    monkeypatch.setattr(reproduction, "STUDIES", heterogeneity_plots.STUDIES)
-    lines = doc_numbers.BLOCKS["heterogeneity"](tmp_path).splitlines()
+    lines = text.splitlines()
     assert [line[:60] for line in lines[1:]] == [
         "  - gavel, 30 jobs on 36 V100 + 36 P100 + 36 K80 (loads 1, 2 seeds): fastest_fit: "[:60],
         "  - philly, 30 jobs on 32 V100 + 32 P100 + 32 K80 (loads 1, 2 seeds): fastest_fit: "[:60]]

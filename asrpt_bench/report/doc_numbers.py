@@ -136,10 +136,9 @@ def preemption_findings(results: Path) -> str:
     parts = []
     for restart in sorted(summary[RESTART].astype(float).unique()):
         price = price_of_nonpreemption(summary, restart)
-        ranges = ", ".join(f"{part['mean'].min():.2g}-{part['mean'].max():.2g} on {trace}"
-                           for trace, part in price.groupby(TRACE, sort=True))
-        excludes = int((price["low"] > 1).sum())
-        parts.append(f"restart {restart:g} s: {ranges} (interval above 1 at {excludes} of {len(price)} points)")
+        parts.append(f"restart {restart:g} s: " + ", ".join(
+            f"{part['mean'].min():.2g}-{part['mean'].max():.2g} on {trace} (interval above 1 at "
+            f"{int((part['low'] > 1).sum())} of {len(part)} loads)" for trace, part in price.groupby(TRACE, sort=True)))
     loads = summary[LOAD].astype(float)
     keys = variant_keys(table)
     preemptive = ", ".join(name for name in PREEMPTIVE if name in set(summary["scheduler"]))
