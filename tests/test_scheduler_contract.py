@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from asrpt_bench.cluster import Pool
 from asrpt_bench.core import Cluster, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.schedulers.base import EventKind, Proposal
@@ -63,6 +64,28 @@ def test_a_proposal_the_scheduler_builds_itself_is_honoured_when_it_is_right():
     result = simulate([fixed("a", 3.0, 2, 4, alpha=2.5)], Cluster(2, 2), Scripted(own), FIRST_FIT)
     (record,) = result.records
     assert (record.placement, record.alpha, record.start, record.end) == ((1, 1), 2.5, 3.0, 13.0)
+
+
+TWO_POOLS = Cluster(pools=[Pool("v100", 1, 2), Pool("k80", 1, 2)])
+
+
+def test_on_pools_a_proposal_the_scheduler_builds_itself_is_honoured_when_its_pool_and_alpha_are_right():
+    # first-fit would take the v100 server 0; the scheduler picks the k80 server 1 (pool 1)
+    own = start_all(lambda ctx, job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha, 1))
+    (record,) = simulate([fixed("a", 3.0, 2, 4, alpha=2.5)], TWO_POOLS, Scripted(own), FIRST_FIT).records
+    assert (record.placement, record.pool, record.alpha, record.start, record.end) == ((1, 1), "k80", 2.5, 3.0, 13.0)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha, 0), "carries a wrong pool or alpha"),
+    (lambda job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha / 2, 1), "carries a wrong pool or alpha"),
+    (lambda job, p: Proposal(job.job_id, Placement((0, 1)), p.alpha, 0),
+     r"placement \(0, 1\) spans pools \['k80', 'v100'\]; a gang runs inside one pool"),
+])
+def test_on_pools_a_proposal_with_a_wrong_pool_or_alpha_is_refused(change, message):
+    cheat = start_all(lambda ctx, job, p: change(job, p))
+    with pytest.raises(RuntimeError, match=rf"job 'a'.*{message}$"):
+        simulate([fixed("a", 0.0, 2, 7)], TWO_POOLS, Scripted(cheat), FIRST_FIT)
 
 
 def test_a_stale_proposal_cannot_take_gpus_another_start_took():

@@ -104,3 +104,12 @@ def test_zero_length_job_on_a_busy_gpu_holds_nothing():
     records = [replace(r, **on_busy_gpus) if r.job_id == "empty" else r for r in result.records]
     assert [r.gpu_ids for r in records] == [(0, 1), (0, 1)]
     assert audit_schedule(records, CLUSTER, jobs) is None
+
+
+def test_wrong_completion_time_is_caught_at_two_seconds_an_iteration():
+    jobs = [Job("a", 0.0, TrainingPlan.fixed(1, 2.0), 3)]
+    (record,) = simulate(jobs, Cluster(1, 1), make_scheduler("fifo"), FirstFitPlacer()).records
+    assert (record.start, record.end) == (0.0, 6.0)
+    audit_schedule([record], Cluster(1, 1), jobs)
+    with pytest.raises(ScheduleAuditError, match=r"^job 'a' ends at 7.0, expected S \+ n \* alpha = 6.0$"):
+        audit_schedule([replace(record, end=7.0)], Cluster(1, 1), jobs)
