@@ -75,6 +75,9 @@ def test_gpus_inconsistent_with_placement_are_caught(records):
         audit_schedule(corrupt(records, "b", gpu_ids=(0, 3)), CLUSTER, JOBS)
     with pytest.raises(ScheduleAuditError, match=r"job 'b' needs 2 distinct GPUs"):
         audit_schedule(corrupt(records, "b", gpu_ids=(2, 2)), CLUSTER, JOBS)
+    # a record holding fewer GPUs and servers than its job has vertices: the one-record-at-a-time path names it
+    with pytest.raises(ScheduleAuditError, match=r"^job 'b' needs 2 distinct GPUs, holds \(2,\)$"):
+        audit_schedule(corrupt(records, "b", gpu_ids=(2,), placement=(1,)), CLUSTER, JOBS)
 
 
 def test_wrong_alpha_is_caught(records):
