@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from asrpt_bench.cluster import Pool
-from asrpt_bench.core import Cluster, Job, Placement, Stage, TrainingPlan
+from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.schedulers.base import EventKind, Proposal
 from asrpt_bench.sim import simulate
@@ -163,3 +163,24 @@ def test_the_estimate_placer_decides_alpha_min_and_the_run_placer_the_alpha():
     assert default.alpha_max == spread.alpha_max == pytest.approx(0.17, rel=1e-12)
     moved = simulate(jobs, cluster, Scripted(start_all()), OneGpuPerServer(), estimate_placer=OneGpuPerServer())
     assert (moved.records[0].alpha, moved.records[0].placement) == (pytest.approx(0.17, rel=1e-12), (0, 1, 2, 3))
+
+
+def test_a_placer_without_a_place_method_is_refused_naming_it():
+    with pytest.raises(ConfigError, match=r"^placer must be a placer object with a place\(\) method \(e.g. from "
+                                          r"make_placer\), got object <object object at 0x[0-9a-f]+>$"):
+        simulate([fixed("a", 0.0, 1, 2)], Cluster(1, 2), Scripted(start_all()), object())
+
+
+def test_when_every_job_is_too_large_for_every_pool_nothing_is_simulated_and_the_message_says_so():
+    with pytest.raises(ConfigError) as refused:
+        simulate([fixed("big", 0.0, 3, 5)], TWO_POOLS, Scripted(start_all()), FIRST_FIT, drop_oversize=True)
+    assert str(refused.value) == (
+        "every job (1) needs more than the GPUs of every pool that runs them (first: 'big'), so nothing is left to "
+        "simulate; use a larger cluster (cluster.servers, cluster.gpus_per_server, cluster.pools)")
+
+
+def test_the_progress_bar_counts_the_jobs(capsys):
+    simulate([fixed("a", 0.0, 1, 2), fixed("b", 0.0, 1, 2)], Cluster(1, 2), Scripted(start_all()), FIRST_FIT,
+             progress=True)
+    shown = capsys.readouterr().err
+    assert "simulate scripted: 100%" in shown and "| 2/2 [" in shown
