@@ -9,6 +9,11 @@ start and the end.
     python benchmarks/bench_dispatch.py                                   # the issue-25 set, full trace
     python benchmarks/bench_dispatch.py --jobs 10000 --schedulers asrpt,asrpt+conservative
     python benchmarks/bench_dispatch.py --jobs 20000 --profile srtf       # cProfile of one scheduler
+    python benchmarks/bench_dispatch.py --typed --schedulers asrpt,fifo,spjf+easy,fifo+easy
+
+`--typed` also runs every scheduler on the same 512 GPUs as three pools of GPU types (V100, P100 and K80:
+22, 21 and 21 servers of 8, as benchmarks/bench_speed.py's typed section) and prints its ratio to its own
+one-pool time (issue 24's ceiling: 1.5); with `--profile` it profiles the typed run.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ TARGETS = {"asrpt+easy": 2.5, "asrpt+greedy": 2.5, "asrpt+conservative": 8, "spj
 """Issue 25's ceilings on the ratio to strict A-SRPT."""
 
 
+TYPED_POOLS = [{"type": "v100", "servers": 22}, {"type": "p100", "servers": 21}, {"type": "k80", "servers": 21}]
+
+
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
@@ -45,23 +53,28 @@ def main() -> None:
                         help="comma-separated scheduler names (name+rule for a dispatch rule); ratios are to the first")
     parser.add_argument("--profile", default=None, metavar="NAME", help="cProfile NAME alone and print the top functions")
     parser.add_argument("--top", type=int, default=25, help="functions printed with --profile")
+    parser.add_argument("--typed", action="store_true",
+                        help="also run each scheduler on the 512 GPUs as three pools (V100, P100, K80)")
     args = parser.parse_args()
 
-    config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0),
-                       cluster=Cluster(servers=64))
-    workload = load_workload(config.validate())
-    jobs = workload.jobs[:args.jobs] if args.jobs else workload.jobs
-    cluster = workload.cluster
-    predictions = {job.job_id: float(job.iterations) for job in jobs}
+    def replay(cluster: Cluster) -> tuple[list, Cluster, dict]:
+        config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0), cluster=cluster)
+        workload = load_workload(config.validate())
+        jobs = workload.jobs[:args.jobs] if args.jobs else workload.jobs
+        return jobs, workload.cluster, {job.job_id: float(job.iterations) for job in jobs}
+
+    jobs, cluster, predictions = replay(Cluster(servers=64))
+    typed = replay(Cluster(pools=TYPED_POOLS)) if args.typed else None
     one_per_plan = list({job.plan: job for job in jobs}.values())
     simulate(one_per_plan, cluster, make_scheduler("asrpt"), HeavyEdgePlacer(),
              predictions={job.job_id: float(job.iterations) for job in one_per_plan})
     print(f"{len(jobs):,} Philly jobs, {cluster.servers}x{cluster.gpus_per_server} GPUs, Heavy-Edge, oracle predictions, "
           f"audit on; {load_average()} at the start", flush=True)
     if args.profile:
+        profiled = typed or (jobs, cluster, predictions)
         profiler = cProfile.Profile()
         profiler.enable()
-        simulate(jobs, cluster, make_scheduler(args.profile), HeavyEdgePlacer(), predictions=predictions)
+        simulate(profiled[0], profiled[1], make_scheduler(args.profile), HeavyEdgePlacer(), predictions=profiled[2])
         profiler.disable()
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.top)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
@@ -70,17 +83,27 @@ def main() -> None:
           f"{'backfilled':>10} {'violations':>10} {'preemptions':>11}")
     first = None
     for name in args.schedulers.split(","):
-        started = time.process_time()
-        result = simulate(jobs, cluster, make_scheduler(name), HeavyEdgePlacer(), predictions=predictions)
-        seconds = time.process_time() - started
+        seconds, row = timed(name, jobs, cluster, predictions)
         first = seconds if first is None else first
-        metrics = result.metrics
         target = f"<= {TARGETS[name]}" if name in TARGETS else ""
-        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {target:>7} "
-              f"{metrics['total_jct']:11.4g} {metrics.get('backfilled_starts', float('nan')):10.0f} "
-              f"{metrics.get('reservation_violations', float('nan')):10.0f} {metrics.get('preemptions', 0):11.0f}",
-              flush=True)
+        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {target:>7} {row}", flush=True)
+        if typed is not None:
+            typed_seconds, row = timed(name, *typed)
+            label = f"{name} [3 pools]"
+            print(f"{label:>20} {typed_seconds:9.2f} {len(typed[0]) / typed_seconds:11,.0f} {typed_seconds / first:8.2f} "
+                  f"{'':>7} {row}   typed / one pool {typed_seconds / seconds:.2f}", flush=True)
     print(f"{load_average()} at the end")
+
+
+def timed(name: str, jobs: list, cluster: Cluster, predictions: dict) -> tuple[float, str]:
+    """CPU seconds of one simulate() and the row of its metrics."""
+    started = time.process_time()
+    result = simulate(jobs, cluster, make_scheduler(name), HeavyEdgePlacer(), predictions=predictions,
+                      drop_oversize=cluster.pooled)
+    seconds = time.process_time() - started
+    metrics = result.metrics
+    return seconds, (f"{metrics['total_jct']:11.4g} {metrics.get('backfilled_starts', float('nan')):10.0f} "
+                     f"{metrics.get('reservation_violations', float('nan')):10.0f} {metrics.get('preemptions', 0):11.0f}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 `data/fixed_jobs.csv` (400 Philly jobs with models assigned, 70% multi-GPU, see
 `data/make_fixed_jobs.py`) runs on 8 x 8 GPUs with oracle predictions under every registered
 scheduler and a few A-SRPT variants, and the backfilling rules and the predicted preemptive reference
-also with predictions off by a seeded log-normal factor (`[noisy]`: running jobs overrun their estimates). Each schedule is serialised canonically (one line per job in
+also with predictions off by a seeded log-normal factor (`[noisy]`: running jobs overrun their estimates),
+and greedy and EASY also on 64 GPUs split into three pools of GPU types (`[typed]`). Each schedule is
+serialised canonically (one line per job in
 input order: job_id, start, end, placement, floats as exact reprs) and hashed; the hashes in
 `data/schedule_checksums.json` were committed before the simulator's speed work, so any change to
 when or where a job runs fails here. After an intended behaviour change, regenerate with
@@ -57,6 +59,15 @@ NOISY = ("asrpt[dispatch=easy]", "asrpt[dispatch=conservative]", "asrpt[eligibil
          "asrpt[eligibility=release,dispatch=easy]", "asrpt[backfill]", "spjf[dispatch=easy]",
          "fifo[dispatch=conservative]", "srtf")
 VARIANTS |= {f"{name}[noisy]": VARIANTS[name] for name in NOISY}
+# greedy and EASY on a cluster of three pools (added with issue 25's typed EASY speed-up, checksums taken
+# on the code before it): the jobs no pool holds (32 GPUs) are dropped
+TYPED = {"fifo[dispatch=easy][typed]": ("fifo", {"dispatch": "easy"}),
+         "spjf[dispatch=easy][typed]": ("spjf", {"dispatch": "easy"}),
+         "asrpt[dispatch=easy][typed]": ("asrpt", {"dispatch": "easy"}),
+         "wcs_duration[typed]": ("wcs_duration", {})}
+VARIANTS |= TYPED | {f"{name}[noisy]": TYPED[name] for name in TYPED if "easy" in name}
+TYPED_CLUSTER = Cluster(pools=[{"type": "v100", "servers": 3}, {"type": "p100", "servers": 3},
+                               {"type": "k80", "servers": 2}])
 VARIANTS |= {"asrpt[eligibility=release,dispatch=conservative][noisy]":
              ("asrpt", {"eligibility": "release", "dispatch": "conservative"}),
              "spjf[dispatch=conservative][noisy]": ("spjf", {"dispatch": "conservative"})}
@@ -74,7 +85,9 @@ def schedule_text(variant: str) -> str:
     jobs = jobs_from_table(load_csv(TABLE), str(TABLE))
     predictions = (noisy_predictions(jobs) if variant.endswith("[noisy]")
                    else {job.job_id: float(job.iterations) for job in jobs})
-    result = simulate(jobs, CLUSTER, make_scheduler(name, **params), HeavyEdgePlacer(), predictions=predictions)
+    typed = "[typed]" in variant
+    result = simulate(jobs, TYPED_CLUSTER if typed else CLUSTER, make_scheduler(name, **params), HeavyEdgePlacer(),
+                      predictions=predictions, drop_oversize=typed)
     return "".join(f"{r.job_id},{r.start!r},{r.end!r},{' '.join(map(str, r.placement))}\n" for r in result.records)
 
 

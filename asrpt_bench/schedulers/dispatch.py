@@ -88,8 +88,9 @@ class RunningEnds:
 
     def __init__(self, estimates: Estimates) -> None:
         self.estimates = estimates
-        # (end, input order, GPUs, start, duration, pool)
+        # (end, input order, GPUs, start, duration, pool), all running jobs and those of each pool
         self.sorted: list[tuple[float, int, int, float, float, int]] = []
+        self.by_pool: dict[int, list[tuple[float, int, int, float, float, int]]] = {}
         self._entries: dict[int, tuple[float, int, int, float, float, int]] = {}
 
     def add(self, job: JobView, start: float, alpha: float, pool: int = 0) -> None:
@@ -98,26 +99,24 @@ class RunningEnds:
         entry = (start + duration, job.order, job.gpus, start, duration, pool)
         self._entries[job.order] = entry
         bisect.insort(self.sorted, entry)
+        bisect.insort(self.by_pool.setdefault(pool, []), entry)
 
     def remove(self, job: JobView) -> None:
         entry = self._entries.pop(job.order, None)
         if entry is not None:
-            del self.sorted[bisect.bisect_left(self.sorted, entry)]
+            for entries in (self.sorted, self.by_pool[entry[5]]):
+                del entries[bisect.bisect_left(entries, entry)]
 
     def ends(self, now: float, pool: int | None = None) -> Iterator[tuple[float, int]]:
         """(estimated end, GPUs) of every running job (in pool `pool`, if given) in increasing end; those
         already past their end are estimated by the overrun policy."""
-        entries = self.sorted
+        entries = self.sorted if pool is None else self.by_pool.get(pool, [])
         k = bisect.bisect_left(entries, (now,))
-        if pool is None:
-            rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
-        else:
-            rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)) if entries[j][5] == pool)
+        rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
         if not k:
             return rest
         overrun = self.estimates.overrun_end
-        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration, where in entries[:k]
-                      if pool is None or where == pool)
+        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration, _ in entries[:k])
         return heapq.merge(late, rest)
 
     def end_of(self, order: int, now: float) -> float:
@@ -152,6 +151,19 @@ class Candidates:
             if lengths and gpus <= idle and (gpus <= extra or now + lengths[0] <= shadow):
                 return True
         return False
+
+
+def _most_idle_in_a_pool(ctx: DispatchContext) -> Callable[[], int]:
+    """The most GPUs one job can take now: the idle GPUs, on a cluster of several pools the most idle in one
+    pool (a job runs inside one pool)."""
+    if len(ctx.pool_idle) == 1:
+        return lambda: ctx.idle_gpus
+    return lambda: max(ctx.pool_idle)
+
+
+def _most_idle_outside(ctx: DispatchContext, reserved: int) -> Callable[[], int]:
+    """The most idle GPUs now in one pool other than `reserved`."""
+    return lambda: max(idle for pool, idle in enumerate(ctx.pool_idle) if pool != reserved)
 
 
 class Backfill:
@@ -273,18 +285,17 @@ class Backfill:
         the jobs that may start: the same starts, in the same order, as `greedy` or `easy` over the whole
         queue after its head; returns the items started (they are still in `queue`)."""
         more, now = len(queue) > 1, ctx.now
+        fits = _most_idle_in_a_pool(ctx)
         if rule == "greedy":
             if not more or ctx.idle_gpus == 0:
                 return []
-            started = [item for item, _ in queue.behind(head, lambda: ctx.idle_gpus, None, now) if try_start(item)]
+            started = [item for item, _ in queue.behind(head, fits, None, now) if try_start(item)]
             self.backfilled += len(started)
             return started
         window = self.easy_window(head, ctx, job_of, hold_until, more)
         if window is None:
             return []
-        narrowing = window if window.pool is None else None  # on several pools any job may start elsewhere
-        return self.easy_scan(queue.behind(head, lambda: ctx.idle_gpus, narrowing, now), ctx, job_of, try_start,
-                              window)
+        return self.easy_scan(queue.behind(head, fits, window, now), ctx, job_of, try_start, window)
 
     def queued_duration(self, job: JobView) -> float:
         """A queued job's estimated duration (Estimates.duration), computed once per job."""
@@ -300,10 +311,11 @@ class Backfill:
         time is recorded either way."""
         if more and ctx.idle_gpus > 0:
             shadow, extra, pool = self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)
-            if pool is not None:
-                return Window(shadow, extra, pool)  # a job may also start in another pool: no shortcut
-            if self.candidates is None or self.candidates.may_pass(ctx.idle_gpus, extra, ctx.now, shadow):
-                return Window(shadow, extra)
+            window = Window(shadow, extra) if pool is None else Window(shadow, extra, pool, _most_idle_outside(ctx, pool))
+            # a queued job's estimate (its fastest pool's) is no longer than its estimate in the reserved pool
+            if self.candidates is None or self.candidates.may_pass(_most_idle_in_a_pool(ctx)(),
+                                                                   max(extra, window.outside()), ctx.now, shadow):
+                return window
             return None
         if job_of(head).job_id not in self.first_reservation:
             self._promise_shadow(head, ctx=ctx, job_of=job_of, hold_until=hold_until)

@@ -21,15 +21,21 @@ BLOCK = 64
 """Jobs per block when appended at the end; a block that insertions grow beyond 2 x BLOCK splits in two."""
 
 
+def nothing_outside() -> int:
+    return 0
+
+
 @dataclass
 class Window:
     """EASY's window behind a blocked head: its shadow time and the GPUs to spare then (`extra`, used up by
     the jobs that pass on it); on a cluster of several pools, the pool the head's reservation is in
-    (`pool`; shadow and extra are that pool's)."""
+    (`pool`; shadow and extra are that pool's) and `outside()`, the most GPUs a job that does not pass may
+    take now (the most idle in any other pool; 0 on one pool: such a job does not start)."""
 
     shadow: float
     extra: int
     pool: int | None = None
+    outside: Callable[[], int] = nothing_outside
 
 
 class _Blocks(Generic[T]):
@@ -173,14 +179,15 @@ class CountQueue(Generic[T]):
         return heapq.merge(*(blocks.iterate(key) for blocks in self.counts.values()), key=lambda pair: pair[0])
 
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
-        """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` when it is
-        reached and, with an EASY `window`, that needs at most `window.extra` GPUs or whose estimated length
-        ends by `window.shadow` (block by block; the caller applies the exact test). The queue must not
-        change while this runs."""
+        """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` (the most
+        GPUs a job can take now) when it is reached and, with an EASY `window`, that needs at most
+        `window.extra` or `window.outside()` GPUs or whose estimated length ends by `window.shadow` (block by
+        block; the caller applies the exact test). `idle()` and the window only shrink while this runs, and
+        the queue must not change."""
         head_key = self.keys[id(head)][0]
 
         def passes_for(gpus: int) -> Callable[[float], bool] | None:
-            if window is None or gpus <= window.extra:
+            if window is None or gpus <= window.extra or gpus <= window.outside():
                 return None
             shadow = window.shadow
             return lambda length: now + length <= shadow
