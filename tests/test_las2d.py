@@ -62,6 +62,10 @@ def test_starvation_guard_promotes_a_waiting_job():
     ends, segments = run(jobs, Cluster(1, 1), queue_thresholds=[2.0], promote_knob=1.0)
     assert segments == [("a", 0, 2), ("b", 2, 4), ("a", 4, 6), ("b", 6, 8), ("a", 8, 9), ("b", 9, 15)]
     assert ends == {"a": 9, "b": 15}
+    # promote_knob 2: a, suspended at 2 after running 2 s, is due back in queue 0 only at 2 + 2 x 2 = 6; at 4,
+    # when b is demoted, both are in queue 1 and a (released first) runs to its end
+    assert run(jobs, Cluster(1, 1), queue_thresholds=[2.0], promote_knob=2.0)[1] == [
+        ("a", 0, 2), ("b", 2, 4), ("a", 4, 7), ("b", 7, 15)]
 
 
 def test_restarts_do_not_count_as_attained_service():

@@ -154,8 +154,9 @@ def test_audit_catches_two_segments_on_one_gpu(preempted):
         audit_preemptive(records, bad, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
 
 
-def test_audit_catches_a_record_that_disagrees_with_its_segments(preempted):
-    records = [replace(r, preemptions=0) if r.job_id == "a" else r for r in preempted.records]
+@pytest.mark.parametrize("changes", [{"preemptions": 0}, {"end": 15.0}])
+def test_audit_catches_a_record_that_disagrees_with_its_segments(preempted, changes):
+    records = [replace(r, **changes) if r.job_id == "a" else r for r in preempted.records]
     with pytest.raises(ScheduleAuditError, match=r"job 'a': its record does not match its 2 segment\(s\)"):
         audit_preemptive(records, preempted.segments, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
 
@@ -291,3 +292,56 @@ def test_srtf_matches_an_independent_reference(instance, oracle):
     for segment in result.segments:
         segments[segment.job_id].append((segment.start, segment.end))
     assert dict(segments) == expected_segments
+
+
+class StartsThenAsks:
+    """A preemptive scheduler that starts each arrival if it fits and records what running_states says
+    about it at that very instant; `suspend_queued` makes it suspend a job it never started instead."""
+
+    name, oracle, preemptive = "starts_then_asks", False, True
+
+    def __init__(self, suspend_queued: bool = False, timer: float | None = None) -> None:
+        self.suspend_queued, self.timer, self.states = suspend_queued, timer, []
+
+    def reset(self, cluster) -> None:
+        self.queue = []
+
+    def on_arrival(self, job, now) -> None:
+        self.queue.append(job)
+
+    def on_completion(self, job, now) -> None:
+        pass
+
+    def decide(self, ctx) -> None:
+        while self.queue:
+            job = self.queue[0]
+            if self.suspend_queued:
+                ctx.suspend(job)
+            proposal = ctx.propose(job)
+            if proposal is None:
+                return
+            ctx.start(proposal)
+            self.queue.pop(0)
+            self.states.append((job.job_id, ctx.now, ctx.running_states([job])))
+
+    def next_timer(self):
+        return self.timer
+
+
+def test_a_job_started_at_this_instant_is_suspendable_with_no_progress_yet():
+    scheduler = StartsThenAsks()
+    result = simulate([fixed("a", 0, 2, 3, alpha=2.0), fixed("b", 4, 1, 1)], Cluster(1, 2), scheduler, FIRST_FIT)
+    assert scheduler.states == [("a", 0.0, [(True, 0.0, 0.0)]), ("b", 6.0, [(True, 0.0, 0.0)])]
+    # a 2-GPU job's segment on server 0: placement and GPUs as space-separated strings
+    frame = result.segments_frame()
+    assert list(frame["placement"]) == ["0 0", "0"] and list(frame["gpu_ids"]) == ["0 1", "0"]
+
+
+def test_suspending_a_job_that_is_not_running_is_refused_naming_the_scheduler_and_the_job():
+    with pytest.raises(RuntimeError, match=r"^scheduler 'starts_then_asks' suspended job 'a', which is not running$"):
+        simulate([fixed("a", 0, 1, 3)], Cluster(1, 2), StartsThenAsks(suspend_queued=True), FIRST_FIT)
+
+
+def test_a_timer_that_is_not_in_the_future_is_refused_naming_the_scheduler():
+    with pytest.raises(RuntimeError, match=r"^scheduler 'starts_then_asks' asked for a timer at 0.0 <= now 0.0$"):
+        simulate([fixed("a", 0, 1, 3)], Cluster(1, 2), StartsThenAsks(timer=0.0), FIRST_FIT)

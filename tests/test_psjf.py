@@ -4,6 +4,7 @@ preemptive simulator's psjf_oracle on one GPU is single-machine PSJF, written ap
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -131,3 +132,10 @@ def test_release_eligibility_orders_unfinished_jobs_by_virtual_rank():
 
     assert run("srpt") == {"A": 0.0, "B": 4.0, "C": 14.0}
     assert run("psjf") == {"A": 0.0, "B": 13.0, "C": 4.0}
+
+
+def test_virtual_psjf_refuses_to_go_back_in_time():
+    machine = VirtualPSJF()
+    machine.advance_to(5.0)
+    with pytest.raises(ValueError, match=r"^virtual PSJF cannot go back in time from 5.0 to 3.0$"):
+        machine.advance_to(3.0)

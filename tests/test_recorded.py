@@ -66,6 +66,8 @@ def test_the_replay_starts_every_job_at_its_recorded_wait_whatever_the_cluster_h
     result = simulate(jobs, Cluster(1, 4), make_scheduler("recorded"), FirstFitPlacer())
     assert [(r.job_id, r.start, r.end, r.placement) for r in result.records] == [
         ("a", 5.0, 25.0, ()), ("b", 1.0, 9.0, ()), ("c", 32.0, 34.0, ())]
+    # no placement, so each record's alpha is the job's empty-cluster one
+    assert {(r.alpha, r.alpha_min) for r in result.records} == {(2.0, 2.0)}
     # a [5, 25) and b [1, 9) overlap on [5, 9) with 6 GPUs on a 4-GPU cluster
     assert (result.metrics["over_capacity_instants"], result.metrics["over_capacity_s"],
             result.metrics["peak_gpus"]) == (1, 4.0, 6)

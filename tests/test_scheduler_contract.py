@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from asrpt_bench.core import Cluster, Job, Placement, Stage, TrainingPlan
+from asrpt_bench.cluster import Pool
+from asrpt_bench.core import Cluster, ConfigError, Job, Placement, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.schedulers.base import EventKind, Proposal
 from asrpt_bench.sim import simulate
@@ -63,6 +64,28 @@ def test_a_proposal_the_scheduler_builds_itself_is_honoured_when_it_is_right():
     result = simulate([fixed("a", 3.0, 2, 4, alpha=2.5)], Cluster(2, 2), Scripted(own), FIRST_FIT)
     (record,) = result.records
     assert (record.placement, record.alpha, record.start, record.end) == ((1, 1), 2.5, 3.0, 13.0)
+
+
+TWO_POOLS = Cluster(pools=[Pool("v100", 1, 2), Pool("k80", 1, 2)])
+
+
+def test_on_pools_a_proposal_the_scheduler_builds_itself_is_honoured_when_its_pool_and_alpha_are_right():
+    # first-fit would take the v100 server 0; the scheduler picks the k80 server 1 (pool 1)
+    own = start_all(lambda ctx, job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha, 1))
+    (record,) = simulate([fixed("a", 3.0, 2, 4, alpha=2.5)], TWO_POOLS, Scripted(own), FIRST_FIT).records
+    assert (record.placement, record.pool, record.alpha, record.start, record.end) == ((1, 1), "k80", 2.5, 3.0, 13.0)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha, 0), "carries a wrong pool or alpha"),
+    (lambda job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha / 2, 1), "carries a wrong pool or alpha"),
+    (lambda job, p: Proposal(job.job_id, Placement((0, 1)), p.alpha, 0),
+     r"placement \(0, 1\) spans pools \['k80', 'v100'\]; a gang runs inside one pool"),
+])
+def test_on_pools_a_proposal_with_a_wrong_pool_or_alpha_is_refused(change, message):
+    cheat = start_all(lambda ctx, job, p: change(job, p))
+    with pytest.raises(RuntimeError, match=rf"job 'a'.*{message}$"):
+        simulate([fixed("a", 0.0, 2, 7)], TWO_POOLS, Scripted(cheat), FIRST_FIT)
 
 
 def test_a_stale_proposal_cannot_take_gpus_another_start_took():
@@ -140,3 +163,24 @@ def test_the_estimate_placer_decides_alpha_min_and_the_run_placer_the_alpha():
     assert default.alpha_max == spread.alpha_max == pytest.approx(0.17, rel=1e-12)
     moved = simulate(jobs, cluster, Scripted(start_all()), OneGpuPerServer(), estimate_placer=OneGpuPerServer())
     assert (moved.records[0].alpha, moved.records[0].placement) == (pytest.approx(0.17, rel=1e-12), (0, 1, 2, 3))
+
+
+def test_a_placer_without_a_place_method_is_refused_naming_it():
+    with pytest.raises(ConfigError, match=r"^placer must be a placer object with a place\(\) method \(e.g. from "
+                                          r"make_placer\), got object <object object at 0x[0-9a-f]+>$"):
+        simulate([fixed("a", 0.0, 1, 2)], Cluster(1, 2), Scripted(start_all()), object())
+
+
+def test_when_every_job_is_too_large_for_every_pool_nothing_is_simulated_and_the_message_says_so():
+    with pytest.raises(ConfigError) as refused:
+        simulate([fixed("big", 0.0, 3, 5)], TWO_POOLS, Scripted(start_all()), FIRST_FIT, drop_oversize=True)
+    assert str(refused.value) == (
+        "every job (1) needs more than the GPUs of every pool that runs them (first: 'big'), so nothing is left to "
+        "simulate; use a larger cluster (cluster.servers, cluster.gpus_per_server, cluster.pools)")
+
+
+def test_the_progress_bar_counts_the_jobs(capsys):
+    simulate([fixed("a", 0.0, 1, 2), fixed("b", 0.0, 1, 2)], Cluster(1, 2), Scripted(start_all()), FIRST_FIT,
+             progress=True)
+    shown = capsys.readouterr().err
+    assert "simulate scripted: 100%" in shown and "| 2/2 [" in shown

@@ -75,6 +75,9 @@ def test_gpus_inconsistent_with_placement_are_caught(records):
         audit_schedule(corrupt(records, "b", gpu_ids=(0, 3)), CLUSTER, JOBS)
     with pytest.raises(ScheduleAuditError, match=r"job 'b' needs 2 distinct GPUs"):
         audit_schedule(corrupt(records, "b", gpu_ids=(2, 2)), CLUSTER, JOBS)
+    # a record holding fewer GPUs and servers than its job has vertices: the one-record-at-a-time path names it
+    with pytest.raises(ScheduleAuditError, match=r"^job 'b' needs 2 distinct GPUs, holds \(2,\)$"):
+        audit_schedule(corrupt(records, "b", gpu_ids=(2,), placement=(1,)), CLUSTER, JOBS)
 
 
 def test_wrong_alpha_is_caught(records):
@@ -104,3 +107,12 @@ def test_zero_length_job_on_a_busy_gpu_holds_nothing():
     records = [replace(r, **on_busy_gpus) if r.job_id == "empty" else r for r in result.records]
     assert [r.gpu_ids for r in records] == [(0, 1), (0, 1)]
     assert audit_schedule(records, CLUSTER, jobs) is None
+
+
+def test_wrong_completion_time_is_caught_at_two_seconds_an_iteration():
+    jobs = [Job("a", 0.0, TrainingPlan.fixed(1, 2.0), 3)]
+    (record,) = simulate(jobs, Cluster(1, 1), make_scheduler("fifo"), FirstFitPlacer()).records
+    assert (record.start, record.end) == (0.0, 6.0)
+    audit_schedule([record], Cluster(1, 1), jobs)
+    with pytest.raises(ScheduleAuditError, match=r"^job 'a' ends at 7.0, expected S \+ n \* alpha = 6.0$"):
+        audit_schedule([replace(record, end=7.0)], Cluster(1, 1), jobs)

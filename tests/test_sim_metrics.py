@@ -6,10 +6,12 @@ import math
 
 import pytest
 
+from asrpt_bench.cluster import Pool
 from asrpt_bench.core import Cluster, Job, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
+from asrpt_bench.sim.metrics import preemption_counts, schedule_metrics, type_metrics
 
 
 def fixed(job_id: str, release: float, gpus: int, iterations: int, alpha: float = 1.0) -> Job:
@@ -53,3 +55,23 @@ def test_slowdown_skips_jobs_with_no_ideal_duration_and_is_nan_without_any():
     mixed = simulate([fixed("z", 0.0, 1, 0), fixed("y", 0.0, 1, 4)], Cluster(1, 2), make_scheduler("fifo"),
                      FirstFitPlacer())
     assert mixed.metrics["mean_slowdown"] == mixed.metrics["p99_slowdown"] == 1.0
+
+
+def test_a_schedule_without_jobs_has_zero_totals_and_no_ratios():
+    metrics = schedule_metrics([], Cluster(1, 2), dropped=3)
+    undefined = {name for name, value in metrics.items() if math.isnan(value)}
+    assert undefined == {"mean_slowdown", "p99_slowdown", "waited_share", "busy_share", "mean_wait_gpus_1",
+                         "mean_wait_gpus_2_4", "mean_wait_gpus_5_8", "mean_wait_gpus_9plus"}
+    assert {name: value for name, value in metrics.items() if name not in undefined} == {
+        "num_jobs": 0, "total_jct": 0.0, "sum_completion": 0.0, "mean_jct": 0.0, "p95_jct": 0.0, "makespan": 0.0,
+        "utilization": 0.0, "mean_wait": 0.0, "mean_first_start_delay": 0.0, "p50_jct": 0.0, "p99_jct": 0.0,
+        "max_wait": 0.0, "max_first_start_delay": 0.0, "dropped": 3}
+    pools = Cluster(pools=[Pool("v100", 1, 2), Pool("k80", 1, 2)])
+    typed = type_metrics([], pools, schedule_metrics([], pools))
+    assert [name for name, value in typed.items() if math.isnan(value)] == ["mean_jct_v100", "mean_jct_k80"]
+    assert {name: value for name, value in typed.items() if not name.startswith("mean_jct")} == {
+        "busy_gpu_s_v100": 0.0, "utilization_v100": 0.0, "jobs_v100": 0, "busy_gpu_s_k80": 0.0,
+        "utilization_k80": 0.0, "jobs_k80": 0}
+    counts = preemption_counts([])
+    assert list(counts) == ["preempted_share", "mean_preemptions", "p99_preemptions", "max_preemptions"]
+    assert all(math.isnan(value) for value in counts.values())

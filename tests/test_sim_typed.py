@@ -17,7 +17,7 @@ from asrpt_bench.core import ConfigError, Job, PreemptionPrice, TrainingPlan
 from asrpt_bench.placement import make_placer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
-from asrpt_bench.sim.audit import ScheduleAuditError, audit_schedule
+from asrpt_bench.sim.audit import ScheduleAuditError, audit_preemptive, audit_schedule
 
 FIRST_FIT = make_placer("first_fit")
 TWO_BY_TWO = Cluster(pools=[Pool("v100", 1, 2), Pool("k80", 1, 2)])
@@ -260,6 +260,16 @@ def test_the_audit_checks_pools():
         audit_schedule((a, dataclasses.replace(b, pool="v100")), TWO_BY_TWO, jobs)
     with pytest.raises(ScheduleAuditError, match="job 'B': recorded alpha 1 but its placement gives 2 in pool 'k80'"):
         audit_schedule((a, dataclasses.replace(b, alpha=1, end=11)), TWO_BY_TWO, jobs)
+
+
+def test_the_preemptive_audit_checks_each_segment_s_pool():
+    jobs = [job("A", 0, 2, 10, v100=1, k80=4), job("B", 1, 2, 10, v100=1, k80=2)]
+    result = run(jobs, TWO_BY_TWO, make_scheduler("srtf_oracle"))
+    segments = list(result.segments)
+    segments[0] = dataclasses.replace(segments[0], placement=(0, 1), gpu_ids=(0, 2))
+    with pytest.raises(ScheduleAuditError, match=r"^job 'A', segment \[0, 10.0\): placement \(0, 1\) spans pools "
+                                                 r"\['k80', 'v100'\]; a gang runs inside one pool$"):
+        audit_preemptive(result.records, segments, TWO_BY_TWO, jobs)
 
 
 def test_virtual_gpus_on_one_type_is_refused():

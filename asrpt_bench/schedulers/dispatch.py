@@ -88,8 +88,9 @@ class RunningEnds:
 
     def __init__(self, estimates: Estimates) -> None:
         self.estimates = estimates
-        # (end, input order, GPUs, start, duration, pool)
+        # (end, input order, GPUs, start, duration, pool), all running jobs and those of each pool
         self.sorted: list[tuple[float, int, int, float, float, int]] = []
+        self.by_pool: dict[int, list[tuple[float, int, int, float, float, int]]] = {}
         self._entries: dict[int, tuple[float, int, int, float, float, int]] = {}
 
     def add(self, job: JobView, start: float, alpha: float, pool: int = 0) -> None:
@@ -98,26 +99,24 @@ class RunningEnds:
         entry = (start + duration, job.order, job.gpus, start, duration, pool)
         self._entries[job.order] = entry
         bisect.insort(self.sorted, entry)
+        bisect.insort(self.by_pool.setdefault(pool, []), entry)
 
     def remove(self, job: JobView) -> None:
         entry = self._entries.pop(job.order, None)
         if entry is not None:
-            del self.sorted[bisect.bisect_left(self.sorted, entry)]
+            for entries in (self.sorted, self.by_pool[entry[5]]):
+                del entries[bisect.bisect_left(entries, entry)]
 
     def ends(self, now: float, pool: int | None = None) -> Iterator[tuple[float, int]]:
         """(estimated end, GPUs) of every running job (in pool `pool`, if given) in increasing end; those
         already past their end are estimated by the overrun policy."""
-        entries = self.sorted
+        entries = self.sorted if pool is None else self.by_pool.get(pool, [])
         k = bisect.bisect_left(entries, (now,))
-        if pool is None:
-            rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
-        else:
-            rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)) if entries[j][5] == pool)
+        rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
         if not k:
             return rest
         overrun = self.estimates.overrun_end
-        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration, where in entries[:k]
-                      if pool is None or where == pool)
+        late = sorted((overrun(start, duration, now), gpus) for _, _, gpus, start, duration, _ in entries[:k])
         return heapq.merge(late, rest)
 
     def end_of(self, order: int, now: float) -> float:

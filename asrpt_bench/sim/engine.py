@@ -231,6 +231,7 @@ class _Simulation:
         self.sequence = itertools.count()
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
+        self._pool_idle: tuple[int, tuple[int, ...]] = (-1, ())  # (state version, idle GPUs per pool)
         self.running: dict[int, RunningJob] = {}  # job index -> what its scheduler may know of it, in start order
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
@@ -238,11 +239,15 @@ class _Simulation:
         heapq.heappush(self.heap, (time, int(kind), next(self.sequence), job_index))
 
     def pool_idle(self) -> tuple[int, ...]:
-        """Idle GPUs per pool."""
+        """Idle GPUs per pool (on several pools computed once per version of the cluster state)."""
         if self.pools is None:
             return (self.state.idle,)
-        free = self.state.free_view()
-        return tuple(sum(free[pool.first_server:pool.first_server + pool.servers]) for pool in self.cluster.pool_list)
+        version, idle = self._pool_idle
+        if version != self.state.version:
+            free = self.state.free_view()
+            idle = tuple(sum(free[pool.first_server:pool.first_server + pool.servers]) for pool in self.cluster.pool_list)
+            self._pool_idle = (self.state.version, idle)
+        return idle
 
     def propose(self, job: JobView, pool: int | None = None, exclude: int | None = None) -> Proposal | None:
         """The placer's proposal for `job` now (on a cluster of pools through the pool choice, in pool `pool`
