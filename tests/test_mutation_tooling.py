@@ -64,7 +64,9 @@ def test_the_mutation_score_leaves_out_survivors_judged_equivalent_and_the_raw_s
     assert tool.equivalents(record, judgements) == 2               # eq and none; stale and skipped do not count
     assert tool.mutation_score(record, judgements) == (2, 4)       # killed / (sampled - equivalent)
     assert tool.percent(2, 4) == "50.0%" and tool.percent(0, 0) == "n/a"
-    assert tool.summary([{**record, "module": "sim/"}], judgements).endswith(": `sim/` 50.0% (33.3%).")
+    assert tool.summary([{**record, "module": "sim/"}], judgements).endswith(
+        ": `sim/` 50.0% (33.3%); no recorded run yet: `schedulers/`, `timing`, `placement/heavy_edge`, "
+        "`workloads/schema`.")
 
 
 def test_a_package_mutates_every_file_under_it_and_a_module_one_file(tmp_path: Path) -> None:

@@ -61,6 +61,8 @@ TESTS: dict[str, list[str]] = {
 # Tests that fail on mutmut's instrumented copy of the code itself, left out of its runs: mutmut adds every mutant
 # of a method as an attribute of its class, which a test of the class's public names sees.
 DESELECT = ["tests/test_sim_engine.py::test_dispatch_context_exposes_only_the_protocol"]
+# The core modules the 95% target is set for (docs/mutation.md)
+CORE = ("sim/", "schedulers/", "timing", "placement/heavy_edge", "workloads/schema")
 # mutmut's verdicts; a mutant counts as killed when a test failed on it or it ran out of time
 KILLED = ("killed", "timeout")
 COPY_IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "mutants",
@@ -331,10 +333,11 @@ def records() -> list[dict]:
 
 
 def summary(records: list[dict], judgements: dict[str, dict]) -> str:
-    """README's line: each module's score, its raw score beside it."""
+    """README's line: each module's score, its raw score beside it, and the core modules not run yet."""
     parts = [f"`{r['module']}` {percent(*mutation_score(r, judgements))} ({percent(*score(r))})" for r in records]
+    missing = [f"`{module}`" for module in CORE if module not in {r["module"] for r in records}]
     return ("Scores (killed / sampled mutants not judged equivalent; in brackets mutmut's raw killed / sampled): "
-            + ", ".join(parts) + ".")
+            + ", ".join(parts) + (f"; no recorded run yet: {', '.join(missing)}" if missing else "") + ".")
 
 
 def block(path: Path, begin: str, end: str) -> str:
