@@ -33,8 +33,8 @@ from .bands import definition
 from .design_plots import design_text
 from .heterogeneity_plots import STUDIES, heterogeneity_text
 from .dispatch_plots import count_text, dispatch_ratios, near_best
-from .preemption_plots import (MIN_RUN, PREEMPTIVE, RESTART, RULE, preemption_price, preemption_spread,
-                               price_of_nonpreemption, variant_keys)
+from .preemption_plots import (PREEMPTIVE, RESTART, preemption_price, preemption_spread, price_of_nonpreemption,
+                               variant_keys, variant_name)
 from .queueing_plots import queueing_text
 from .published import load_result
 from .sensitivity_plots import relative_total_jct
@@ -155,16 +155,6 @@ def preemption_findings(results: Path) -> str:
                                      f"{row['most']:g}" for _, row in spread.iterrows()))
     return (f"{line} Suspensions per job at restart 30 s (share of jobs suspended at least once, range over points; "
             f"largest 99th percentile and count per job): {counts}.")
-
-
-def variant_name(row: pd.Series, keys: list[str]) -> str:
-    """"srtf net_gain, min run 300 s": a preemptive scheduler and its swept variant. las2d has no preemption
-    rule (its rows under each rule are the same runs), so its name leaves the rule out."""
-    words = [row["scheduler"]]
-    if RULE in keys and row["scheduler"] != "las2d":
-        words.append(str(row[RULE]))
-    name = " ".join(words)
-    return f"{name}, min run {float(row[MIN_RUN]):g} s" if MIN_RUN in keys else name
 
 
 def sensitivity_findings(results: Path) -> str:

@@ -45,6 +45,16 @@ def variant_keys(table: pd.DataFrame) -> list[str]:
     return swept
 
 
+def variant_name(row: pd.Series, keys: list[str]) -> str:
+    """"srtf net_gain, min run 300 s": a preemptive scheduler and its swept variant. las2d has no preemption
+    rule (its rows under each rule are the same runs), so its name leaves the rule out."""
+    words = [row["scheduler"]]
+    if RULE in keys and row["scheduler"] != "las2d":
+        words.append(str(row[RULE]))
+    name = " ".join(words)
+    return f"{name}, min run {float(row[MIN_RUN]):g} s" if MIN_RUN in keys else name
+
+
 def best_variants(summary: pd.DataFrame) -> pd.DataFrame:
     """Per trace, restart price, load and preemptive scheduler: the variant (rule x protection) with the
     lowest mean ratio, with `variant` naming it ('' when the table sweeps none)."""

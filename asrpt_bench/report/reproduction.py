@@ -42,7 +42,7 @@ from .design_plots import prediction_gap, virtual_order_effect
 from .heterogeneity_plots import (COUNTED, POOL, STUDIES, VIRTUAL_GPUS, heterogeneity_ratios, intervals_beside_one,
                                   trace_label, without_repeats)
 from .dispatch_plots import ELIGIBILITY, VIRTUAL, dispatch_ratios, near_best, variant_name_text
-from .preemption_plots import preemption_price, price_of_nonpreemption, variant_keys
+from .preemption_plots import preemption_price, price_of_nonpreemption, variant_keys, variant_name
 from .published import load_result
 from .queueing_plots import SCV, queueing_intervals
 from .regime_plots import INJECTED, LOAD, NEW_SHARE, SIGMA, TRACE
@@ -271,7 +271,7 @@ def preemption_headline(results: Path) -> Claim:
         ends = part.sort_values("mean").iloc[[0, -1]]
         parts.append(f"{trace}: " + " to ".join(
             f"{fmt_interval(row, 1.0, '')} (load {float(row[LOAD]):g}, vs "
-            f"{' '.join(str(value) for value in row[['scheduler', *keys]])})" for _, row in ends.iterrows()))
+            f"{variant_name(row, keys)})" for _, row in ends.iterrows()))
     return Claim("Price of non-preemption: best non-preemptive / best preemptive total JCT at restart 30 s",
                  PAPER["preemption"], "; ".join(parts), "preemption_price",
                  "Above 1: preempting pays even at a 30 s checkpoint-restore per resumption. Both sides include "
