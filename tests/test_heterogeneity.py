@@ -72,7 +72,6 @@ def test_the_figures_and_text_read_both_tables_per_trace(table, philly, tmp_path
     monkeypatch.setattr(doc_numbers, "load_result", lambda results, name: tables[name])
     monkeypatch.setattr(reproduction, "load_result", lambda results, name: tables[name])
     assert heterogeneity_plots.STUDIES == ("heterogeneity", "heterogeneity_philly")
-    assert heterogeneity_plots.PENDING_STUDIES == ()
     text = doc_numbers.BLOCKS["heterogeneity"](tmp_path)
     assert text.startswith("- Heterogeneous GPUs, each scheduler's total JCT / the best WCS per point")
     lines = text.splitlines()

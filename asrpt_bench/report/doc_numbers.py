@@ -332,11 +332,6 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
 }
 
 
-PENDING_BLOCKS: dict[str, Callable[[Path], str]] = {}
-"""Blocks of the experiments waiting in experiments/pending/: each moves into BLOCKS, with its marker in
-the docs, when its table is committed (experiments/pending/README.md)."""
-
-
 def doc_files(root: Path) -> list[Path]:
     """README.md and docs/*.md under the project root."""
     return [path for path in [Path(root) / "README.md", *sorted((Path(root) / "docs").glob("*.md"))] if path.exists()]

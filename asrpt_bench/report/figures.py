@@ -143,11 +143,6 @@ FIGURES: tuple[FigureSpec, ...] = (
 )
 
 
-PENDING: tuple[FigureSpec, ...] = ()
-"""Figures of the experiments waiting in experiments/pending/ (not run yet): each moves into FIGURES when
-its experiment moves into conf/experiment and its table and figure are committed (experiments/pending/README.md)."""
-
-
 TABLE_ONLY = {"lemma2_reviewer": "two jobs: REPRODUCTION.md quotes its numbers, a figure would add nothing"}
 """Experiments drawn in no figure, and why; every other experiment has a FigureSpec."""
 

@@ -31,8 +31,6 @@ VIRTUAL_GPUS = "scheduler.virtual_gpus"
 POINT = [POOL, VIRTUAL_GPUS, LOAD]
 STUDIES = ("heterogeneity", "heterogeneity_philly")
 """The committed experiments of the study, one per trace, that the findings line and the report row read."""
-PENDING_STUDIES: tuple[str, ...] = ()
-"""Its experiments waiting in experiments/pending/: each moves into STUDIES when its table is committed."""
 SHOWN = ("asrpt", "asrpt+easy", "asrpt_oracle", "fifo", "fifo+easy", "fifo_replan", "spjf+easy", "srtf",
          "srtf_oracle", "las2d")
 """The schedulers drawn against the best WCS (those of the table, in this order)."""

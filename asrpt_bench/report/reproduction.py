@@ -336,10 +336,6 @@ def heterogeneity_claim(results: Path) -> Claim:
                  "named once).")
 
 
-PENDING_CLAIMS: tuple[Callable[[Path], Claim], ...] = ()
-"""Rows of the experiments waiting in experiments/pending/: each moves into CLAIMS when its table is committed."""
-
-
 CLAIMS: tuple[Callable[[Path], Claim], ...] = (
     lambda r: jct_reduction(r, "compare_default", "every scheduler placed by Heavy-Edge"),
     lambda r: jct_reduction(r, "compare_baseline_first_fit", "baselines placed first-fit"),
