@@ -237,6 +237,14 @@ class Backfill:
         """A queued job's estimated duration in one pool: iterations x its empty-pool alpha~min there."""
         return max(self.estimates.iterations(job) * job.pool_alpha_min[pool], self.estimates.min_estimate_s)
 
+    def queued_lengths(self, job: JobView) -> tuple[float, ...]:
+        """A queued job's estimated duration in every pool (queues.CountQueue's lanes): on one pool its
+        queued_duration; on several its pool_duration in each, inf where the pool cannot run it."""
+        if len(job.pool_alpha_min) <= 1:
+            return (self.queued_duration(job),)
+        return tuple(self.pool_duration(job, pool) if math.isfinite(alpha) else math.inf
+                     for pool, alpha in enumerate(job.pool_alpha_min))
+
     def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
                      try_start: Callable[[T], bool]) -> list[int]:
         """Start the head while it may; the positions started (a prefix of the queue)."""
