@@ -214,18 +214,24 @@ class Backfill:
     def pool_shadow(self, job: JobView, ctx: DispatchContext, not_before: float) -> tuple[float, int, int]:
         """On a cluster of several pools: the shadow time and extra GPUs of `job` in each pool whose type
         runs it and that holds it, from that pool's idle GPUs and running jobs alone (as `shadow`), and the
-        pool where it comes first (ties: the job's lower estimate there, then pool order)."""
+        pool where it comes first (ties: the job's lower estimate there, then pool order). A pool's walk
+        stops once its shadow time passes the earliest found: it cannot come first."""
         best: tuple[tuple[float, float, int], int] | None = None
         idle, gpus = ctx.pool_idle, job.gpus
         for pool, alpha in enumerate(job.pool_alpha_min):
             if not math.isfinite(alpha):
                 continue
+            bound = math.inf if best is None else best[0][0]
             available, shadow = idle[pool], not_before
             for end, held in self.running.ends(ctx.now, pool):
                 if end > shadow and available >= gpus:
                     break
                 shadow = max(shadow, end)
                 available += held
+                if shadow > bound:
+                    break
+            if shadow > bound:
+                continue
             key = (shadow, alpha, pool)
             if best is None or key < best[0]:
                 best = (key, available - gpus)

@@ -27,7 +27,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from ..cluster import ClusterPool
-from ..core import Cluster, Job, Placement, TrainingPlan
+from ..core import Cluster, Job, Placement, TrainingPlan, pool_plans_of
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .records import JobRecord, Segment
 
@@ -152,11 +152,13 @@ def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], cluste
     """alpha of every record's placement in its pool (the pool of its first server), for the job's plan on
     that pool's type (NaN where the type cannot run it, which then fails)."""
     shapes = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
+    pools = cluster.pool_list
+    first_pool = cluster.pool_of_server[[record.placement[0] for record in records]].tolist()
     expected = np.empty(len(records))
-    for k, (record, job) in enumerate(zip(records, jobs)):
-        pool = cluster.pool_of(record.placement[0])
-        plan = job.plan_on(pool.type)
-        expected[k] = np.nan if plan is None else shapes[pool.index].alpha(plan, Placement(pool.to_local(record.placement)))
+    for k, (record, plans, index) in enumerate(zip(records, pool_plans_of(jobs, cluster), first_pool)):
+        plan = plans[index]
+        expected[k] = np.nan if plan is None else \
+            shapes[index].alpha(plan, Placement(pools[index].to_local(record.placement)))
     return expected
 
 

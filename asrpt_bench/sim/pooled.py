@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
-from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans
+from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans_of
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..placement.pools import FastestFit, PooledPlacer, PoolOption, PoolQuery
@@ -60,8 +60,7 @@ def check_pools(jobs: Sequence[Job], cluster: Cluster) -> list[bool]:
     """Per job, whether some pool runs and holds it; a job whose type can run on none of the cluster's types
     is refused in one line (it is no size question)."""
     fits = []
-    for job in jobs:
-        plans = pool_plans(job, cluster)
+    for job, plans in zip(jobs, pool_plans_of(jobs, cluster)):
         if all(plan is None for plan in plans):
             raise ConfigError(f"job {job.job_id!r} can run in no pool of the cluster: its alpha is empty on every "
                               f"GPU type the cluster has ({', '.join(cluster.types)})")
@@ -77,19 +76,19 @@ class PoolPlacement:
         self.cluster = cluster
         self.placer = placer if isinstance(placer, PooledPlacer) else PooledPlacer(placer, FastestFit())
         self.alphas = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
-        shared: dict[tuple[int, tuple], tuple[TrainingPlan | None, ...]] = {}
-        self.plans = [shared.setdefault((id(job.plan), job.type_plans), pool_plans(job, cluster)) for job in jobs]
+        self.plans = pool_plans_of(jobs, cluster)
         self.pool_of_server = cluster.pool_of_server.tolist()
         self.names = [pool.name for pool in cluster.pool_list]
 
     def _alpha(self, pool: int, plan: TrainingPlan, local: Placement) -> float:
         return self.alphas[pool].alpha(plan, local)
 
-    def propose(self, i: int, view: JobView, free: Sequence[int], only: int | None = None,
-                exclude: int | None = None) -> Proposal | None:
-        """The pool choice's proposal for job i (in pool `only`, or outside pool `exclude`, if given), or None."""
+    def propose(self, i: int, view: JobView, free: Sequence[int], idle: Sequence[int] | None = None,
+                only: int | None = None, exclude: int | None = None) -> Proposal | None:
+        """The pool choice's proposal for job i (in pool `only`, or outside pool `exclude`, if given), or None;
+        `idle`: the free GPUs per pool, when the caller keeps them."""
         found = self.placer.propose(view.job_id, self.plans[i], view.pool_alpha_min, free, self.cluster,
-                                    self._alpha, only=only, exclude=exclude)
+                                    self._alpha, only=only, exclude=exclude, idle=idle)
         if found is None:
             return None
         pool, placement, alpha = found
