@@ -243,13 +243,13 @@ class Backfill:
         """A queued job's estimated duration in one pool: iterations x its empty-pool alpha~min there."""
         return max(self.estimates.iterations(job) * job.pool_alpha_min[pool], self.estimates.min_estimate_s)
 
-    def queued_lengths(self, job: JobView) -> tuple[float, ...]:
+    def queued_lengths(self, job: JobView) -> Sequence[float]:
         """A queued job's estimated duration in every pool (queues.CountQueue's lanes): on one pool its
         queued_duration; on several its pool_duration in each, inf where the pool cannot run it."""
         if len(job.pool_alpha_min) <= 1:
             return (self.queued_duration(job),)
-        return tuple(self.pool_duration(job, pool) if math.isfinite(alpha) else math.inf
-                     for pool, alpha in enumerate(job.pool_alpha_min))
+        iterations, floor = self.estimates.iterations(job), self.estimates.min_estimate_s
+        return [max(iterations * alpha, floor) if alpha < math.inf else math.inf for alpha in job.pool_alpha_min]
 
     def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
                      try_start: Callable[[T], bool]) -> list[int]:

@@ -58,14 +58,18 @@ def pooled_estimate(plans: Sequence[TrainingPlan | None], cluster: Cluster, timi
 
 def check_pools(jobs: Sequence[Job], cluster: Cluster) -> list[bool]:
     """Per job, whether some pool runs and holds it; a job whose type can run on none of the cluster's types
-    is refused in one line (it is no size question)."""
+    is refused in one line (it is no size question). Judged once per distinct pool plans (pool_plans_of)."""
     fits = []
+    judged: dict[int, bool] = {}
     for job, plans in zip(jobs, pool_plans_of(jobs, cluster)):
-        if all(plan is None for plan in plans):
-            raise ConfigError(f"job {job.job_id!r} can run in no pool of the cluster: its alpha is empty on every "
-                              f"GPU type the cluster has ({', '.join(cluster.types)})")
-        fits.append(any(plan is not None and plan.gpus <= pool.total_gpus
-                        for plan, pool in zip(plans, cluster.pool_list)))
+        fit = judged.get(id(plans))
+        if fit is None:
+            if all(plan is None for plan in plans):
+                raise ConfigError(f"job {job.job_id!r} can run in no pool of the cluster: its alpha is empty on "
+                                  f"every GPU type the cluster has ({', '.join(cluster.types)})")
+            fit = judged[id(plans)] = any(plan is not None and plan.gpus <= pool.total_gpus
+                                          for plan, pool in zip(plans, cluster.pool_list))
+        fits.append(fit)
     return fits
 
 
