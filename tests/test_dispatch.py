@@ -474,3 +474,18 @@ def test_compare_run_reproduces_the_issues_independent_simulator():
                                                          "asrpt_oracle": 1.22, "asrpt_oracle+easy": 0.99,
                                                          "asrpt_oracle+greedy": 1.02}
     assert rows.loc[["asrpt_oracle+easy", "asrpt_oracle+conservative"], "reservation_violations"].tolist() == [0, 0]
+
+
+@pytest.mark.filterwarnings("ignore:.*need all")
+@pytest.mark.parametrize("order", ["fifo", "random_order"])
+def test_an_order_that_reads_no_durations_backfills_on_its_duration_source(order):
+    """duration_source=oracle acts on the backfilling estimates of FIFO and random_order: EASY then backfills
+    on true durations, as the plain reference does when handed them, and not as it does on predictions."""
+    jobs, cluster, predictions = thousands_instance(jobs=300)
+    result = simulate(jobs, cluster, make_scheduler(order, dispatch="easy", duration_source="oracle"), FIRST_FIT,
+                      predictions=predictions)
+    truth = {job.job_id: float(job.iterations) for job in jobs}
+    expected, backfilled, _ = reference(jobs, truth, cluster.total_gpus, order, "easy", "none", 0.0)
+    assert schedule(result) == expected and result.metrics["backfilled_starts"] == backfilled
+    on_predictions, _, _ = reference(jobs, predictions, cluster.total_gpus, order, "easy", "none", 0.0)
+    assert on_predictions != expected
