@@ -68,6 +68,18 @@ def test_starvation_guard_promotes_a_waiting_job():
         ("a", 0, 2), ("b", 2, 4), ("a", 4, 7), ("b", 7, 15)]
 
 
+
+def test_a_resumed_job_s_old_promotion_never_fires():
+    """One GPU, threshold 1 GPU-s, promote_knob 0.5. a (from 2) is in queue 1 from 3; b arrives at 6 and
+    preempts it: a's promotion is booked for 6 + 0.5 x 4 = 8. b reaches queue 1 at 7 and a (released
+    first) resumes, which cancels that promotion; b, suspended after 1 s, is promoted at 7.5 and preempts a,
+    whose new promotion is due at 7.5 + 0.5 x 4.5 - 1 (waited since its last promotion) = 8.75; b ends at
+    8.5 and a at 9. Had the promotion of 8 stayed booked, a would take the GPU back from b at 8."""
+    ends, segments = run([fixed("a", 2, 1, 5), fixed("b", 6, 1, 2)], Cluster(1, 1), queue_thresholds=[1.0],
+                         promote_knob=0.5)
+    assert segments == [("a", 2, 6), ("b", 6, 7), ("a", 7, 7.5), ("b", 7.5, 8.5), ("a", 8.5, 9)]
+    assert ends == {"a": 9, "b": 8.5}
+
 def test_restarts_do_not_count_as_attained_service():
     """Restart 1 s, thresholds 2 and 3 GPU-s: a resumes at 4, restores until 5 and reaches 3 GPU-s of
     running at 6 (not 5), when b (queue 1) takes over; each later turn also restores for 1 s first."""
