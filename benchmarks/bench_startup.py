@@ -6,6 +6,12 @@ Each figure is measured in fresh processes against a given copy of the code (PYT
 interleaved with the new, and prints after/before ratios. The machine may be shared: the `uptime` load
 average is printed before and after the figures.
 
+Bytecode: an installed package has its .pyc files (pip compiles them), but a checkout run with
+PYTHONDONTWRITEBYTECODE=1 (or from a read-only tree) compiles every module of the package on every start,
+which costs a warm default run about a second. So each copy of the code gets its own bytecode cache in a
+temporary PYTHONPYCACHEPREFIX, filled by an untimed run before the timed ones, and nothing is written
+into the code's directories; `--as-is` runs with the environment's own bytecode setting instead.
+
   import      CPU time (user + system, from the child's rusage) and wall time of
               `python -c "import asrpt_bench.cli"`, median of --repeat runs; the interpreter's own
               start-up (`python -c pass`) is printed beside it
@@ -38,12 +44,24 @@ def load() -> str:
     return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
+BYTECODE: dict[Path, Path] = {}
+"""Copy of the code -> its private bytecode cache (PYTHONPYCACHEPREFIX); empty with --as-is."""
+
+
+def child_environment(code: Path, extra: dict[str, str] | None) -> dict[str, str]:
+    """The environment of a child run on `code`: its PYTHONPATH and, unless --as-is, its bytecode cache."""
+    env = {**os.environ, **(extra or {}), "PYTHONPATH": str(code)}
+    if code in BYTECODE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(BYTECODE[code])
+    return env
+
+
 def timed(code: Path, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Run `command` on `code`; (wall s, CPU s of the child and its children, stderr). Fails on a non-zero exit."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env={**os.environ, **(env or {}), "PYTHONPATH": str(code)},
-                          capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, env=child_environment(code, env), capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -55,6 +73,7 @@ def timed(code: Path, command: list[str], cwd: Path, env: dict[str, str] | None 
 def import_cost(code: Path, repeat: int) -> dict[str, float]:
     """Median CPU and wall seconds of importing the CLI module, and of the bare interpreter."""
     work = Path(tempfile.gettempdir())
+    timed(code, [sys.executable, "-c", "import asrpt_bench.cli_app"], work)  # fills the bytecode cache
     cli = [timed(code, [sys.executable, "-c", "import asrpt_bench.cli"], work) for _ in range(repeat)]
     bare = [timed(code, [sys.executable, "-c", "pass"], work) for _ in range(repeat)]
     return {"import CPU s": statistics.median(c for _, c, _ in cli),
@@ -99,22 +118,37 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a copy of the code to compare against (its root directory)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (the median is printed)")
     parser.add_argument("--top", type=int, default=12, help="modules listed by -X importtime self time")
+    parser.add_argument("--as-is", action="store_true",
+                        help="keep the environment's bytecode setting (no private bytecode cache per copy)")
     args = parser.parse_args()
     versions = {"after": ROOT, **({"before": args.before.resolve()} if args.before else {})}
-    print(load())
+    with tempfile.TemporaryDirectory(prefix="bench_startup_pyc_") as bytecode:
+        if not args.as_is:
+            BYTECODE.update({code: Path(bytecode) / label for label, code in versions.items()})
+        print(load())
+        print("bytecode: " + ("as the environment has it (PYTHONDONTWRITEBYTECODE="
+                              f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})" if args.as_is
+                              else "cached per copy of the code, filled by an untimed run"))
+        print_figures(measure_all(versions, args.repeat), versions, bool(args.before))
+        importtime_profile(ROOT, args.top)
+    print(f"\n{load()}")
+
+
+def measure_all(versions: dict[str, Path], repeat: int) -> dict[str, dict[str, float]]:
     figures: dict[str, dict[str, float]] = {label: {} for label in versions}
     for measure in (import_cost, warm_default_run):
         for label, code in versions.items():  # interleaved, so a change of load falls on both
-            figures[label].update(measure(code, args.repeat))
+            figures[label].update(measure(code, repeat))
+    return figures
+
+
+def print_figures(figures: dict[str, dict[str, float]], versions: dict[str, Path], ratios: bool) -> None:
     width = max(map(len, figures["after"]))
-    print(f"\n{'':{width}}  " + "  ".join(f"{label:>8}" for label in versions)
-          + ("  after/before" if args.before else ""))
+    print(f"\n{'':{width}}  " + "  ".join(f"{label:>8}" for label in versions) + ("  after/before" if ratios else ""))
     for key in figures["after"]:
         values = [figures[label][key] for label in versions]
-        ratio = f"  {values[0] / values[1]:12.2f}" if args.before else ""
+        ratio = f"  {values[0] / values[1]:12.2f}" if ratios else ""
         print(f"{key:{width}}  " + "  ".join(f"{value:8.3f}" for value in values) + ratio)
-    importtime_profile(ROOT, args.top)
-    print(f"\n{load()}")
 
 
 if __name__ == "__main__":

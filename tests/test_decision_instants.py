@@ -114,6 +114,20 @@ def test_asrpt_matches_the_reference_on_the_fixed_table_with_prediction_errors(r
     assert [job_id for job_id in got if got[job_id] != expected[job_id]] == []
 
 
+
+@pytest.mark.filterwarnings("ignore:.*need all")
+@pytest.mark.parametrize("rule", RULES)
+def test_a_delay_budget_from_the_head_matches_the_reference_on_the_fixed_table(rule):
+    """delay_origin=head with tau 2 on the fixed table: comm-heavy heads whose placement is not consolidated
+    wait tau x p~ from the instant they reach the head of their rule's queue, as the reference has it."""
+    jobs = jobs_from_table(load_csv(FIXED_TABLE), str(FIXED_TABLE))
+    predictions = noisy_predictions(jobs, 1.0, seed=3)
+    cluster, placer = Cluster(4, 8), HeavyEdgePlacer()
+    options = Options(dispatch=rule, tau=2.0, delay_origin="head")
+    expected = simulate_reference(jobs, cluster, placer, options, predictions)
+    got = engine_schedule(jobs, cluster, placer, options, predictions)
+    assert [job_id for job_id in got if got[job_id] != expected[job_id]] == []
+
 @pytest.fixture(scope="module")
 def philly_head() -> tuple[list[Job], Cluster]:
     """The first 2,000 jobs of the packaged Philly trace on 8 x 8 GPUs: long queues, so every rule's

@@ -16,6 +16,7 @@ import hashlib
 import math
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, HeavyEdgePlacer
 from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.schedulers.dispatch import Backfill, Estimates
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.instances import get_instance, list_instances
@@ -474,3 +476,31 @@ def test_compare_run_reproduces_the_issues_independent_simulator():
                                                          "asrpt_oracle": 1.22, "asrpt_oracle+easy": 0.99,
                                                          "asrpt_oracle+greedy": 1.02}
     assert rows.loc[["asrpt_oracle+easy", "asrpt_oracle+conservative"], "reservation_violations"].tolist() == [0, 0]
+
+
+@pytest.mark.filterwarnings("ignore:.*need all")
+@pytest.mark.parametrize("order", ["fifo", "random_order"])
+def test_an_order_that_reads_no_durations_backfills_on_its_duration_source(order):
+    """duration_source=oracle acts on the backfilling estimates of FIFO and random_order: EASY then backfills
+    on true durations, as the plain reference does when handed them, and not as it does on predictions."""
+    jobs, cluster, predictions = thousands_instance(jobs=300)
+    result = simulate(jobs, cluster, make_scheduler(order, dispatch="easy", duration_source="oracle"), FIRST_FIT,
+                      predictions=predictions)
+    truth = {job.job_id: float(job.iterations) for job in jobs}
+    expected, backfilled, _ = reference(jobs, truth, cluster.total_gpus, order, "easy", "none", 0.0)
+    assert schedule(result) == expected and result.metrics["backfilled_starts"] == backfilled
+    on_predictions, _, _ = reference(jobs, predictions, cluster.total_gpus, order, "easy", "none", 0.0)
+    assert on_predictions != expected
+
+
+@pytest.mark.parametrize("promised, start, violated", [
+    (1e6, 1e6 + 1e-4, False),   # within the tolerance relative to the promise (1e-9 x 1e6 s = 1 ms): rounding
+    (1e6, 1e6 + 1e-2, True),
+    (0.5, 0.5 + 5e-10, False),  # below 1 s the tolerance is absolute, 1e-9 s
+    (0.5, 0.5 + 2e-9, True),
+])
+def test_a_start_after_its_first_reservation_is_a_violation_beyond_a_relative_tolerance(promised, start, violated):
+    backfill = Backfill(Estimates(lambda job: 1.0, "none", 0.0))
+    backfill.first_reservation["a"] = promised
+    backfill.note_start(SimpleNamespace(job_id="a"), start)
+    assert backfill.violations == int(violated) and "a" not in backfill.first_reservation

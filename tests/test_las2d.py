@@ -68,6 +68,18 @@ def test_starvation_guard_promotes_a_waiting_job():
         ("a", 0, 2), ("b", 2, 4), ("a", 4, 7), ("b", 7, 15)]
 
 
+
+def test_a_resumed_job_s_old_promotion_never_fires():
+    """One GPU, threshold 1 GPU-s, promote_knob 0.5. a (from 2) is in queue 1 from 3; b arrives at 6 and
+    preempts it: a's promotion is booked for 6 + 0.5 x 4 = 8. b reaches queue 1 at 7 and a (released
+    first) resumes, which cancels that promotion; b, suspended after 1 s, is promoted at 7.5 and preempts a,
+    whose new promotion is due at 7.5 + 0.5 x 4.5 - 1 (waited since its last promotion) = 8.75; b ends at
+    8.5 and a at 9. Had the promotion of 8 stayed booked, a would take the GPU back from b at 8."""
+    ends, segments = run([fixed("a", 2, 1, 5), fixed("b", 6, 1, 2)], Cluster(1, 1), queue_thresholds=[1.0],
+                         promote_knob=0.5)
+    assert segments == [("a", 2, 6), ("b", 6, 7), ("a", 7, 7.5), ("b", 7.5, 8.5), ("a", 8.5, 9)]
+    assert ends == {"a": 9, "b": 8.5}
+
 def test_restarts_do_not_count_as_attained_service():
     """Restart 1 s, thresholds 2 and 3 GPU-s: a resumes at 4, restores until 5 and reaches 3 GPU-s of
     running at 6 (not 5), when b (queue 1) takes over; each later turn also restores for 1 s first."""
@@ -78,6 +90,25 @@ def test_restarts_do_not_count_as_attained_service():
     assert segments == [("a", 0, 2, 0), ("b", 2, 4, 0), ("a", 4, 6, 1), ("b", 6, 8, 1), ("a", 8, 12, 1),
                         ("b", 12, 14, 1)]
 
+
+
+def test_each_turn_restores_before_its_threshold_crossing_is_due():
+    """Three GPUs; a (3 GPUs, 1 s of work) and b (1 GPU, 8 s); thresholds 0.5 and 4 GPU-s, promote_knob 2,
+    restart 3 s. a runs 1.5-2 (0.5 s) and is demoted at 1/6 s; b preempts it and is demoted at 2.5, when a
+    resumes and restores until 5.5, protected; b, promoted at 3.5, takes the GPUs at 5.5 and restores until
+    8.5; a, promoted at 6 (waited 0.5 s), then wins every turn in queue 0 by its release: after each 3 s
+    restore it runs 1/6 s to its threshold (its crossing is booked from the restore's end, not from the
+    resumption), so three turns finish it at 24; b's turns between are restores only, and b ends at
+    24 + 3 + 7.5 = 34.5."""
+    jobs = [Job("a", 1.5, TrainingPlan.fixed(3, 1.0), 1), Job("b", 2.0, TrainingPlan.fixed(1, 1.0), 8)]
+    result = simulate(jobs, Cluster(1, 3), make_scheduler("las2d", queue_thresholds=[0.5, 4.0], promote_knob=2.0),
+                      FirstFitPlacer(), preemption=PreemptionPrice(restart_s=3.0))
+    turn = 3 + 1 / 6
+    expected = [("a", 1.5, 2), ("b", 2, 2.5), ("a", 2.5, 5.5), ("b", 5.5, 8.5), ("a", 8.5, 8.5 + turn),
+                ("b", 8.5 + turn, 11.5 + turn), ("a", 11.5 + turn, 11.5 + 2 * turn),
+                ("b", 11.5 + 2 * turn, 14.5 + 2 * turn), ("a", 14.5 + 2 * turn, 24), ("b", 24, 34.5)]
+    assert [(s.job_id, s.start, s.end) for s in result.segments] == [
+        (job, pytest.approx(start, rel=1e-12), pytest.approx(end, rel=1e-12)) for job, start, end in expected]
 
 def test_short_thresholds_with_long_restarts_still_finish():
     """Threshold 1 GPU-s below a 2 s restart and an eager starvation guard: every turn makes progress

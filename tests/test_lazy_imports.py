@@ -1,6 +1,6 @@
 """Heavy libraries load only on the paths that use them (measured with `python -X importtime`).
 
-scikit-learn and matplotlib cost seconds at startup; a simulation of a CSV job table with oracle
+scikit-learn and matplotlib cost seconds at startup, SciPy half a second; a simulation of a CSV job table with oracle
 predictions uses neither, nor a MILP/CP solver, nor does a forest run whose predictions are cached. The
 same probe on a forest run that fits must see scikit-learn, so the probe itself is shown to work.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "tests" / "data" / "fixed_jobs.csv"
-HEAVY = ("sklearn", "matplotlib", "ortools", "highspy", "pulp", "gurobipy", "ray")
+HEAVY = ("sklearn", "matplotlib", "scipy", "ortools", "highspy", "pulp", "gurobipy", "ray")
 
 
 def imported_modules(tmp_path: Path, *overrides: str) -> set[str]:
@@ -43,7 +43,7 @@ def test_simulating_a_csv_with_oracle_predictions_imports_no_heavy_library(tmp_p
 def test_a_forest_run_imports_scikit_learn_only_when_its_predictions_are_not_cached(tmp_path: Path) -> None:
     forest = ("task=simulate", "workload=synthetic", "debug=tiny", f"cache.dir={tmp_path / 'cache'}")
     cold = imported_modules(tmp_path / "cold", *forest)  # fits the forest (the probe sees scikit-learn)
-    assert "sklearn" in top_level_heavy(cold)
+    assert {"sklearn", "scipy"} <= top_level_heavy(cold)  # scikit-learn imports SciPy
     assert "matplotlib" not in top_level_heavy(cold)
     warm = imported_modules(tmp_path / "warm", *forest)  # the predictions come from the cache
     assert "asrpt_bench.sim.engine" in warm

@@ -345,3 +345,9 @@ def test_suspending_a_job_that_is_not_running_is_refused_naming_the_scheduler_an
 def test_a_timer_that_is_not_in_the_future_is_refused_naming_the_scheduler():
     with pytest.raises(RuntimeError, match=r"^scheduler 'starts_then_asks' asked for a timer at 0.0 <= now 0.0$"):
         simulate([fixed("a", 0, 1, 3)], Cluster(1, 2), StartsThenAsks(timer=0.0), FIRST_FIT)
+
+
+@pytest.mark.parametrize("name", ["srtf", "srtf_oracle", "psjf", "psjf_oracle", "las2d", "fifo_replan"])
+def test_a_preemptive_scheduler_is_named_as_registered(name):
+    """The name is what the engine's refusals and the records' `scheduler` column show."""
+    assert make_scheduler(name).name == name

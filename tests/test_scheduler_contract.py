@@ -84,9 +84,18 @@ def test_on_pools_a_proposal_the_scheduler_builds_itself_is_honoured_when_its_po
 ])
 def test_on_pools_a_proposal_with_a_wrong_pool_or_alpha_is_refused(change, message):
     cheat = start_all(lambda ctx, job, p: change(job, p))
-    with pytest.raises(RuntimeError, match=rf"job 'a'.*{message}$"):
+    with pytest.raises(RuntimeError, match=rf"^scheduler 'scripted': .*job 'a'.*{message}$"):
         simulate([fixed("a", 0.0, 2, 7)], TWO_POOLS, Scripted(cheat), FIRST_FIT)
 
+
+
+def test_on_pools_a_proposal_in_a_pool_whose_type_cannot_run_the_job_is_refused_naming_the_scheduler():
+    v100_only = Job("a", 0.0, TrainingPlan.fixed(2, 1.0), 7,
+                    type_plans=(("v100", TrainingPlan.fixed(2, 1.0)), ("k80", None)))
+    cheat = start_all(lambda ctx, job, p: Proposal(job.job_id, Placement((1, 1)), p.alpha, 1))
+    with pytest.raises(RuntimeError, match=r"^scheduler 'scripted': job 'a' was placed in pool 'k80', whose type "
+                                           r"cannot run it$"):
+        simulate([v100_only], TWO_POOLS, Scripted(cheat), FIRST_FIT)
 
 def test_a_stale_proposal_cannot_take_gpus_another_start_took():
     def stale(ctx, queue):

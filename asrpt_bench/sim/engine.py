@@ -269,7 +269,10 @@ class _Simulation:
         if self.checked is None or self.checked[0] is not proposal or self.checked[1] != self.state.version:
             placement.validate(job.plan, self.state.free_view())
             if self.pools is not None:
-                self.pools.check(self.index[job.job_id], proposal)
+                try:
+                    self.pools.check(self.index[job.job_id], proposal)
+                except RuntimeError as error:  # name the scheduler, as the one-pool refusal below does
+                    raise RuntimeError(f"scheduler {self.scheduler.name!r}: {error}") from None
             elif proposal.alpha != self.alphas.alpha(job.plan, placement):
                 raise RuntimeError(f"scheduler {self.scheduler.name!r}: proposal for job {job.job_id!r} "
                                    "carries a wrong alpha")

@@ -19,8 +19,6 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from scipy import integrate
-
 from ..core import ConfigError
 from ..workloads.queueing import SizeDistribution
 
@@ -31,6 +29,8 @@ POLICIES = ("fcfs", "sjf", "psjf", "srpt")
 def _integral(function: Callable[[float], float], distribution: SizeDistribution) -> float:
     """integral_0^inf of `function`, split at multiples of the phases' means so the quadrature sees where
     the mass lies."""
+    from scipy import integrate  # imported here: only the queueing study needs it, and SciPy loads slowly
+
     points = sorted({0.0, *(k * m for m in distribution.means for k in (1, 10, 50))}) + [math.inf]
     return sum(integrate.quad(function, a, b, limit=500, epsabs=0.0, epsrel=1e-10)[0]
                for a, b in zip(points, points[1:]))

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from ..core import ConfigError
 from .schema import validate_job_table
@@ -57,6 +56,8 @@ class SizeDistribution:
     def partial_moment(self, x: float, k: int) -> float:
         """E[S^k; S <= x] = integral_0^x t^k f(t) dt in closed form: an exponential of mean m gives
         m^k k! P(Gamma(k + 1, 1) <= x / m)."""
+        from scipy import special  # imported here: only the queueing study needs it, and SciPy loads slowly
+
         return sum(w * m ** k * math.factorial(k) * (1.0 if math.isinf(x) else float(special.gammainc(k + 1, x / m)))
                    for m, w in zip(self.means, self.weights))
 

@@ -1,0 +1,88 @@
+"""Peak memory and speed of a large replay: jobs/s and peak RSS at growing job counts, with growth exponents.
+
+Each size runs in a fresh process (so its peak RSS is its own): the synthetic workload of N jobs, all of them
+simulated (`workload=synthetic workload.synthetic_jobs=N workload.train_fraction=0`, the one command the CLI
+spells the same way), on 64 x 8 GPUs, Heavy-Edge, oracle predictions, audit on, the workload cache off (so
+every size builds its jobs). It prints the CPU seconds of building the jobs and of simulate(), jobs per
+CPU-second of simulate(), the child's peak RSS (ru_maxrss) and RSS per job, then the exponents b of
+peak RSS ~ N^b and simulate() CPU time ~ N^b, fitted in log-log over the sizes, with the load average.
+
+    python benchmarks/bench_memory.py                                  # 1e5, 1e6, 3e6 jobs, strict A-SRPT
+    python benchmarks/bench_memory.py --sizes 1e5,3e5 --scheduler srtf_oracle
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+CHILD = """
+import json, resource, sys, time
+from asrpt_bench.cache import CacheSettings
+from asrpt_bench.config import RunConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
+from asrpt_bench.placement import HeavyEdgePlacer
+from asrpt_bench.prepare import load_workload
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.sim import simulate
+
+jobs, scheduler = int(sys.argv[1]), sys.argv[2]
+config = RunConfig(workload=WorkloadConfig("synthetic", synthetic_jobs=jobs, train_fraction=0.0),
+                   cluster=Cluster(servers=64), cache=CacheSettings(enabled=False)).validate()
+started = time.process_time()
+workload = load_workload(config)
+built = time.process_time() - started
+predictions = {job.job_id: float(job.iterations) for job in workload.jobs}
+started = time.process_time()
+result = simulate(workload.jobs, workload.cluster, make_scheduler(scheduler), HeavyEdgePlacer(),
+                  predictions=predictions, progress=False)
+simulated = time.process_time() - started
+print(json.dumps({"jobs": len(result.records), "build_s": built, "simulate_s": simulated,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def load_average() -> str:
+    return "load average %.2f %.2f %.2f (%d CPUs)" % (*os.getloadavg(), os.cpu_count())
+
+
+def exponent(sizes: list[int], values: list[float]) -> float:
+    """b of values ~ sizes^b, least squares in log-log."""
+    return float(np.polyfit(np.log(sizes), np.log(values), 1)[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1e5,1e6,3e6", help="comma-separated job counts (1e5 or 100000)")
+    parser.add_argument("--scheduler", default="asrpt", help="the scheduler replayed (default: strict A-SRPT)")
+    args = parser.parse_args()
+    sizes = [int(float(size)) for size in args.sizes.split(",")]
+    print(f"synthetic workload, 64 x 8 GPUs, Heavy-Edge, oracle predictions, audit on, {args.scheduler}; "
+          f"{load_average()} at the start", flush=True)
+    print(f"{'jobs':>10} {'build CPU s':>11} {'simulate CPU s':>14} {'jobs/CPU-s':>10} {'peak RSS MB':>11} "
+          f"{'KB/job':>7}", flush=True)
+    rows = []
+    for size in sizes:
+        done = subprocess.run([sys.executable, "-c", CHILD, str(size), args.scheduler], capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            sys.exit(f"bench_memory: the run of {size:,} jobs failed:\n{done.stderr[-2000:]}")
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(f"{row['jobs']:>10,} {row['build_s']:11.1f} {row['simulate_s']:14.1f} "
+              f"{row['jobs'] / row['simulate_s']:10,.0f} {row['peak_mb']:11,.0f} "
+              f"{row['peak_mb'] * 1024 / row['jobs']:7.2f}", flush=True)
+    if len(rows) > 1:
+        jobs = [row["jobs"] for row in rows]
+        print(f"growth exponents: peak RSS ~ N^{exponent(jobs, [row['peak_mb'] for row in rows]):.2f}, "
+              f"simulate CPU ~ N^{exponent(jobs, [row['simulate_s'] for row in rows]):.2f}")
+    print(f"{load_average()} at the end")
+
+
+if __name__ == "__main__":
+    main()
