@@ -209,8 +209,7 @@ class ConservativeFold(Generic[T]):
             if change > 0:
                 cut = min(cut, next((k for k, e in enumerate(entries) if e.end > begin), cut))
             elif profile.fewest(begin, end) < 0:
-                cut = min(cut, next((k for k, e in enumerate(entries) if e.holds and e.begin < end and e.end > begin),
-                                    cut))
+                cut = min(cut, self._first_displaced(begin, end))
         self.changes = []
         due = self.due
         while due and due[0][0] < now:  # a reservation that began before now: its job did not start then
@@ -224,6 +223,24 @@ class ConservativeFold(Generic[T]):
             self._rebuild(ctx)
         else:
             profile.forget_before(now)
+
+    def _first_displaced(self, begin: float, end: float) -> int:
+        """The first position whose reservation no longer fits after GPUs were taken over [begin, end): at a
+        step where the profile is x GPUs short, the reservations over it keep their interval in queue order
+        while the GPUs of those after them cover the shortage; the first one whose followers do not cover it
+        must move (every earlier one keeps its interval, and it is still the earliest: GPUs only went)."""
+        over = [(k, e) for k, e in enumerate(self.entries) if e.holds and e.begin < end and e.end > begin]
+        cut = len(self.entries)
+        assert self.profile is not None
+        for t, short in self.profile.shortages(begin, end):
+            after = 0
+            for k, e in reversed(over):
+                if e.begin <= t < e.end:
+                    if after >= short:
+                        break
+                    cut = min(cut, k)
+                    after += e.job.gpus
+        return cut
 
     def _cut(self, k: int) -> None:
         """Drop the reservations from position k on, returning their GPUs to the profile."""

@@ -9,6 +9,7 @@ that holds it throughout) and a long reservation touches only the blocks at its 
 from __future__ import annotations
 
 import bisect
+import math
 from typing import Sequence
 
 BLOCK = 32
@@ -33,10 +34,40 @@ class Profile:
         self.least = [min(block) for block in self.free]
         self.most = [max(block) for block in self.free]
         self.starts = [block[0] for block in self.times]
+        self.floors: dict[int, list[tuple[float, float, float]]] = {}
+        """Per GPU count, (duration, not_before, earliest) of past searches, by duration: while the profile
+        only loses GPUs, a search for as many GPUs, as long and from no earlier finds nothing earlier."""
 
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
         """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (at t itself when
         the duration is 0): not_before or the start of a step."""
+        floors = self.floors.setdefault(gpus, [])
+        k = bisect.bisect_right(floors, (duration, math.inf))
+        start = not_before
+        for j in range(k - 1, -1, -1):
+            if floors[j][1] <= not_before:
+                start = max(floors[j][2], not_before)
+                break
+        found = self._search(gpus, duration, start)
+        self._floor(floors, k, duration, not_before, found)
+        return found
+
+    @staticmethod
+    def _floor(floors: list[tuple[float, float, float]], k: int, duration: float, not_before: float,
+               found: float) -> None:
+        """Record a search (position k by duration), dropping the floors it makes useless."""
+        if k and floors[k - 1][1] <= not_before and floors[k - 1][2] >= found:
+            return
+        j = k
+        while j < len(floors):
+            if floors[j][1] >= not_before and floors[j][2] <= found:
+                del floors[j]
+            else:
+                j += 1
+        floors.insert(k, (duration, not_before, found))
+
+    def _search(self, gpus: int, duration: float, not_before: float) -> float:
+        """earliest, from not_before."""
         b = max(bisect.bisect_right(self.starts, not_before) - 1, 0)
         i = max(bisect.bisect_right(self.times[b], not_before) - 1, 0)
         while True:
@@ -85,17 +116,25 @@ class Profile:
 
     def add(self, begin: float, end: float, change: int) -> None:
         """Add `change` GPUs over [begin, end) (begin < end)."""
-        self._split_at(begin)
-        self._split_at(end)
-        b1, i1 = self._locate(begin)
-        b2, i2 = self._locate(end)
+        if change > 0:
+            self.floors.clear()
+        b2, i2, _ = self._split_at(end)
+        b1, i1, inserted = self._split_at(begin)
+        if inserted and b1 == b2:
+            i2 += 1
         if b1 == b2:
             self._shift(b1, i1, i2, change)
-            return
-        self._shift(b1, i1, len(self.times[b1]), change)
-        for b in range(b1 + 1, b2):
-            self.offset[b] += change
-        self._shift(b2, 0, i2, change)
+        else:
+            self._shift(b1, i1, len(self.times[b1]), change)
+            offset = self.offset
+            for b in range(b1 + 1, b2):
+                offset[b] += change
+            self._shift(b2, 0, i2, change)
+        self._merge_at(b2, i2)
+        self._merge_at(b1, i1)
+        self._fix(b2)
+        if b1 != b2:
+            self._fix(b1)
 
     def fewest(self, begin: float, end: float) -> int:
         """The fewest GPUs free at any time in [begin, end) (begin < end)."""
@@ -115,6 +154,23 @@ class Profile:
             b, i = b + 1, 0
         return fewest  # type: ignore[return-value]
 
+    def shortages(self, begin: float, end: float) -> list[tuple[float, int]]:
+        """(start, GPUs short) of every step in [begin, end) with fewer than 0 GPUs free (begin a step start)."""
+        b, i = self._locate(begin)
+        found = []
+        while b < len(self.times):
+            times, free, offset = self.times[b], self.free[b], self.offset[b]
+            if self.least[b] + offset < 0:
+                for j in range(i, len(times)):
+                    if times[j] >= end:
+                        return found
+                    if free[j] + offset < 0:
+                        found.append((times[j], -(free[j] + offset)))
+            elif times[-1] >= end:
+                return found
+            b, i = b + 1, 0
+        return found
+
     def forget_before(self, t: float) -> None:
         """Drop whole blocks that end before t (searches start at t or later)."""
         drop = bisect.bisect_right(self.starts, t) - 1
@@ -123,32 +179,53 @@ class Profile:
                 del column[:drop]
 
     def _shift(self, b: int, first: int, last: int, change: int) -> None:
-        if first >= last:
-            return
-        free = self.free[b]
-        for j in range(first, last):
-            free[j] += change
-        self.least[b], self.most[b] = min(free), max(free)
+        if first < last:
+            free = self.free[b]
+            free[first:last] = [value + change for value in free[first:last]]
 
     def _locate(self, t: float) -> tuple[int, int]:
         """The block and index of the step holding t."""
         b = max(bisect.bisect_right(self.starts, t) - 1, 0)
         return b, max(bisect.bisect_right(self.times[b], t) - 1, 0)
 
-    def _split_at(self, t: float) -> None:
-        """Make t the start of a step (the step holding t is cut in two with its free count)."""
+    def _split_at(self, t: float) -> tuple[int, int, bool]:
+        """Make t the start of a step (the step holding t is cut in two with its free count); its block and
+        index, and whether it was cut. The block may grow beyond 2 * BLOCK until `_fix`."""
         b, i = self._locate(t)
-        times, free = self.times[b], self.free[b]
+        times = self.times[b]
         if times[i] == t:
-            return
+            return b, i, False
         times.insert(i + 1, t)
+        free = self.free[b]
         free.insert(i + 1, free[i])
+        return b, i + 1, True
+
+    def _merge_at(self, b: int, i: int) -> None:
+        """If step (b, i) has the free count of the step before it, join the two (the profile keeps one step
+        per run of equal counts, so searches walk runs, not every reservation's ends). The block may be left
+        empty until `_fix`."""
+        free = self.free[b]
+        if i > 0:
+            if free[i] != free[i - 1]:
+                return
+        elif b == 0 or free[0] + self.offset[b] != self.free[b - 1][-1] + self.offset[b - 1]:
+            return
+        del self.times[b][i], free[i]
+
+    def _fix(self, b: int) -> None:
+        """Block b after a change: dropped if empty, cut in two if longer than 2 * BLOCK; its summaries."""
+        times, free = self.times[b], self.free[b]
+        if not times:
+            for column in (self.times, self.free, self.offset, self.least, self.most, self.starts):
+                del column[b]
+            return
         if len(times) > 2 * BLOCK:
-            self.times[b + 1:b + 1] = [times[BLOCK:]]
-            self.free[b + 1:b + 1] = [free[BLOCK:]]
+            self.times.insert(b + 1, times[BLOCK:])
+            self.free.insert(b + 1, free[BLOCK:])
             del times[BLOCK:], free[BLOCK:]
             self.offset.insert(b + 1, self.offset[b])
             self.starts.insert(b + 1, self.times[b + 1][0])
-            self.least[b], self.most[b] = min(free), max(free)
             self.least.insert(b + 1, min(self.free[b + 1]))
             self.most.insert(b + 1, max(self.free[b + 1]))
+        self.starts[b] = times[0]
+        self.least[b], self.most[b] = min(free), max(free)
