@@ -30,6 +30,8 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from itertools import islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Literal, Sequence, TypeVar
 
 from .profile import Profile
@@ -80,6 +82,9 @@ class Estimates:
         return now
 
 
+_END_AND_GPUS = itemgetter(0, 2)
+
+
 class RunningEnds:
     """The running jobs a scheduler started, sorted by estimated end (start + estimated duration, fixed at
     the start), so a shadow time is a short walk from the earliest end. A job past its estimated end is
@@ -112,7 +117,7 @@ class RunningEnds:
         already past their end are estimated by the overrun policy."""
         entries = self.sorted if pool is None else self.by_pool.get(pool, [])
         k = bisect.bisect_left(entries, (now,))
-        rest = ((entries[j][0], entries[j][2]) for j in range(k, len(entries)))
+        rest = map(_END_AND_GPUS, islice(entries, k, None) if k else entries)
         if not k:
             return rest
         overrun = self.estimates.overrun_end
