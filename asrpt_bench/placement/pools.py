@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Callable, Hashable, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from ..core import Cluster, Placement, TrainingPlan
@@ -91,6 +92,9 @@ def make_pool_choice(name: str, seed: int = 0) -> PoolChoice:
     return POOL_CHOICES.make(name, None, **({"seed": seed} if "seed" in entry.needs else {}))
 
 
+_BY_LOWER_BOUND = attrgetter("alpha_lower", "index")
+
+
 @register_pool_choice("fastest_fit")
 @dataclass(frozen=True)
 class FastestFit:
@@ -101,7 +105,7 @@ class FastestFit:
 
     def choose(self, query: PoolQuery) -> int | None:
         best: tuple[float, int] | None = None
-        for option in sorted(query.options, key=lambda o: (o.alpha_lower, o.index)):
+        for option in sorted(query.options, key=_BY_LOWER_BOUND):
             if best is not None and (option.alpha_lower, option.index) > best:
                 break
             alpha = query.alpha(option.index)
@@ -199,10 +203,10 @@ class PooledPlacer:
         index = only if only is not None else self.choice.choose(query)
         if index is None:
             return None
-        if only is not None and query.placed(index) is None:
-            return None
-        if index not in {option.index for option in options} or query.placed(index) is None:
+        placed = query.placed(index) if any(option.index == index for option in options) else None
+        if placed is None:
+            if only is not None:
+                return None
             raise RuntimeError(f"pool choice {self.choice.name!r} chose pool {index!r} for job {job_id!r}, which is "
                                f"not a pool where the placer placed it (options: {[o.index for o in options]})")
-        placement, value = query.placed(index)  # type: ignore[misc]
-        return index, placement, value
+        return index, *placed
