@@ -247,10 +247,12 @@ class ConservativeFold(Generic[T]):
         if k >= len(self.entries):
             return
         assert self.profile is not None
+        returned = []
         for entry in self.entries[k:]:
             entry.live = False
             if entry.holds:
-                self.profile.add(entry.begin, entry.end, entry.job.gpus)
+                returned.append((entry.begin, entry.end, entry.job.gpus))
+        self.profile.add_all(returned)
         del self.entries[k:], self.keys[k:]
 
     def _rebuild(self, ctx: DispatchContext) -> None:
