@@ -228,6 +228,7 @@ def test_asrpt_backfill_is_the_spelling_of_greedy_and_refuses_other_rules():
 
     assert make_scheduler("asrpt", backfill=True).dispatch_rule == "greedy"
     assert make_scheduler("asrpt", dispatch="greedy").backfill
+    assert make_scheduler("asrpt", backfill=True, dispatch="greedy").dispatch_rule == "greedy"  # both spellings agree
     with pytest.raises(ConfigError, match=r"^scheduler\.backfill=true means scheduler\.dispatch=greedy"):
         make_scheduler("asrpt", backfill=True, dispatch="easy")
     with pytest.raises(ConfigError, match=r"scheduler\.dispatch must be one of"):

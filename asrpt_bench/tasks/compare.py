@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Hashable, Optional
+from typing import Optional
 
 import pandas as pd
 from tqdm.autonotebook import tqdm
@@ -17,7 +17,7 @@ from ..params import Params, param
 from ..rules import Rule
 from ..prepare import Workload, fit_predictions, prediction_scalars
 from .base import Context, placer_name, reference_scheduler, register_task, scheduler_names
-from .scoring import RECORDED, VOLATILE, replay_refusal, run_scheduler
+from .scoring import RECORDED, VOLATILE, SharedScoring, replay_refusal, run_scheduler
 from .users import USER_COLUMNS
 
 
@@ -72,10 +72,10 @@ def compare(context: Context) -> RunResult:
     predictions = fit_predictions(config, workload)
     names, recorded = with_recorded(config, workload, scheduler_names(config))
     runs = {}
-    alpha_min_cache: dict[Hashable, float] = {}
+    shared = SharedScoring()
     for name in tqdm(names, desc="schedulers", disable=not config.progress, unit="scheduler"):
         runs[name] = run_scheduler(config, workload, predictions, build_scheduler(config, name), False,
-                                   alpha_min_cache, build_placer(config, placer_name(config, name)))
+                                   shared, build_placer(config, placer_name(config, name)))
     # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
     # same bytes for a cache hit and a miss.
     comparison = pd.DataFrame([run.scalars for run in runs.values()]).drop(columns=list(VOLATILE))

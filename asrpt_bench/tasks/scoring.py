@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 import numpy as np
@@ -109,13 +109,44 @@ def replay_refusal(config: RunConfig, workload: Workload) -> str | None:
     return None
 
 
-def with_owners(jobs: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
-    """`jobs` with the job table's user, group and partition (those the table has a value in), by job id."""
+def owner_table(table: pd.DataFrame) -> pd.DataFrame | None:
+    """The job table's user, group and partition (those it has a value in) by job id as a string, first row
+    per id; None when it has none."""
     present = [c for c in OWNER_COLUMNS if c in table.columns and table[c].notna().any()]
     if not present:
+        return None
+    return table[["job_id", *present]].astype({"job_id": str}).drop_duplicates("job_id")
+
+
+def with_owners(jobs: pd.DataFrame, owners: pd.DataFrame | None) -> pd.DataFrame:
+    """`jobs` with the owner columns of `owners` (owner_table), by job id."""
+    if owners is None:
         return jobs
-    owners = table[["job_id", *present]].astype({"job_id": str}).drop_duplicates("job_id")
     return jobs.merge(owners, on="job_id", how="left", validate="one_to_one")
+
+
+@dataclass
+class SharedScoring:
+    """What the schedulers of one run on one workload share, each computed once (a `compare` run scores
+    eight schedules of the same jobs; the job table has every job of the trace): each job's valid alpha_min
+    (job id -> value), the table's owners (owner_table) and the lower bound of each set of kept jobs
+    (by their ids in order; the run's cluster and alpha_min source are fixed)."""
+
+    alpha_min: dict[Hashable, float] = field(default_factory=dict)
+    owners: pd.DataFrame | None = None
+    owners_known: bool = False
+    lower_bounds: dict[tuple, float] = field(default_factory=dict)
+
+    def owners_of(self, table: pd.DataFrame) -> pd.DataFrame | None:
+        if not self.owners_known:
+            self.owners, self.owners_known = owner_table(table), True
+        return self.owners
+
+    def lower_bound(self, kept: list[Job], cluster: Cluster, alpha_min: np.ndarray, source: str) -> float:
+        key = tuple(job.job_id for job in kept)
+        if key not in self.lower_bounds:
+            self.lower_bounds[key] = schedule_lower_bound(kept, cluster, alpha_min, source) if kept else float("nan")
+        return self.lower_bounds[key]
 
 
 @dataclass
@@ -130,13 +161,14 @@ class SchedulerRun:
 
 def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
                   scheduler: Scheduler, progress: bool,
-                  alpha_min_cache: dict[Hashable, float] | None = None,
+                  shared: SharedScoring | None = None,
                   placer: Placer | None = None) -> SchedulerRun:
     """Simulate one scheduler on the workload; scalars of design.md 4 and the per-job table.
 
     `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
-    jobs.parquet keeps the scheduler's own estimate in `alpha_min`. `placer` defaults to the placement
-    group's."""
+    jobs.parquet keeps the scheduler's own estimate in `alpha_min`. `shared` carries what the schedulers
+    of one run on this workload share; `placer` defaults to the placement group's."""
+    shared = SharedScoring() if shared is None else shared
     if getattr(scheduler, "replays_log", False):
         refusal = replay_refusal(config, workload)
         if refusal is not None:
@@ -156,8 +188,8 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     source = config.theory.alpha_min_source
     by_id = {job.job_id: job for job in workload.jobs}
     kept = [by_id[job_id] for job_id in frame["job_id"]] if len(frame) else []  # frame row order
-    alpha_min = safe_alpha_min(config, kept, workload.cluster, alpha_min_cache)
-    lower = schedule_lower_bound(kept, workload.cluster, alpha_min, source) if kept else float("nan")
+    alpha_min = safe_alpha_min(config, kept, workload.cluster, shared.alpha_min)
+    lower = shared.lower_bound(kept, workload.cluster, alpha_min, source)
     if not kept:
         theorem1 = undefined_theorem1("no job was simulated")
     elif workload.cluster.pooled:
@@ -177,7 +209,7 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     }
     jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
     jobs["job_id"] = jobs["job_id"].astype(str)
-    jobs = with_owners(jobs, workload.table)
+    jobs = with_owners(jobs, shared.owners_of(workload.table))
     segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
     users = user_table(jobs, segments)
     scalars.update(fairness(users))
