@@ -269,6 +269,20 @@ def pool_plans(job: Job, cluster: Cluster) -> tuple[TrainingPlan | None, ...]:
     return tuple(job.plan_on(pool.type) for pool in cluster.pool_list)
 
 
+def pool_plans_of(jobs: Sequence[Job], cluster: Cluster) -> list[tuple[TrainingPlan | None, ...]]:
+    """pool_plans of every job, computed once per distinct (plan, type_plans) pair of objects (the jobs of
+    one table share them) and shared by the jobs that have it."""
+    shared: dict[tuple[int, int], tuple[TrainingPlan | None, ...]] = {}
+    per_job = []
+    for job in jobs:
+        key = (id(job.plan), id(job.type_plans))
+        plans = shared.get(key)
+        if plans is None:
+            plans = shared[key] = pool_plans(job, cluster)
+        per_job.append(plans)
+    return per_job
+
+
 @dataclass(frozen=True)
 class Placement:
     """Server of every job-graph vertex (stage-major order). GPU ids inside a server do not matter."""

@@ -351,3 +351,16 @@ def test_a_timer_that_is_not_in_the_future_is_refused_naming_the_scheduler():
 def test_a_preemptive_scheduler_is_named_as_registered(name):
     """The name is what the engine's refusals and the records' `scheduler` column show."""
     assert make_scheduler(name).name == name
+
+
+def test_a_job_past_its_predicted_iterations_keeps_remaining_time_zero_and_is_not_preempted():
+    """srtf ranks by predicted remaining time, floored at 0: a (predicted 2 iterations, runs 10) has 0 left
+    from 2 on, so b (0.5 s, from 5) waits for it: a 0-10, b 10-10.5."""
+    jobs = [fixed("a", 0, 1, 10), fixed("b", 5, 1, 1, alpha=0.5)]
+    got, result = ends(jobs, Cluster(1, 1), name="srtf", predictions={"a": 2.0, "b": 1.0}, restart_s=0.0)
+    assert got == {"a": 10, "b": 10.5} and result.metrics["preemptions"] == 0
+
+
+def test_fifo_replan_refuses_a_negative_round_naming_the_key():
+    with pytest.raises(ConfigError, match=r"^scheduler\.round_s must be a number of seconds in \[0, 1e\+12\], got -1$"):
+        make_scheduler("fifo_replan", round_s=-1)

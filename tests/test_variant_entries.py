@@ -12,6 +12,7 @@ from asrpt_bench.core import Cluster, ConfigError
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.prepare import fit_predictions, load_workload
 from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.schedulers.base import SCHEDULERS
 from asrpt_bench.sim import simulate
 
 
@@ -70,3 +71,12 @@ def test_the_summary_records_what_each_scheduler_ran_with() -> None:
                       build_placer(config), predictions=fit_predictions(config, workload))
     compared = result.jobs[result.jobs["scheduler"] == "fifo+easy"]
     assert list(compared["start"]) == [record.start for record in direct.records]
+
+
+@pytest.mark.parametrize("name", ["fifo", "fifo+strict"])
+def test_the_registry_refuses_a_key_that_would_change_nothing_unless_told_a_group_checks_it(name) -> None:
+    """SCHEDULERS.parse refuses an inert key itself (what a plugin whose constructor checks nothing relies
+    on); the config layer, which checks a group against every entry it configures, parses with acts=False."""
+    with pytest.raises(ConfigError, match=r"^scheduler\.overrun acts only on backfilling estimates"):
+        SCHEDULERS.parse(name, {"overrun": "double"})
+    assert SCHEDULERS.parse(name, {"overrun": "double"}, acts=False).overrun == "double"

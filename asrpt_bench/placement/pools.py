@@ -162,18 +162,20 @@ class PooledPlacer:
 
     def propose(self, job_id: Hashable, plans: Sequence[TrainingPlan | None], lower: Sequence[float],
                 free: Sequence[int], cluster: Cluster, alpha: Callable[[int, TrainingPlan, Placement], float],
-                only: int | None = None, exclude: int | None = None) -> tuple[int, Placement, float] | None:
+                only: int | None = None, exclude: int | None = None,
+                idle: Sequence[int] | None = None) -> tuple[int, Placement, float] | None:
         """(pool index, placement in the cluster's numbering, alpha) for a job with `plans[p]` its plan in pool
         p (None: its type cannot run it) and `lower[p]` its empty-pool estimate there; None if it does not
         start now. `alpha(p, plan, local placement)` is the per-iteration time in pool p. `only`: place in
         that pool or not at all (a scheduler that plans pools itself, fifo_replan; a conservative reservation),
-        without the choice; `exclude`: anywhere but that pool (EASY's reserved pool)."""
+        without the choice; `exclude`: anywhere but that pool (EASY's reserved pool). `idle[p]`: pool p's free
+        GPUs (summed from `free` when None)."""
         pools = cluster.pool_list
         options = []
         for pool, plan, low in zip(pools, plans, lower):
             if plan is None or (only is not None and pool.index != only) or pool.index == exclude:
                 continue
-            room = sum(free[pool.first_server:pool.first_server + pool.servers])
+            room = sum(free[pool.first_server:pool.first_server + pool.servers]) if idle is None else idle[pool.index]
             if room >= plan.gpus:
                 options.append(PoolOption(pool.index, pool.name, pool.type, room, low))
         if not options:

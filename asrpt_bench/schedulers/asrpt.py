@@ -241,7 +241,7 @@ class ASRPT:
                 if candidates:
                     self._note_candidate(entry.job)
             if isinstance(self.pending_, CountQueue):
-                self.pending_.append(entry, entry.job.gpus, self.backfill_.queued_duration(entry.job))
+                self.pending_.append(entry, entry.job.gpus, self.backfill_.queued_lengths(entry.job))
             else:
                 self.pending_.append(entry)
 

@@ -159,6 +159,10 @@ def backfilling_only(prefix: str, key: str, dispatch: str) -> str:
             f"{prefix}.dispatch={dispatch!r} it would change nothing")
 
 
+NO_LENGTHS = (0.0,)
+"""A queued job's lengths where no dispatch rule reads them (strict, greedy, conservative)."""
+
+
 class QueueScheduler:
     """Non-preemptive dispatch from one queue ordered by (key, release, input order).
 
@@ -218,12 +222,12 @@ class QueueScheduler:
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
         backfilling = self.dispatch_rule == "easy"
-        length = self.backfill_.queued_duration(job) if backfilling else 0.0  # read by EASY's scan only
-        self.queue_.insert(entry, job.gpus, length, key=entry)
+        lengths = self.backfill_.queued_lengths(job) if backfilling else NO_LENGTHS  # read by EASY's scan only
+        self.queue_.insert(entry, job.gpus, lengths, key=entry)
         self.fold_.inserted(entry)
         candidates = self.backfill_.candidates
         if candidates is not None:
-            candidates.add(job.gpus, length)
+            candidates.add(job.gpus, self.backfill_.queued_duration(job))
 
     def dispatch(self, ctx: DispatchContext) -> None:
         rule = self.dispatch_rule

@@ -108,11 +108,11 @@ class ConservativeFold(Generic[T]):
             return started
         self._refresh(ctx, head, hold_until)
         if not self.entries:
-            self._append(head[0], head[1], job_of(head[1]), hold_until, now)
+            self._append(head[0], head[1], job_of(head[1]), hold_until)
         if ctx.idle_gpus > 0 and self._start_due(ctx, job_of, try_start, started):
             for key, item in after(self.keys[-1]):
                 job = job_of(item)
-                entry = self._append(key, item, job, hold_until, now)
+                entry = self._append(key, item, job, hold_until)
                 if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
                     self._backfilled(entry, now, started)
                 if ctx.idle_gpus == 0:
@@ -120,7 +120,7 @@ class ConservativeFold(Generic[T]):
         self._settle(now)
         return started
 
-    def _append(self, key: Any, item: T, job: JobView, hold_until: Callable[[T], float], now: float) -> _Reserved[T]:
+    def _append(self, key: Any, item: T, job: JobView, hold_until: Callable[[T], float]) -> _Reserved[T]:
         """The reservation of the next position of the fold; its first promise is recorded."""
         assert self.profile is not None
         length = self.backfill.queued_duration(job)
@@ -247,10 +247,12 @@ class ConservativeFold(Generic[T]):
         if k >= len(self.entries):
             return
         assert self.profile is not None
+        returned = []
         for entry in self.entries[k:]:
             entry.live = False
             if entry.holds:
-                self.profile.add(entry.begin, entry.end, entry.job.gpus)
+                returned.append((entry.begin, entry.end, entry.job.gpus))
+        self.profile.add_all(returned)
         del self.entries[k:], self.keys[k:]
 
     def _rebuild(self, ctx: DispatchContext) -> None:
@@ -261,8 +263,7 @@ class ConservativeFold(Generic[T]):
         self.assumed = {order: (running.end_of(order, now), gpus) for order, gpus in running.jobs()}
 
     def _forget(self) -> None:
-        for entry in self.entries:
-            entry.live = False
+        """Drop the fold whole: its entries leave with the due heap, the only place their `live` is read."""
         self.profile = None
         self.entries, self.keys, self.changes, self.due, self.assumed = [], [], [], [], {}
 

@@ -214,18 +214,24 @@ class Backfill:
     def pool_shadow(self, job: JobView, ctx: DispatchContext, not_before: float) -> tuple[float, int, int]:
         """On a cluster of several pools: the shadow time and extra GPUs of `job` in each pool whose type
         runs it and that holds it, from that pool's idle GPUs and running jobs alone (as `shadow`), and the
-        pool where it comes first (ties: the job's lower estimate there, then pool order)."""
+        pool where it comes first (ties: the job's lower estimate there, then pool order). A pool's walk
+        stops once its shadow time passes the earliest found: it cannot come first."""
         best: tuple[tuple[float, float, int], int] | None = None
         idle, gpus = ctx.pool_idle, job.gpus
         for pool, alpha in enumerate(job.pool_alpha_min):
             if not math.isfinite(alpha):
                 continue
+            bound = math.inf if best is None else best[0][0]
             available, shadow = idle[pool], not_before
             for end, held in self.running.ends(ctx.now, pool):
                 if end > shadow and available >= gpus:
                     break
                 shadow = max(shadow, end)
                 available += held
+                if shadow > bound:
+                    break
+            if shadow > bound:
+                continue
             key = (shadow, alpha, pool)
             if best is None or key < best[0]:
                 best = (key, available - gpus)
@@ -236,6 +242,14 @@ class Backfill:
     def pool_duration(self, job: JobView, pool: int) -> float:
         """A queued job's estimated duration in one pool: iterations x its empty-pool alpha~min there."""
         return max(self.estimates.iterations(job) * job.pool_alpha_min[pool], self.estimates.min_estimate_s)
+
+    def queued_lengths(self, job: JobView) -> Sequence[float]:
+        """A queued job's estimated duration in every pool (queues.CountQueue's lanes): on one pool its
+        queued_duration; on several its pool_duration in each, inf where the pool cannot run it."""
+        if len(job.pool_alpha_min) <= 1:
+            return (self.queued_duration(job),)
+        iterations, floor = self.estimates.iterations(job), self.estimates.min_estimate_s
+        return [max(iterations * alpha, floor) if alpha < math.inf else math.inf for alpha in job.pool_alpha_min]
 
     def _start_heads(self, queue: Sequence[T], ctx: DispatchContext, job_of: Callable[[T], JobView],
                      try_start: Callable[[T], bool]) -> list[int]:

@@ -13,6 +13,8 @@ import math
 from typing import Sequence
 
 BLOCK = 32
+SWEEP_FROM = 16
+"""`add_all` sweeps the steps once when it has more than 1/SWEEP_FROM changes per step."""
 
 
 class Profile:
@@ -28,15 +30,19 @@ class Profile:
             else:
                 times.append(end)
                 free.append(free[-1] + gpus)
+        self._blocks(times, free)
+        self.floors: dict[int, list[tuple[float, float, float]]] = {}
+        """Per GPU count, (duration, not_before, earliest) of past searches, by duration: while the profile
+        only loses GPUs, a search for as many GPUs, as long and from no earlier finds nothing earlier."""
+
+    def _blocks(self, times: list[float], free: list[int]) -> None:
+        """The steps (start, free count) in blocks of BLOCK."""
         self.times = [times[k:k + BLOCK] for k in range(0, len(times), BLOCK)]
         self.free = [free[k:k + BLOCK] for k in range(0, len(free), BLOCK)]  # before each block's offset
         self.offset = [0] * len(self.times)
         self.least = [min(block) for block in self.free]
         self.most = [max(block) for block in self.free]
         self.starts = [block[0] for block in self.times]
-        self.floors: dict[int, list[tuple[float, float, float]]] = {}
-        """Per GPU count, (duration, not_before, earliest) of past searches, by duration: while the profile
-        only loses GPUs, a search for as many GPUs, as long and from no earlier finds nothing earlier."""
 
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
         """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (at t itself when
@@ -58,56 +64,43 @@ class Profile:
         """Record a search (position k by duration), dropping the floors it makes useless."""
         if k and floors[k - 1][1] <= not_before and floors[k - 1][2] >= found:
             return
-        j = k
-        while j < len(floors):
-            if floors[j][1] >= not_before and floors[j][2] <= found:
-                del floors[j]
-            else:
-                j += 1
+        while k < len(floors) and floors[k][1] >= not_before and floors[k][2] <= found:
+            del floors[k]
         floors.insert(k, (duration, not_before, found))
 
     def _search(self, gpus: int, duration: float, not_before: float) -> float:
-        """earliest, from not_before."""
-        b = max(bisect.bisect_right(self.starts, not_before) - 1, 0)
-        i = max(bisect.bisect_right(self.times[b], not_before) - 1, 0)
-        while True:
-            b, i = self._first_with(gpus, b, i)
-            step = self.times[b][i]
-            start = step if step > not_before else not_before
-            short = self._first_short(gpus, b, i + 1, start + duration)
-            if short is None:
-                return start
-            b, i = short
-
-    def _first_with(self, gpus: int, b: int, i: int) -> tuple[int, int]:
-        """The first step at or after (b, i) with at least `gpus` free."""
-        while True:
-            if self.most[b] + self.offset[b] >= gpus:
-                need, free = gpus - self.offset[b], self.free[b]
-                for j in range(i, len(free)):
-                    if free[j] >= need:
-                        return b, j
-            b, i = b + 1, 0
-
-    def _first_short(self, gpus: int, b: int, i: int, end: float) -> tuple[int, int] | None:
-        """The first step at or after (b, i) that starts before `end` with fewer than `gpus` free, if any."""
-        while b < len(self.times):
-            times = self.times[b]
-            if i < len(times):
-                if times[i] >= end:
-                    return None
-                if self.least[b] + self.offset[b] >= gpus:
-                    if times[-1] >= end:
-                        return None
-                else:
-                    need, free = gpus - self.offset[b], self.free[b]
-                    for j in range(i, len(times)):
-                        if times[j] >= end:
-                            return None
-                        if free[j] < need:
-                            return b, j
-            b, i = b + 1, 0
-        return None
+        """earliest, from not_before: one walk over the steps, keeping the start of the current run of steps
+        with enough GPUs; a block with enough GPUs throughout (or too few throughout) is passed whole."""
+        starts, blocks, levels, offsets, least, most = self.starts, self.times, self.free, self.offset, self.least, self.most
+        b = max(bisect.bisect_right(starts, not_before) - 1, 0)
+        i = max(bisect.bisect_right(blocks[b], not_before) - 1, 0)
+        run = end = None  # the current run's start and the end a job starting there needs
+        for b in range(b, len(blocks)):
+            times = blocks[b]
+            if end is not None and times[i] >= end:
+                return run  # type: ignore[return-value]
+            offset = offsets[b]
+            if not i and least[b] + offset >= gpus:
+                if run is None:
+                    run = times[0] if times[0] > not_before else not_before
+                    end = run + duration
+                continue
+            if not i and most[b] + offset < gpus:
+                run = end = None
+                continue
+            need, free = gpus - offset, levels[b]
+            for j in range(i, len(times)):
+                if free[j] >= need:
+                    if run is None:
+                        run = times[j] if times[j] > not_before else not_before
+                        end = run + duration
+                elif run is not None:
+                    if times[j] >= end:  # type: ignore[operator]
+                        return run
+                    run = end = None
+            i = 0
+        assert run is not None, "the last step holds every GPU"
+        return run
 
     def reserve(self, start: float, duration: float, gpus: int) -> None:
         """Take `gpus` off the profile over [start, start + duration)."""
@@ -135,6 +128,43 @@ class Profile:
         self._fix(b2)
         if b1 != b2:
             self._fix(b1)
+
+    def add_all(self, changes: Sequence[tuple[float, float, int]]) -> None:
+        """`add` each (begin, end, change); many at once (a cut fold returning its reservations) in one
+        sweep over the steps rather than one split and shift each."""
+        if len(changes) * SWEEP_FROM < sum(map(len, self.times)):
+            for begin, end, change in changes:
+                self.add(begin, end, change)
+            return
+        deltas: dict[float, int] = {}
+        for begin, end, change in changes:
+            deltas[begin] = deltas.get(begin, 0) + change
+            deltas[end] = deltas.get(end, 0) - change
+            if change > 0:
+                self.floors.clear()
+        points = sorted(deltas)
+        times = [t for block in self.times for t in block]
+        levels = [value + offset for block, offset in zip(self.free, self.offset) for value in block]
+        assert not points or points[0] >= times[0]
+        swept_times: list[float] = []
+        swept: list[int] = []
+        k, shift, count = 0, 0, len(points)
+        for step, start in enumerate(times):
+            while k < count and points[k] <= start:
+                shift += deltas[points[k]]
+                k += 1
+            level = levels[step]
+            if not swept or swept[-1] != level + shift:
+                swept_times.append(start)
+                swept.append(level + shift)
+            stop = times[step + 1] if step + 1 < len(times) else math.inf
+            while k < count and points[k] < stop:
+                shift += deltas[points[k]]
+                if swept[-1] != level + shift:
+                    swept_times.append(points[k])
+                    swept.append(level + shift)
+                k += 1
+        self._blocks(swept_times, swept)
 
     def fewest(self, begin: float, end: float) -> int:
         """The fewest GPUs free at any time in [begin, end) (begin < end)."""

@@ -1,5 +1,5 @@
 """A dispatch queue that backfilling scans fast: jobs in queue order, split by GPU count, each count in
-blocks that know their shortest estimated job.
+blocks that know their shortest estimated job (in every pool of a typed cluster).
 
 EASY and greedy visit the queue behind a blocked head in order, but only jobs that fit the idle GPUs and
 (EASY) either need at most the head's extra GPUs or end by its shadow time. Split by GPU count, a scan
@@ -7,6 +7,11 @@ skips every count that does not fit (idle GPUs only decrease during a scan); wit
 shortest job ends after the shadow time is skipped whole. The order is that of a sort key: the order of
 insertion (a sequence number, A-SRPT's virtual completion order) unless the caller gives one (a
 one-queue scheduler's (key, release, input order) entry: FIFO, SPJF, any order).
+
+On a cluster of several pools a job's estimated length differs by pool, and EASY's shadow time is that of
+the pool holding the head's reservation: each job carries one length per pool (a lane; inf where the
+pool cannot run it), and a scan skips by the lengths in the reserved pool's lane, the ones its exact test
+reads. On one pool there is one lane.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 BLOCK = 64
@@ -39,27 +44,29 @@ class Window:
 
 
 class _Blocks(Generic[T]):
-    """One GPU count's jobs in queue order: blocks of (sort key, item, estimated length), with each block's
-    first key and least length."""
+    """One GPU count's jobs in queue order: blocks of (sort key, item, estimated length in every lane), with
+    each block's first key and least length per lane."""
 
     __slots__ = ("keys", "items", "lengths", "firsts", "least")
 
-    def __init__(self) -> None:
+    def __init__(self, lanes: int) -> None:
         self.keys: list[list[Any]] = []
         self.items: list[list[T]] = []
-        self.lengths: list[list[float]] = []
+        self.lengths: list[list[list[float]]] = [[] for _ in range(lanes)]  # lane -> block -> job
         self.firsts: list[Any] = []
-        self.least: list[float] = []
+        self.least: list[list[float]] = [[] for _ in range(lanes)]  # lane -> block
 
-    def insert(self, key: Any, item: T, length: float) -> None:
+    def insert(self, key: Any, item: T, lengths: Sequence[float]) -> None:
         """Add a job at its key's place: at the end in a new block once the last holds BLOCK jobs, else in
         the block whose keys span it (split in two once it holds more than 2 x BLOCK)."""
         keys = self.keys
         if not keys or (key > keys[-1][-1] and len(keys[-1]) >= BLOCK):
-            for column in (keys, self.items, self.lengths):
+            keys.append([])
+            self.items.append([])
+            for column, least, length in zip(self.lengths, self.least, lengths):
                 column.append([])
+                least.append(length)
             self.firsts.append(key)
-            self.least.append(length)
             b, i = len(keys) - 1, 0
         else:
             b = max(bisect.bisect_right(self.firsts, key) - 1, 0)
@@ -68,34 +75,38 @@ class _Blocks(Generic[T]):
                 self.firsts[b] = key
         keys[b].insert(i, key)
         self.items[b].insert(i, item)
-        self.lengths[b].insert(i, length)
-        if length < self.least[b]:
-            self.least[b] = length
+        for column, least, length in zip(self.lengths, self.least, lengths):
+            column[b].insert(i, length)
+            if length < least[b]:
+                least[b] = length
         if len(keys[b]) > 2 * BLOCK:
             self._split(b)
 
     def _split(self, b: int) -> None:
         half = len(self.keys[b]) // 2
-        for column in (self.keys, self.items, self.lengths):
+        for column in (self.keys, self.items, *self.lengths):
             column.insert(b + 1, column[b][half:])
             del column[b][half:]
         self.firsts.insert(b + 1, self.keys[b + 1][0])
-        self.least[b] = min(self.lengths[b])
-        self.least.insert(b + 1, min(self.lengths[b + 1]))
+        for column, least in zip(self.lengths, self.least):
+            least[b] = min(column[b])
+            least.insert(b + 1, min(column[b + 1]))
 
     def remove(self, key: Any) -> None:
         b = bisect.bisect_right(self.firsts, key) - 1
         block = self.keys[b]
         i = bisect.bisect_left(block, key)
         del block[i], self.items[b][i]
-        length = self.lengths[b].pop(i)
         if not block:
-            del self.keys[b], self.items[b], self.lengths[b], self.firsts[b], self.least[b]
+            del self.keys[b], self.items[b], self.firsts[b]
+            for column, least in zip(self.lengths, self.least):
+                del column[b], least[b]
             return
         if i == 0:
             self.firsts[b] = block[0]
-        if length == self.least[b]:
-            self.least[b] = min(self.lengths[b])
+        for column, least in zip(self.lengths, self.least):
+            if column[b].pop(i) == least[b]:
+                least[b] = min(column[b])
 
     def first(self) -> tuple[Any, T]:
         return self.keys[0][0], self.items[0][0]
@@ -103,9 +114,9 @@ class _Blocks(Generic[T]):
     def __bool__(self) -> bool:
         return bool(self.keys)
 
-    def position(self, b: int, i: int, passes: Callable[[float], bool] | None) -> tuple[int, int] | None:
-        """The first job at or after block b, index i whose length `passes` (every job when None)."""
-        keys, lengths, least = self.keys, self.lengths, self.least
+    def position(self, b: int, i: int, passes: Callable[[float], bool] | None, lane: int = 0) -> tuple[int, int] | None:
+        """The first job at or after block b, index i whose length in `lane` `passes` (every job when None)."""
+        keys, lengths, least = self.keys, self.lengths[lane], self.least[lane]
         while b < len(keys):
             if i < len(keys[b]) and (passes is None or passes(least[b])):
                 if passes is None:
@@ -144,16 +155,19 @@ class CountQueue(Generic[T]):
     def __bool__(self) -> bool:
         return bool(self.keys)
 
-    def append(self, item: T, gpus: int, length: float) -> None:
+    def append(self, item: T, gpus: int, lengths: Sequence[float]) -> None:
         """Add `item` at the end of the queue (its key: the next sequence number)."""
         self.sequence += 1
-        self.insert(item, gpus, length, self.sequence - 1)
+        self.insert(item, gpus, lengths, self.sequence - 1)
 
-    def insert(self, item: T, gpus: int, length: float, key: Any) -> None:
+    def insert(self, item: T, gpus: int, lengths: Sequence[float], key: Any) -> None:
         """Add `item` at the place of `key` (unique, comparable with every other key in the queue) with its
-        GPU count and estimated length."""
+        GPU count and estimated length in every lane (one per pool; every item has the same lanes)."""
         self.keys[id(item)] = (key, gpus)
-        self.counts.setdefault(gpus, _Blocks()).insert(key, item, length)
+        blocks = self.counts.get(gpus)
+        if blocks is None:
+            blocks = self.counts[gpus] = _Blocks(len(lengths))
+        blocks.insert(key, item, lengths)
         if self._head is None or key < self._head[0]:
             self._head = (key, item)
 
@@ -181,10 +195,11 @@ class CountQueue(Generic[T]):
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
         """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` (the most
         GPUs a job can take now) when it is reached and, with an EASY `window`, that needs at most
-        `window.extra` or `window.outside()` GPUs or whose estimated length ends by `window.shadow` (block by
-        block; the caller applies the exact test). `idle()` and the window only shrink while this runs, and
-        the queue must not change."""
+        `window.extra` or `window.outside()` GPUs or whose estimated length (in the window's pool) ends by
+        `window.shadow` (block by block; the caller applies the exact test). `idle()` and the window only
+        shrink while this runs, and the queue must not change."""
         head_key = self.keys[id(head)][0]
+        lane = 0 if window is None or window.pool is None else window.pool
 
         def passes_for(gpus: int) -> Callable[[float], bool] | None:
             if window is None or gpus <= window.extra or gpus <= window.outside():
@@ -196,7 +211,7 @@ class CountQueue(Generic[T]):
         for gpus, blocks in self.counts.items():
             if gpus <= idle() and blocks:
                 start = (0, 1) if blocks.first()[0] == head_key else (0, 0)
-                found = blocks.position(*start, passes_for(gpus))
+                found = blocks.position(*start, passes_for(gpus), lane)
                 if found is not None:
                     pending.append((blocks.keys[found[0]][found[1]], gpus, *found))
         heapq.heapify(pending)
@@ -206,13 +221,13 @@ class CountQueue(Generic[T]):
                 continue
             blocks = self.counts[gpus]
             passes = passes_for(gpus)
-            if passes is not None and not passes(blocks.lengths[b][i]):  # the window narrowed since it was found
-                found = blocks.position(b, i + 1, passes)
+            if passes is not None and not passes(blocks.lengths[lane][b][i]):  # the window narrowed since found
+                found = blocks.position(b, i + 1, passes, lane)
                 if found is not None:
                     heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))
                 continue
             item = blocks.items[b][i]
             yield item, item
-            found = blocks.position(b, i + 1, passes_for(gpus))
+            found = blocks.position(b, i + 1, passes_for(gpus), lane)
             if found is not None:
                 heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))

@@ -51,15 +51,6 @@ class VirtualPSJF(VirtualMachine):
         """When the running job completes if nothing else arrives."""
         return self._anchor + self._left[self._heap[0][2]] if self._heap else None
 
-    def remaining(self, t: float) -> dict[Hashable, float]:
-        """Remaining virtual work at `t` (no earlier than the last `advance_to`) of every unfinished job."""
-        if not self._heap:
-            return {}
-        left = dict(self._left)
-        top = self._heap[0][2]
-        left[top] = max(left[top] - (t - self._anchor), 0.0)
-        return left
-
     def ranks(self, t: float) -> dict[Hashable, float]:
         """The rank of every unfinished job (lower first): its size, fixed at arrival."""
         return {job_id: size for size, _, job_id in self._heap}

@@ -27,7 +27,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from ..cluster import ClusterPool
-from ..core import Cluster, Job, Placement, TrainingPlan
+from ..core import Cluster, Job, Placement, TrainingPlan, pool_plans_of
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
 from .records import JobRecord, Segment
 
@@ -147,16 +147,28 @@ def _expected_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.nd
     return expected
 
 
-def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], cluster: Cluster,
-                           timing: TimingModel) -> np.ndarray:
-    """alpha of every record's placement in its pool (the pool of its first server), for the job's plan on
-    that pool's type (NaN where the type cannot run it, which then fails)."""
-    shapes = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
+def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.ndarray, first_pool: np.ndarray,
+                           cluster: Cluster, timing: TimingModel) -> np.ndarray:
+    """alpha of every record's placement in its pool (`first_pool`: the pool of its first server), for the
+    job's plan on that pool's type (NaN where the type cannot run it, which then fails): per pool and plan
+    for single-server placements, else per plan and shape."""
+    pools = cluster.pool_list
+    shapes = [AlphaByShape(timing, pool.cluster) for pool in pools]
+    consolidated: dict[tuple[int, int], float] = {}
     expected = np.empty(len(records))
-    for k, (record, job) in enumerate(zip(records, jobs)):
-        pool = cluster.pool_of(record.placement[0])
-        plan = job.plan_on(pool.type)
-        expected[k] = np.nan if plan is None else shapes[pool.index].alpha(plan, Placement(pool.to_local(record.placement)))
+    for k, (record, plans, index, alone) in enumerate(zip(records, pool_plans_of(jobs, cluster), first_pool.tolist(),
+                                                          single.tolist())):
+        plan = plans[index]
+        if plan is None:
+            expected[k] = np.nan
+        elif alone:
+            value = consolidated.get((index, id(plan)))
+            if value is None:
+                value = consolidated[index, id(plan)] = timing.alpha(plan, Placement((0,) * plan.gpus),
+                                                                     pools[index].cluster)
+            expected[k] = value
+        else:
+            expected[k] = shapes[index].alpha(plan, Placement(pools[index].to_local(record.placement)))
     return expected
 
 
@@ -196,7 +208,8 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
         bad |= np.bincount(rows[pool != recorded[rows]], minlength=n) > 0
         if bad.any():
             return int(np.flatnonzero(bad)[0])
-        alpha = _expected_pooled_alpha(records, jobs, cluster, timing)
+        first = np.cumsum(job_gpus) - job_gpus
+        alpha = _expected_pooled_alpha(records, jobs, servers_used == 1, pool[first], cluster, timing)
     else:
         alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
     iterations = _field(jobs, "iterations", np.int64)

@@ -23,7 +23,7 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, pool_plans
+from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, pool_plans_of
 from ..placement.base import Placer
 from ..rules import MAX_SECONDS, instance_of
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
@@ -193,7 +193,7 @@ class _Context:
 
     @property
     def pool_idle(self) -> tuple[int, ...]:
-        return self._simulation.pool_idle()
+        return self._state.pool_idle_view()
 
     @contextmanager
     def restricted(self, only: int | None = None, exclude: int | None = None) -> Iterator[None]:
@@ -231,7 +231,6 @@ class _Simulation:
         self.sequence = itertools.count()
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
-        self._pool_idle: tuple[int, tuple[int, ...]] = (-1, ())  # (state version, idle GPUs per pool)
         self.running: dict[int, RunningJob] = {}  # job index -> what its scheduler may know of it, in start order
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
@@ -239,22 +238,16 @@ class _Simulation:
         heapq.heappush(self.heap, (time, int(kind), next(self.sequence), job_index))
 
     def pool_idle(self) -> tuple[int, ...]:
-        """Idle GPUs per pool (on several pools computed once per version of the cluster state)."""
-        if self.pools is None:
-            return (self.state.idle,)
-        version, idle = self._pool_idle
-        if version != self.state.version:
-            free = self.state.free_view()
-            idle = tuple(sum(free[pool.first_server:pool.first_server + pool.servers]) for pool in self.cluster.pool_list)
-            self._pool_idle = (self.state.version, idle)
-        return idle
+        """Idle GPUs per pool."""
+        return self.state.pool_idle_view()
 
     def propose(self, job: JobView, pool: int | None = None, exclude: int | None = None) -> Proposal | None:
         """The placer's proposal for `job` now (on a cluster of pools through the pool choice, in pool `pool`
         only, or anywhere but pool `exclude`), or None."""
         free = self.state.free_view()
         if self.pools is not None:
-            proposal = self.pools.propose(self.index[job.job_id], job, free, only=pool, exclude=exclude)
+            proposal = self.pools.propose(self.index[job.job_id], job, free, self.state.pool_idle_view(), only=pool,
+                                          exclude=exclude)
             if proposal is not None:
                 self.checked = (proposal, self.state.version)
             return proposal
@@ -418,13 +411,13 @@ def _pooled_estimates(kept: list[Job], cluster: Cluster, timing: TimingModel,
                       estimate_placer: Placer | None) -> list[EmptyClusterEstimate]:
     """Each job's estimate on a cluster given as pools (its fastest pool's, and one per pool), computed once
     per set of plans."""
-    cache: dict[tuple[int, tuple], EmptyClusterEstimate] = {}
+    cache: dict[int, EmptyClusterEstimate] = {}  # by identity of the shared plans (hashing plans is slow)
     estimates = []
-    for job in kept:
-        key = (id(job.plan), job.type_plans)
-        if key not in cache:
-            cache[key] = pooled_estimate(pool_plans(job, cluster), cluster, timing, estimate_placer)
-        estimates.append(cache[key])
+    for plans in pool_plans_of(kept, cluster):
+        estimate = cache.get(id(plans))
+        if estimate is None:
+            estimate = cache[id(plans)] = pooled_estimate(plans, cluster, timing, estimate_placer)
+        estimates.append(estimate)
     return estimates
 
 

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
-from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans
+from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans_of
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
 from ..placement.pools import FastestFit, PooledPlacer, PoolOption, PoolQuery
@@ -58,15 +58,18 @@ def pooled_estimate(plans: Sequence[TrainingPlan | None], cluster: Cluster, timi
 
 def check_pools(jobs: Sequence[Job], cluster: Cluster) -> list[bool]:
     """Per job, whether some pool runs and holds it; a job whose type can run on none of the cluster's types
-    is refused in one line (it is no size question)."""
+    is refused in one line (it is no size question). Judged once per distinct pool plans (pool_plans_of)."""
     fits = []
-    for job in jobs:
-        plans = pool_plans(job, cluster)
-        if all(plan is None for plan in plans):
-            raise ConfigError(f"job {job.job_id!r} can run in no pool of the cluster: its alpha is empty on every "
-                              f"GPU type the cluster has ({', '.join(cluster.types)})")
-        fits.append(any(plan is not None and plan.gpus <= pool.total_gpus
-                        for plan, pool in zip(plans, cluster.pool_list)))
+    judged: dict[int, bool] = {}
+    for job, plans in zip(jobs, pool_plans_of(jobs, cluster)):
+        fit = judged.get(id(plans))
+        if fit is None:
+            if all(plan is None for plan in plans):
+                raise ConfigError(f"job {job.job_id!r} can run in no pool of the cluster: its alpha is empty on "
+                                  f"every GPU type the cluster has ({', '.join(cluster.types)})")
+            fit = judged[id(plans)] = any(plan is not None and plan.gpus <= pool.total_gpus
+                                          for plan, pool in zip(plans, cluster.pool_list))
+        fits.append(fit)
     return fits
 
 
@@ -77,19 +80,19 @@ class PoolPlacement:
         self.cluster = cluster
         self.placer = placer if isinstance(placer, PooledPlacer) else PooledPlacer(placer, FastestFit())
         self.alphas = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
-        shared: dict[tuple[int, tuple], tuple[TrainingPlan | None, ...]] = {}
-        self.plans = [shared.setdefault((id(job.plan), job.type_plans), pool_plans(job, cluster)) for job in jobs]
+        self.plans = pool_plans_of(jobs, cluster)
         self.pool_of_server = cluster.pool_of_server.tolist()
         self.names = [pool.name for pool in cluster.pool_list]
 
     def _alpha(self, pool: int, plan: TrainingPlan, local: Placement) -> float:
         return self.alphas[pool].alpha(plan, local)
 
-    def propose(self, i: int, view: JobView, free: Sequence[int], only: int | None = None,
-                exclude: int | None = None) -> Proposal | None:
-        """The pool choice's proposal for job i (in pool `only`, or outside pool `exclude`, if given), or None."""
+    def propose(self, i: int, view: JobView, free: Sequence[int], idle: Sequence[int] | None = None,
+                only: int | None = None, exclude: int | None = None) -> Proposal | None:
+        """The pool choice's proposal for job i (in pool `only`, or outside pool `exclude`, if given), or None;
+        `idle`: the free GPUs per pool, when the caller keeps them."""
         found = self.placer.propose(view.job_id, self.plans[i], view.pool_alpha_min, free, self.cluster,
-                                    self._alpha, only=only, exclude=exclude)
+                                    self._alpha, only=only, exclude=exclude, idle=idle)
         if found is None:
             return None
         pool, placement, alpha = found
