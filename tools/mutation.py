@@ -46,7 +46,7 @@ _SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_
                "test_scheduler_contract.py", "test_variant_entries.py", "test_schedule_checksums.py", "test_psjf.py",
                "test_random_order.py", "test_recorded.py", "test_virtual_srpt_exact.py",
                "test_virtual_srpt_rounding.py", "test_relaxed_eligibility.py", "test_decision_instants.py",
-               "test_sim_typed.py", "test_cluster_pools.py", "test_net_gain.py"]
+               "test_sim_typed.py", "test_cluster_pools.py", "test_net_gain.py", "test_reservation_profile.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
