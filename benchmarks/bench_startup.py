@@ -19,15 +19,18 @@ into the code's directories; `--as-is` runs with the environment's own bytecode 
               with the largest self time (the after code only)
   warm        the default `asrpt-bench` run (no arguments) on a cache the previous run filled: wall and
               CPU time of the whole process, median of --repeat runs
+  --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --before /work/main --repeat 7
+    python benchmarks/bench_startup.py --repeat 3 --profile 30      # and where the warm run spends its time
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pstats
 import resource
 import shutil
 import statistics
@@ -81,20 +84,45 @@ def import_cost(code: Path, repeat: int) -> dict[str, float]:
             "bare python CPU s": statistics.median(c for _, c, _ in bare)}
 
 
-def warm_default_run(code: Path, repeat: int) -> dict[str, float]:
-    """Median wall and CPU seconds of the default run on a filled cache (a first run fills it, unreported)."""
+PROFILED = """
+import cProfile, sys
+sys.argv = ["asrpt-bench", *sys.argv[2:]]
+from asrpt_bench.cli import main
+profile = cProfile.Profile()
+try:
+    profile.runcall(main)
+finally:
+    profile.dump_stats(STATS)
+"""
+
+
+def warm_default_run(code: Path, repeat: int, profile_top: int = 0) -> dict[str, float]:
+    """Median wall and CPU seconds of the default run on a filled cache (a first run fills it, unreported);
+    with `profile_top`, one more run under cProfile and its `profile_top` costliest calls by cumulative time."""
     work = Path(tempfile.mkdtemp(prefix="bench_startup_"))
     env = {"XDG_CACHE_HOME": str(work / "xdg"), "HYDRA_FULL_ERROR": "1"}
-    common = [sys.executable, "-m", "asrpt_bench.cli", "progress=false", f"cache.dir={work / 'cache'}"]
+    arguments = ["progress=false", f"cache.dir={work / 'cache'}"]
+    common = [sys.executable, "-m", "asrpt_bench.cli", *arguments]
     try:
         timed(code, [*common, f"hydra.run.dir={work / 'fill'}"], work, env)
         runs = []
         for index in range(repeat):
             runs.append(timed(code, [*common, f"hydra.run.dir={work / f'warm{index}'}"], work, env))
+        if profile_top:
+            print_profile(code, work, env, [*arguments, f"hydra.run.dir={work / 'profiled'}"], profile_top)
         return {"warm default wall s": statistics.median(w for w, _, _ in runs),
                 "warm default CPU s": statistics.median(c for _, c, _ in runs)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def print_profile(code: Path, work: Path, env: dict[str, str], arguments: list[str], top: int) -> None:
+    """The warm default run of `code` under cProfile: its `top` calls by cumulative time (profiled times
+    are inflated, most for code of many small calls; read them as shares)."""
+    stats = work / "warm.prof"
+    timed(code, [sys.executable, "-c", PROFILED.replace("STATS", repr(str(stats))), "-", *arguments], work, env)
+    print(f"\ncProfile of the warm default run ({code}), top {top} by cumulative time:")
+    pstats.Stats(str(stats), stream=sys.stdout).sort_stats("cumulative").print_stats(top)
 
 
 def importtime_profile(code: Path, top: int) -> None:
@@ -118,6 +146,8 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a copy of the code to compare against (its root directory)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (the median is printed)")
     parser.add_argument("--top", type=int, default=12, help="modules listed by -X importtime self time")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="also profile one warm default run of the after code and print its N costliest calls")
     parser.add_argument("--as-is", action="store_true",
                         help="keep the environment's bytecode setting (no private bytecode cache per copy)")
     args = parser.parse_args()
@@ -129,16 +159,17 @@ def main() -> None:
         print("bytecode: " + ("as the environment has it (PYTHONDONTWRITEBYTECODE="
                               f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})" if args.as_is
                               else "cached per copy of the code, filled by an untimed run"))
-        print_figures(measure_all(versions, args.repeat), versions, bool(args.before))
+        print_figures(measure_all(versions, args.repeat, args.profile), versions, bool(args.before))
         importtime_profile(ROOT, args.top)
     print(f"\n{load()}")
 
 
-def measure_all(versions: dict[str, Path], repeat: int) -> dict[str, dict[str, float]]:
+def measure_all(versions: dict[str, Path], repeat: int, profile_top: int) -> dict[str, dict[str, float]]:
     figures: dict[str, dict[str, float]] = {label: {} for label in versions}
-    for measure in (import_cost, warm_default_run):
-        for label, code in versions.items():  # interleaved, so a change of load falls on both
-            figures[label].update(measure(code, repeat))
+    for label, code in versions.items():  # interleaved, so a change of load falls on both
+        figures[label].update(import_cost(code, repeat))
+    for label, code in versions.items():
+        figures[label].update(warm_default_run(code, repeat, profile_top if label == "after" else 0))
     return figures
 
 
