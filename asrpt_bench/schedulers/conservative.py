@@ -16,8 +16,9 @@ What changes the fold, and how much of it is kept:
   it cuts the fold at the first reservation it displaces: at a step where the profile falls x GPUs short,
   the reservations over it keep their intervals in queue order as long as the GPUs of those after them
   cover the shortage (`_first_displaced`). A change that gives GPUs back cuts the fold at the first
-  reservation ending after it begins (that job, or a later one, might start earlier). A job inserted into the queue cuts the fold
-  at its position; a reservation that began before now (its job did not start) cuts it there.
+  reservation ending after it begins (that job, or a later one, might start earlier). A job inserted into
+  the queue cuts the fold at its position; a reservation that began before now (its job did not start) cuts
+  it there.
 - Cutting the fold returns the GPUs of the reservations cut; the next pass that reaches them computes
   them again. Reservations that start now are exactly the jobs the full pass would start, in queue order.
 
