@@ -328,20 +328,24 @@ def test_dispatch_context_exposes_only_the_protocol():
 def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
     from dataclasses import fields
 
-    from asrpt_bench.core import build_frozen
-    from asrpt_bench.schedulers.base import JobView
-    from asrpt_bench.sim.records import JobRecord
+    from asrpt_bench.schedulers.views import JobView, new_view
+    from asrpt_bench.sim.records import JobRecord, Segment, new_record, new_segment
 
     values = dict(job_id="a", release=0.0, eligible=0.5, start=1.0, end=2.0, gpus=2, model="m", config="c",
                   servers_used=1, alpha=1.0, alpha_min=1.0, alpha_max=1.5, iterations=1, predicted_iterations=1.0,
                   comm_ratio=1.5, placement=(0, 0), gpu_ids=(0, 1), preemptions=0, restore_s=0.0,
                   service_s=1.0, pool="v100")
-    record = build_frozen(JobRecord, values)
+    record = new_record(**values)
     assert record == JobRecord(**values) and hash(record) == hash(JobRecord(**values))
-    assert [f.name for f in fields(JobRecord)] == list(vars(record))
+    assert [getattr(record, f.name) for f in fields(JobRecord)] == list(values.values())
+    assert not hasattr(record, "__dict__")  # slots: no per-record dict (a few hundred bytes per job)
     with pytest.raises(AttributeError):
         record.start = 3.0
     view = dict(job_id="a", order=0, release=0.0, gpus=1, plan=TrainingPlan.fixed(1, 1.0), user=None, group=None,
                 predicted_iterations=3.0, alpha_min=1.0, alpha_max=1.0, min_servers=1, iterations=None,
                 pool_alpha_min=(1.0,))
-    assert build_frozen(JobView, view) == JobView(**view)
+    assert new_view(**view) == JobView(**view)
+    segment = dict(job_id="a", start=0.0, end=2.0, restart_s=0.5, alpha=1.0, placement=(0,), gpu_ids=(0,))
+    assert new_segment(**segment) == Segment(**segment)
+    with pytest.raises(TypeError):
+        new_record(**{**values, "pool": None, "extra": 1})

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import ContextManager, Hashable, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
-from ..core import Cluster, Placement, TrainingPlan
+from ..core import Cluster, Placement, TrainingPlan, frozen_builder
 
 
 class EventKind(IntEnum):
@@ -21,7 +21,7 @@ class EventKind(IntEnum):
     DELAY_EXPIRY = 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobView:
     """What a scheduler may know about a job.
 
@@ -62,6 +62,7 @@ class JobView:
         return self.iterations
 
 
+new_view = frozen_builder(JobView)
 DurationSource = Literal["predicted", "oracle"]
 DURATION_SOURCES = ("predicted", "oracle")
 

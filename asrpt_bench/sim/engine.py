@@ -23,15 +23,16 @@ import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..adjustments import adjust
-from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, build_frozen, pool_plans_of
+from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans_of
 from ..placement.base import Placer
 from ..rules import MAX_SECONDS, instance_of
 from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
+from ..schedulers.views import new_view
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
 from .metrics import dispatch_counts, schedule_metrics, type_metrics
 from .pooled import EmptyClusterEstimate, PoolPlacement, check_pools, empty_cluster_estimate, pooled_estimate
-from .records import JobRecord, Segment, records_frame, segments_frame
+from .records import JobRecord, Segment, new_record, records_frame, segments_frame
 from .state import ClusterState
 
 
@@ -291,14 +292,14 @@ class _Simulation:
         self.last_pool = proposal.pool
         now, plan, estimate = self.now, job.plan, self.estimates[i]
         end = now + job.iterations * proposal.alpha
-        self.records[i] = build_frozen(JobRecord, {
-            "job_id": job.job_id, "release": job.release, "eligible": eligible, "start": now, "end": end,
-            "gpus": plan.gpus, "model": plan.model, "config": plan.config,
-            "servers_used": len(set(placement.servers)), "alpha": proposal.alpha, "alpha_min": estimate.alpha_min,
-            "alpha_max": estimate.alpha_max, "iterations": job.iterations,
-            "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
-            "placement": placement.servers, "gpu_ids": gpu_ids, "preemptions": 0, "restore_s": 0.0,
-            "service_s": end - now, "pool": self.pool_names[proposal.pool]})
+        self.records[i] = new_record(
+            job_id=job.job_id, release=job.release, eligible=eligible, start=now, end=end,
+            gpus=plan.gpus, model=plan.model, config=plan.config,
+            servers_used=len(set(placement.servers)), alpha=proposal.alpha, alpha_min=estimate.alpha_min,
+            alpha_max=estimate.alpha_max, iterations=job.iterations,
+            predicted_iterations=view.predicted_iterations, comm_ratio=view.comm_ratio,
+            placement=placement.servers, gpu_ids=gpu_ids, preemptions=0, restore_s=0.0,
+            service_s=end - now, pool=self.pool_names[proposal.pool])
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
@@ -381,12 +382,12 @@ def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, pla
         _estimates(kept, cluster, timing, estimate_placer)
     _check_predicted_work(kept, predicted, estimates)
     oracle = bool(getattr(scheduler, "oracle", False))
-    views = [build_frozen(JobView, {
-                 "job_id": job.job_id, "order": k, "release": float(job.release), "gpus": job.plan.gpus,
-                 "plan": job.plan, "user": job.user, "group": job.group, "predicted_iterations": predicted[k],
-                 "alpha_min": estimates[k].alpha_min, "alpha_max": estimates[k].alpha_max,
-                 "min_servers": estimates[k].min_servers, "iterations": job.iterations if oracle else None,
-                 "pool_alpha_min": estimates[k].pool_alpha_min})
+    views = [new_view(
+                 job_id=job.job_id, order=k, release=float(job.release), gpus=job.plan.gpus,
+                 plan=job.plan, user=job.user, group=job.group, predicted_iterations=predicted[k],
+                 alpha_min=estimates[k].alpha_min, alpha_max=estimates[k].alpha_max,
+                 min_servers=estimates[k].min_servers, iterations=job.iterations if oracle else None,
+                 pool_alpha_min=estimates[k].pool_alpha_min)
              for k, job in enumerate(kept)]
     return kept, dropped, views, estimates
 

@@ -20,7 +20,7 @@ from typing import Hashable
 
 import numpy as np
 
-from ..core import Cluster, Job, PreemptionPrice, build_frozen
+from ..core import Cluster, Job, PreemptionPrice
 from ..placement.base import Placer
 from ..schedulers.base import JobView, Proposal
 from ..schedulers.preemptive import PreemptiveScheduler
@@ -28,7 +28,7 @@ from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
-from .records import JobRecord, Segment
+from .records import JobRecord, Segment, new_record, new_segment
 from .running import RunningTable
 
 
@@ -175,10 +175,10 @@ class _PreemptiveSimulation(_Simulation):
 
     def _end_segment(self, i: int) -> None:
         now, start = self.now, self.segment_start[i]
-        self.segments.append(build_frozen(Segment, {
-            "job_id": self.jobs[i].job_id, "start": start, "end": now,
-            "restart_s": min(self.run_start[i], now) - start, "alpha": self.alpha[i],
-            "placement": self.placement[i], "gpu_ids": self.gpu_ids[i]}))
+        self.segments.append(new_segment(
+            job_id=self.jobs[i].job_id, start=start, end=now,
+            restart_s=min(self.run_start[i], now) - start, alpha=self.alpha[i],
+            placement=self.placement[i], gpu_ids=self.gpu_ids[i]))
         self.restarted[i] += min(self.run_start[i], now) - start
         self.ran[i] += max(0.0, now - self.run_start[i])
         self.running[i] = False
@@ -200,14 +200,14 @@ class _PreemptiveSimulation(_Simulation):
         self._end_segment(i)
         self.done[i] = float(job.iterations)
         placement = self.placement[i]
-        self.records[i] = build_frozen(JobRecord, {
-            "job_id": job.job_id, "release": job.release, "eligible": job.release, "start": self.first_start[i],
-            "end": self.now, "gpus": job.plan.gpus, "model": job.plan.model, "config": job.plan.config,
-            "servers_used": len(set(placement)), "alpha": self.alpha[i], "alpha_min": estimate.alpha_min,
-            "alpha_max": estimate.alpha_max, "iterations": job.iterations,
-            "predicted_iterations": view.predicted_iterations, "comm_ratio": view.comm_ratio,
-            "placement": placement, "gpu_ids": self.gpu_ids[i], "preemptions": self.preemptions[i],
-            "restore_s": self.restarted[i], "service_s": self.ran[i], "pool": self.pool_names[self.pool[i]]})
+        self.records[i] = new_record(
+            job_id=job.job_id, release=job.release, eligible=job.release, start=self.first_start[i],
+            end=self.now, gpus=job.plan.gpus, model=job.plan.model, config=job.plan.config,
+            servers_used=len(set(placement)), alpha=self.alpha[i], alpha_min=estimate.alpha_min,
+            alpha_max=estimate.alpha_max, iterations=job.iterations,
+            predicted_iterations=view.predicted_iterations, comm_ratio=view.comm_ratio,
+            placement=placement, gpu_ids=self.gpu_ids[i], preemptions=self.preemptions[i],
+            restore_s=self.restarted[i], service_s=self.ran[i], pool=self.pool_names[self.pool[i]])
         self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
 
     def run(self) -> list[JobRecord]:

@@ -8,8 +8,10 @@ from typing import Hashable, Sequence
 
 import pandas as pd
 
+from ..core import frozen_builder
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class JobRecord:
     """What happened to one job.
 
@@ -67,6 +69,7 @@ class JobRecord:
         return self.jct - self.service_s - self.restore_s
 
 
+new_record = frozen_builder(JobRecord)
 FIELD_NAMES = tuple(f.name for f in fields(JobRecord))
 DERIVED_COLUMNS = ("first_start_delay_s", "wait_s", "jct")
 RECORD_COLUMNS = FIELD_NAMES + DERIVED_COLUMNS
@@ -96,7 +99,7 @@ def comm_heavy_labels(frame: pd.DataFrame, threshold: float) -> pd.Series:
     return frame["comm_ratio"] >= threshold
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """One uninterrupted stretch of a job on fixed GPUs (preemptive runs): it holds `gpu_ids` over
     [start, end), spends the first `restart_s` seconds restoring its checkpoint without progress, then
@@ -117,6 +120,7 @@ class Segment:
         return running / self.alpha if running > 0 else 0.0
 
 
+new_segment = frozen_builder(Segment)
 SEGMENT_COLUMNS = ("job_id", "start", "end", "restart_s", "iterations", "alpha", "gpus", "placement", "gpu_ids")
 
 

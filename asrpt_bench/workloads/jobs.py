@@ -8,7 +8,7 @@ placement (theory instances), and their per-type columns `alpha_<type>` the job'
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 import pandas as pd
 
@@ -75,18 +75,37 @@ def jobs_from_table(table: pd.DataFrame, source: str, plan_lookup: PlanLookup | 
         return plans[(model, config)]
 
     kinds = typed_columns(table.columns, source)
+    typed = [column for columns in kinds.values() for column in columns.values()]
     typed_plans: dict[tuple, TrainingPlan] = {}
     fixed: dict[tuple[int, float, float | None, float | None], TrainingPlan] = {}
+    shared: dict[object, object] = {}
     jobs = []
-    for index, row in enumerate(table.to_dict("records")):
+    for index, row in _rows(table, ROW_COLUMNS + tuple(typed)):
         iterations = _optional(row["iterations"])
         if iterations is None:
             raise ConfigError(f"{_where(source, index, 'iterations')}: value is missing")
         plan = _row_plan(row, index, source, cached_lookup, fixed)
         duration, wait = _optional(row["duration"]), _optional(row["recorded_wait"])
+        user, group = _optional(row["user"]), _optional(row["group"])
         type_plans = row_type_plans(row, plan, kinds, typed_plans) if kinds and plan.is_fixed else ()
         jobs.append(Job(job_id=row["job_id"], release=float(row["release"]), plan=plan,
-                        iterations=int(iterations), user=_optional(row["user"]), group=_optional(row["group"]),
-                        duration=None if duration is None else float(duration), type_plans=type_plans,
-                        recorded_wait=None if wait is None else float(wait)))
+                        iterations=int(iterations), user=shared.setdefault(user, user),
+                        group=shared.setdefault(group, group), duration=None if duration is None else float(duration),
+                        type_plans=type_plans, recorded_wait=None if wait is None else float(wait)))
     return jobs
+
+
+ROW_COLUMNS = ("job_id", "release", "gpus", "iterations", "model", "config", "alpha", "alpha_max", "alpha_spread",
+               "duration", "user", "group", "recorded_wait")
+"""The columns of a validated job table a Job is built from (the per-type columns come on top)."""
+CHUNK_ROWS = 1 << 16
+
+
+def _rows(table: pd.DataFrame, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, object]]]:
+    """(index, {column: value}) per row, with the values to_dict("records") gives, read a chunk of rows at a
+    time: a table of millions of rows never exists as one dict per row at once (a few KB each)."""
+    for first in range(0, len(table), CHUNK_ROWS):
+        chunk = table.iloc[first:first + CHUNK_ROWS]
+        values = [chunk[column].tolist() for column in columns]
+        for offset, row in enumerate(zip(*values)):
+            yield first + offset, dict(zip(columns, row))
