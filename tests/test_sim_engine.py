@@ -349,3 +349,28 @@ def test_records_and_views_built_without_init_equal_the_dataclass_built_ones():
     assert new_segment(**segment) == Segment(**segment)
     with pytest.raises(TypeError):
         new_record(**{**values, "pool": None, "extra": 1})
+
+
+@pytest.mark.parametrize("scheduler", ["asrpt", "srtf_oracle"])
+def test_record_table_reads_back_exactly_what_a_run_wrote(scheduler):
+    """A run keeps its records as columns (RecordTable): indexing, iteration, columns and the frame give the
+    values and types the records held, also where a hand-made job's numbers are ints (kept as given)."""
+    from asrpt_bench.sim.records import RECORD_COLUMNS, RecordTable
+
+    jobs = [fixed("a", 0, 1, 3, alpha=2), fixed("b", 1.5, 2, 4, alpha=0.5), fixed("c", 2.0, 1, 0, alpha=1.0),
+            fixed("d", 2.0, 2, 5, alpha=0.25)]
+    result = simulate(jobs, Cluster(1, 4), make_scheduler(scheduler), FirstFitPlacer())
+    records = result.records
+    assert isinstance(records, RecordTable) and len(records) == 4
+    one_by_one = tuple(records)
+    assert [r.job_id for r in one_by_one] == ["a", "b", "c", "d"] and records[-1] == one_by_one[-1]
+    assert records[1:3] == one_by_one[1:3] and records == one_by_one and records == list(one_by_one)
+    assert type(records[0].release) is int and type(records[0].alpha) is int  # as the job gave them
+    assert type(records[1].release) is float and type(records[1].gpus) is int
+    by_table, by_records = result.frame(), records_frame(one_by_one)
+    pd.testing.assert_frame_equal(by_table, by_records, check_exact=True)
+    assert list(by_table.columns) == list(RECORD_COLUMNS)
+    float_jobs = jobs[1:]
+    floats = simulate(float_jobs, Cluster(1, 4), make_scheduler(scheduler), FirstFitPlacer())
+    pd.testing.assert_frame_equal(floats.frame(), records_frame(tuple(floats.records)), check_exact=True)
+    assert floats.frame()["release"].dtype == "float64" and floats.frame()["iterations"].dtype == "int64"

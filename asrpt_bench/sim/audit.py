@@ -29,7 +29,7 @@ import numpy as np
 from ..cluster import ClusterPool
 from ..core import Cluster, Job, Placement, TrainingPlan, pool_plans_of
 from ..timing import DEFAULT_TIMING, AlphaByShape, TimingModel
-from .records import JobRecord, Segment
+from .records import JobRecord, Segment, record_column
 
 RELATIVE_TOLERANCE = 1e-9
 
@@ -49,7 +49,7 @@ def _close_all(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _check_jobs_once(records: Sequence[JobRecord], jobs: Sequence[Job]) -> dict[Hashable, Job]:
     by_id = {job.job_id: job for job in jobs}
-    ids = list(map(attrgetter("job_id"), records))
+    ids = record_column(records, "job_id")
     if len(ids) == len(by_id) and set(ids) == by_id.keys():
         return by_id
     counts: dict[Hashable, int] = defaultdict(int)
@@ -116,13 +116,18 @@ def _check_job(record: JobRecord, job: Job, cluster: Cluster, timing: TimingMode
 
 
 def _field(items: Sequence[object], name: str, dtype: type) -> np.ndarray:
-    """Attribute `name` (dotted names allowed) of every item as one array."""
+    """Attribute `name` (dotted names allowed) of every item (job or segment) as one array."""
     return np.fromiter(map(attrgetter(name), items), dtype=dtype, count=len(items))
 
 
-def _flat(records: Sequence[JobRecord], name: str) -> np.ndarray:
-    """The tuples in attribute `name` of every record, concatenated."""
-    return np.fromiter(chain.from_iterable(map(attrgetter(name), records)), dtype=np.int64)
+def _column(records: Sequence[JobRecord], name: str, dtype: type) -> np.ndarray:
+    """Field `name` of every record as one array."""
+    return np.asarray(record_column(records, name), dtype=dtype)
+
+
+def _flat(records: Sequence[JobRecord] | Sequence[Segment], name: str) -> np.ndarray:
+    """The tuples in field `name` of every record (or segment), concatenated."""
+    return np.fromiter(chain.from_iterable(record_column(records, name)), dtype=np.int64)  # type: ignore[arg-type]
 
 
 def _distinct_per_row(rows: np.ndarray, values: np.ndarray, width: int, n: int) -> np.ndarray:
@@ -142,8 +147,9 @@ def _expected_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.nd
     consolidated = np.array([timing.alpha(plan, Placement((0,) * plan.gpus), cluster) for plan in plans])
     expected = consolidated[code]
     shapes = AlphaByShape(timing, cluster)
+    placements = record_column(records, "placement")
     for k in np.flatnonzero(~single):
-        expected[k] = shapes.alpha(jobs[k].plan, Placement(records[k].placement))
+        expected[k] = shapes.alpha(jobs[k].plan, Placement(placements[k]))
     return expected
 
 
@@ -156,8 +162,9 @@ def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], single
     shapes = [AlphaByShape(timing, pool.cluster) for pool in pools]
     consolidated: dict[tuple[int, int], float] = {}
     expected = np.empty(len(records))
-    for k, (record, plans, index, alone) in enumerate(zip(records, pool_plans_of(jobs, cluster), first_pool.tolist(),
-                                                          single.tolist())):
+    for k, (placement, plans, index, alone) in enumerate(zip(record_column(records, "placement"),
+                                                             pool_plans_of(jobs, cluster), first_pool.tolist(),
+                                                             single.tolist())):
         plan = plans[index]
         if plan is None:
             expected[k] = np.nan
@@ -168,26 +175,26 @@ def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], single
                                                                      pools[index].cluster)
             expected[k] = value
         else:
-            expected[k] = shapes[index].alpha(plan, Placement(pools[index].to_local(record.placement)))
+            expected[k] = shapes[index].alpha(plan, Placement(pools[index].to_local(placement)))
     return expected
 
 
 def _lengths_match(records: Sequence[JobRecord], job_gpus: np.ndarray) -> bool:
     """Every record holds one GPU and one server per vertex of its job (else the slow path runs)."""
-    return all(np.array_equal(job_gpus, np.fromiter(map(len, map(attrgetter(name), records)), dtype=np.int64,
+    return all(np.array_equal(job_gpus, np.fromiter(map(len, record_column(records, name)), dtype=np.int64,
                                                     count=len(records))) for name in ("placement", "gpu_ids"))
 
 
 def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpus: np.ndarray, cluster: Cluster,
                           timing: TimingModel) -> int | None:
     """Index of the first record that breaks a rule of _check_job, in one vectorised pass (records
-    whose GPU and server lists have their job's length), then the no-double-booking sweep."""
+    whose GPU and server lists have their job's length); the no-double-booking sweep comes after it."""
     n = len(records)
-    release, start, end = (_field(records, name, float) for name in ("release", "start", "end"))
-    eligible = _field(records, "eligible", float)
+    release, start, end = (_column(records, name, float) for name in ("release", "start", "end"))
+    eligible = _column(records, "eligible", float)
     bad = (start < release) | (release != _field(jobs, "release", float))
     bad |= (start < eligible) | (eligible < release)
-    bad |= _field(records, "gpus", np.int64) != job_gpus
+    bad |= _column(records, "gpus", np.int64) != job_gpus
     rows = np.repeat(np.arange(n), job_gpus)
     gpu, server = _flat(records, "gpu_ids"), _flat(records, "placement")
     total = cluster.total_gpus
@@ -195,7 +202,7 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
     bad |= np.bincount(rows[mismatch], minlength=n) > 0
     bad |= _distinct_per_row(rows, gpu, total, n) != job_gpus
     servers_used = _distinct_per_row(rows, server, cluster.server_count, n)
-    bad |= _field(records, "servers_used", np.int64) != servers_used
+    bad |= _column(records, "servers_used", np.int64) != servers_used
     if cluster.pooled:
         outside = (server < 0) | (server >= cluster.server_count)
         bad |= np.bincount(rows[outside], minlength=n) > 0
@@ -204,7 +211,7 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
         pool = cluster.pool_of_server[server]
         bad |= _distinct_per_row(rows, pool, len(cluster.pool_list), n) != 1
         names = {p.name: p.index for p in cluster.pool_list}
-        recorded = np.array([names.get(record.pool, -1) for record in records], dtype=np.int64)
+        recorded = np.array([names.get(pool, -1) for pool in record_column(records, "pool")], dtype=np.int64)
         bad |= np.bincount(rows[pool != recorded[rows]], minlength=n) > 0
         if bad.any():
             return int(np.flatnonzero(bad)[0])
@@ -213,15 +220,12 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpu
     else:
         alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
     iterations = _field(jobs, "iterations", np.int64)
-    bad |= ~_close_all(alpha, _field(records, "alpha", float))
-    bad |= _field(records, "iterations", np.int64) != iterations
+    bad |= ~_close_all(alpha, _column(records, "alpha", float))
+    bad |= _column(records, "iterations", np.int64) != iterations
     bad |= ~_close_all(end, start + iterations * alpha)
-    bad |= _field(records, "service_s", float) != end - start
-    bad |= (_field(records, "restore_s", float) != 0) | (_field(records, "preemptions", np.int64) != 0)
-    if bad.any():
-        return int(np.flatnonzero(bad)[0])
-    _check_occupancy(records, rows, gpu, start, end)
-    return None
+    bad |= _column(records, "service_s", float) != end - start
+    bad |= (_column(records, "restore_s", float) != 0) | (_column(records, "preemptions", np.int64) != 0)
+    return int(np.flatnonzero(bad)[0]) if bad.any() else None
 
 
 def _check_occupancy(records: Sequence[JobRecord] | Sequence[Segment], rows: np.ndarray, gpu: np.ndarray,
@@ -246,7 +250,7 @@ def audit_schedule(records: Sequence[JobRecord], cluster: Cluster, jobs: Sequenc
                    timing: TimingModel = DEFAULT_TIMING) -> None:
     """Raise ScheduleAuditError naming the first violated rule; return None for a valid schedule."""
     by_id = _check_jobs_once(records, jobs)
-    job_of = list(map(by_id.__getitem__, map(attrgetter("job_id"), records)))
+    job_of = list(map(by_id.__getitem__, record_column(records, "job_id")))
     job_gpus = _field(job_of, "plan.gpus", np.int64)
     if not _lengths_match(records, job_gpus):
         for record, job in zip(records, job_of):
@@ -255,6 +259,9 @@ def audit_schedule(records: Sequence[JobRecord], cluster: Cluster, jobs: Sequenc
     if failing is not None:
         _check_job(records[failing], job_of[failing], cluster, timing)
         raise ScheduleAuditError(f"job {records[failing].job_id!r} breaks a rule of the schedule audit")
+    if records:  # after the per-record pass has let go of its arrays (a replay of millions of jobs)
+        _check_occupancy(records, np.repeat(np.arange(len(records)), job_gpus), _flat(records, "gpu_ids"),
+                         _column(records, "start", float), _column(records, "end", float))
 
 
 def _check_segment(segment: Segment, job: Job, cluster: Cluster, alphas: list[AlphaByShape]) -> None:

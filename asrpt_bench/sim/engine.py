@@ -32,7 +32,7 @@ from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
 from .metrics import dispatch_counts, schedule_metrics, type_metrics
 from .pooled import EmptyClusterEstimate, PoolPlacement, check_pools, empty_cluster_estimate, pooled_estimate
-from .records import JobRecord, Segment, new_record, records_frame, segments_frame
+from .records import JobRecord, RecordTable, Segment, records_frame, segments_frame
 from .state import ClusterState
 
 
@@ -41,7 +41,8 @@ _new_tuple = tuple.__new__
 
 @dataclass(frozen=True)
 class SimulationResult:
-    records: tuple[JobRecord, ...]
+    records: Sequence[JobRecord]
+    """One per job, in input order (a RecordTable from the event loops)."""
     metrics: dict[str, float | int]
     dropped: tuple[Hashable, ...]
     scheduler: str
@@ -227,7 +228,7 @@ class _Simulation:
         self.pool_names = [pool.name for pool in cluster.pool_list]
         self.last_pool = 0
         self.index = {job.job_id: i for i, job in enumerate(jobs)}
-        self.records: list[JobRecord | None] = [None] * len(jobs)
+        self.records = RecordTable(len(jobs))
         self.heap: list[tuple[float, int, int, int]] = []
         self.sequence = itertools.count()
         self.now = 0.0
@@ -282,7 +283,7 @@ class _Simulation:
     def start(self, proposal: Proposal, eligible: float) -> None:
         i = self.index[proposal.job_id]
         job, view = self.jobs[i], self.views[i]
-        if self.records[i] is not None:
+        if self.records.written(i):
             raise RuntimeError(f"scheduler {self.scheduler.name!r} started job {job.job_id!r} twice")
         if not job.release <= eligible <= self.now:
             raise RuntimeError(f"scheduler {self.scheduler.name!r}: job {job.job_id!r} eligible at {eligible}, "
@@ -292,19 +293,16 @@ class _Simulation:
         self.last_pool = proposal.pool
         now, plan, estimate = self.now, job.plan, self.estimates[i]
         end = now + job.iterations * proposal.alpha
-        self.records[i] = new_record(
-            job_id=job.job_id, release=job.release, eligible=eligible, start=now, end=end,
-            gpus=plan.gpus, model=plan.model, config=plan.config,
-            servers_used=len(set(placement.servers)), alpha=proposal.alpha, alpha_min=estimate.alpha_min,
-            alpha_max=estimate.alpha_max, iterations=job.iterations,
-            predicted_iterations=view.predicted_iterations, comm_ratio=view.comm_ratio,
-            placement=placement.servers, gpu_ids=gpu_ids, preemptions=0, restore_s=0.0,
-            service_s=end - now, pool=self.pool_names[proposal.pool])
+        self.records.put(i, job.job_id, plan.model, plan.config, placement.servers, gpu_ids,
+                         self.pool_names[proposal.pool],
+                         (job.release, eligible, now, end, proposal.alpha, estimate.alpha_min, estimate.alpha_max,
+                          view.predicted_iterations, view.comm_ratio, 0.0, end - now, plan.gpus,
+                          len(set(placement.servers)), job.iterations, 0))
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         self.push(end, EventKind.COMPLETION, i)
 
-    def run(self) -> list[JobRecord]:
+    def run(self) -> RecordTable:
         scheduler = self.scheduler
         scheduler.reset(self.cluster)
         arrival = EventKind.ARRIVAL.value
@@ -347,11 +345,11 @@ class _Simulation:
                 self.push(wanted[0], wanted[1], -1)
             timer = None if wanted is None else (wanted[0], int(wanted[1]))
         self.bar.close()
-        never = [job.job_id for job, record in zip(self.jobs, self.records) if record is None]
+        never = self.records.missing()
         if never:
             raise RuntimeError(f"scheduler {scheduler.name!r} with placer {self.placer.name!r} never started "
-                               f"{len(never)} job(s), first {never[0]!r}")
-        return self.records  # type: ignore[return-value]
+                               f"{len(never)} job(s), first {self.jobs[never[0]].job_id!r}")
+        return self.records
 
 
 @contextmanager
@@ -427,7 +425,7 @@ def simulate_nonpreemptive(kept: list[Job], dropped: list[Hashable], views: list
                            estimates: list[EmptyClusterEstimate], progress: bool) -> SimulationResult:
     """The non-preemptive run of prepared jobs, audited."""
     with _cyclic_gc_paused():
-        records = tuple(_Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run())
+        records = _Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run()
         audit_schedule(records, cluster, kept, timing)
     metrics = schedule_metrics(records, cluster, dropped=len(dropped))
     metrics.update(dispatch_counts(scheduler))

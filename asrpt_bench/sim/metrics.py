@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core import Cluster
-from .records import JobRecord
+from .records import JobRecord, record_column
 
 GPU_CLASSES = (("1", 1, 1), ("2_4", 2, 4), ("5_8", 5, 8), ("9plus", 9, None))
 """GPU-count classes of the mean-wait metrics: (key suffix, lowest count, highest count or None)."""
@@ -52,13 +52,11 @@ def schedule_metrics(records: Sequence[JobRecord], cluster: Cluster, dropped: in
     utilization and busy_share by those of its segments (sim/preemptive.py)."""
     if not records:
         return {**_empty(), "dropped": dropped}
-    release = np.array([r.release for r in records])
-    start = np.array([r.start for r in records])
-    end = np.array([r.end for r in records])
-    gpus = np.array([r.gpus for r in records], dtype=float)
-    ideal = np.array([r.iterations * r.alpha_min for r in records])
+    release, start, end, wait, alpha_min = (np.asarray(record_column(records, name), dtype=float)
+                                            for name in ("release", "start", "end", "wait_s", "alpha_min"))
+    gpus = np.asarray(record_column(records, "gpus"), dtype=float)
+    ideal = np.asarray(record_column(records, "iterations")) * alpha_min
     jct = end - release
-    wait = np.array([r.wait_s for r in records])
     first_start_delay = start - release
     makespan = float(end.max())
     span = makespan - float(release.min())
@@ -124,7 +122,7 @@ def preemption_counts(records: Sequence[JobRecord]) -> dict[str, float]:
     """How suspensions spread over the jobs of a preemptive run: the share of jobs suspended at least once
     (`preempted_share`), the mean, 99th percentile and largest number of suspensions of a job (NaN
     without jobs)."""
-    counts = np.array([record.preemptions for record in records], dtype=float)
+    counts = np.asarray(record_column(records, "preemptions"), dtype=float)
     if not len(counts):
         nan = float("nan")
         return {"preempted_share": nan, "mean_preemptions": nan, "p99_preemptions": nan, "max_preemptions": nan}

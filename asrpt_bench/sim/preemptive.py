@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from enum import IntEnum
-from typing import Hashable
+from typing import Hashable, Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
-from .records import JobRecord, Segment, new_record, new_segment
+from .records import JobRecord, RecordTable, Segment, new_segment, record_column
 from .running import RunningTable
 
 
@@ -148,7 +148,7 @@ class _PreemptiveSimulation(_Simulation):
         """Start or resume a job on the proposed placement now (a resumption pays the restart)."""
         i = self.index[proposal.job_id]
         job = self.jobs[i]
-        if self.running[i] or self.records[i] is not None:
+        if self.running[i] or self.records.written(i):
             raise RuntimeError(f"scheduler {self.scheduler.name!r} started job {job.job_id!r}, which is "
                                f"{'running' if self.running[i] else 'finished'}")
         placement = self.checked_placement(job, proposal)
@@ -200,17 +200,14 @@ class _PreemptiveSimulation(_Simulation):
         self._end_segment(i)
         self.done[i] = float(job.iterations)
         placement = self.placement[i]
-        self.records[i] = new_record(
-            job_id=job.job_id, release=job.release, eligible=job.release, start=self.first_start[i],
-            end=self.now, gpus=job.plan.gpus, model=job.plan.model, config=job.plan.config,
-            servers_used=len(set(placement)), alpha=self.alpha[i], alpha_min=estimate.alpha_min,
-            alpha_max=estimate.alpha_max, iterations=job.iterations,
-            predicted_iterations=view.predicted_iterations, comm_ratio=view.comm_ratio,
-            placement=placement, gpu_ids=self.gpu_ids[i], preemptions=self.preemptions[i],
-            restore_s=self.restarted[i], service_s=self.ran[i], pool=self.pool_names[self.pool[i]])
+        self.records.put(i, job.job_id, job.plan.model, job.plan.config, placement, self.gpu_ids[i],
+                         self.pool_names[self.pool[i]],
+                         (job.release, job.release, self.first_start[i], self.now, self.alpha[i], estimate.alpha_min,
+                          estimate.alpha_max, view.predicted_iterations, view.comm_ratio, self.restarted[i],
+                          self.ran[i], job.plan.gpus, len(set(placement)), job.iterations, self.preemptions[i]))
         self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
 
-    def run(self) -> list[JobRecord]:
+    def run(self) -> RecordTable:
         scheduler: PreemptiveScheduler = self.scheduler  # type: ignore[assignment]
         scheduler.reset(self.cluster)
         for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs)):
@@ -250,14 +247,14 @@ class _PreemptiveSimulation(_Simulation):
                 self.timer = timer
                 self.schedule(timer, Event.TIMER, -1)
         self.bar.close()
-        never = [job.job_id for job, record in zip(self.jobs, self.records) if record is None]
+        never = self.records.missing()
         if never:
             raise RuntimeError(f"scheduler {scheduler.name!r} with placer {self.placer.name!r} never finished "
-                               f"{len(never)} job(s), first {never[0]!r}")
-        return self.records  # type: ignore[return-value]
+                               f"{len(never)} job(s), first {self.jobs[never[0]].job_id!r}")
+        return self.records
 
 
-def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], cluster: Cluster,
+def preemptive_metrics(records: Sequence[JobRecord], segments: list[Segment], cluster: Cluster,
                        dropped: int) -> dict[str, float | int]:
     """schedule_metrics, with utilization and busy_share from the segments (busy GPU-seconds, restarts
     included, over G x (makespan - first release), and over the release span), the total number of
@@ -265,13 +262,14 @@ def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], 
     given as pools also the per-type metrics (metrics.type_metrics), busy time from the segments."""
     metrics = schedule_metrics(records, cluster, dropped=dropped)
     if records:
-        first, last = min(record.release for record in records), max(record.release for record in records)
+        release = np.asarray(record_column(records, "release"), dtype=float)
+        first, last = float(release.min()), float(release.max())
         span = metrics["makespan"] - first
         busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
         held = np.array([(segment.start, segment.end, len(segment.gpu_ids)) for segment in segments], dtype=float)
         metrics["busy_share"] = busy_share(held[:, 0], held[:, 1], held[:, 2], first, last, cluster.total_gpus)
-    metrics["preemptions"] = sum(record.preemptions for record in records)
+    metrics["preemptions"] = int(np.sum(record_column(records, "preemptions"), dtype=np.int64))
     metrics.update(preemption_counts(records))
     if cluster.pooled:
         busy = dict.fromkeys(cluster.types, 0.0)
@@ -290,7 +288,7 @@ def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[Jo
     with _cyclic_gc_paused():
         simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress,
                                            preemption)
-        records = tuple(simulation.run())
+        records = simulation.run()
         segments = tuple(simulation.segments)
         audit_preemptive(records, segments, cluster, kept, timing, simulation.restart_s)
     metrics = preemptive_metrics(records, list(segments), cluster, len(dropped))

@@ -1,11 +1,13 @@
-"""One flat, frozen record per simulated job, and the records -> DataFrame conversion."""
+"""One flat, frozen record per simulated job, the columnar table a run keeps them in, and the records ->
+DataFrame conversion."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import Hashable, Sequence
+from typing import Any, Hashable, Iterator, Sequence, overload
 
+import numpy as np
 import pandas as pd
 
 from ..core import frozen_builder
@@ -75,16 +77,126 @@ DERIVED_COLUMNS = ("first_start_delay_s", "wait_s", "jct")
 RECORD_COLUMNS = FIELD_NAMES + DERIVED_COLUMNS
 
 
+NUMBER_FIELDS = ("release", "eligible", "start", "end", "alpha", "alpha_min", "alpha_max", "predicted_iterations",
+                 "comm_ratio", "restore_s", "service_s", "gpus", "servers_used", "iterations", "preemptions")
+NUMBER_TYPES = (float,) * 11 + (int,) * 4
+"""The numeric fields of a record and the type each has in a run built from a job table."""
+OBJECT_FIELDS = ("job_id", "model", "config", "placement", "gpu_ids", "pool")
+
+
+class RecordTable(Sequence[JobRecord]):
+    """The records of one run, as columns: a record's numbers in one row of a float64 array (a count below
+    2^53, as every GPU, server, iteration and suspension count is, round-trips exactly), its id, names and GPU
+    lists in lists, each distinct GPU or server list held once (most jobs run on one server, on a few sets of
+    GPUs): about 170 bytes a job where a JobRecord, its floats and tuples take 560. A row whose
+    numbers are not of NUMBER_TYPES (an int release of a hand-made instance) is also kept as given, so what is
+    read back, by record or by column, is exactly what was written. Indexing and iteration build JobRecords;
+    `column` reads a field (or a derived column: first_start_delay_s, wait_s, jct) of every record at once."""
+
+    def __init__(self, size: int) -> None:
+        self._numbers = np.zeros((size, len(NUMBER_FIELDS)))
+        self._objects = tuple([None] * size for _ in OBJECT_FIELDS)
+        self._written = bytearray(size)
+        self._unusual: dict[int, tuple] = {}
+        self._shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+    def put(self, i: int, job_id: Hashable, model: str, config: str, placement: tuple[int, ...],
+            gpu_ids: tuple[int, ...], pool: str, numbers: tuple) -> None:
+        """Record `i`: its object fields, then its numbers in NUMBER_FIELDS order."""
+        shared = self._shared
+        placement, gpu_ids = shared.setdefault(placement, placement), shared.setdefault(gpu_ids, gpu_ids)
+        for column, value in zip(self._objects, (job_id, model, config, placement, gpu_ids, pool)):
+            column[i] = value
+        if tuple(map(type, numbers)) != NUMBER_TYPES:
+            self._unusual[i] = numbers
+        self._numbers[i] = numbers
+        self._written[i] = 1
+
+    def written(self, i: int) -> bool:
+        return bool(self._written[i])
+
+    def missing(self) -> list[int]:
+        """Indices of the records never written."""
+        return np.flatnonzero(np.frombuffer(self._written, dtype=np.uint8) == 0).tolist()
+
+    def __len__(self) -> int:
+        return len(self._written)
+
+    @overload
+    def __getitem__(self, index: int) -> JobRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[JobRecord, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> JobRecord | tuple[JobRecord, ...]:
+        if isinstance(index, slice):
+            return tuple(self[k] for k in range(*index.indices(len(self))))
+        k = range(len(self))[index]
+        numbers = self._unusual.get(k)
+        if numbers is None:
+            row = self._numbers[k].tolist()
+            numbers = (*row[:11], *map(int, row[11:]))
+        return new_record(**dict(zip(OBJECT_FIELDS, (column[k] for column in self._objects))),
+                          **dict(zip(NUMBER_FIELDS, numbers)))
+
+    def __iter__(self) -> Iterator[JobRecord]:
+        return map(self.__getitem__, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (RecordTable, tuple, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def column(self, name: str) -> np.ndarray | list[Any]:
+        """Field (or derived column) `name` of every record: an array of the numbers (float64, int64 for
+        counts), or a list where the values are objects or some row holds numbers of unusual types."""
+        if name in DERIVED_COLUMNS:
+            end, start, release = (_array(self.column(field)) for field in ("end", "start", "release"))
+            if name == "first_start_delay_s":
+                return start - release
+            return (end - release) - _array(self.column("service_s")) - _array(self.column("restore_s")) \
+                if name == "wait_s" else end - release
+        if name in OBJECT_FIELDS:
+            return self._objects[OBJECT_FIELDS.index(name)]
+        k = NUMBER_FIELDS.index(name)
+        values = self._numbers[:, k]
+        values = values.astype(np.int64) if NUMBER_TYPES[k] is int else values.copy()
+        unusual = [(i, numbers[k]) for i, numbers in self._unusual.items() if type(numbers[k]) is not NUMBER_TYPES[k]]
+        if not unusual:
+            return values
+        listed = values.tolist()
+        for i, value in unusual:
+            listed[i] = value
+        return listed
+
+
+def _array(values: np.ndarray | list[Any]) -> np.ndarray:
+    return values if isinstance(values, np.ndarray) else np.asarray(values)
+
+
+def record_column(records: Sequence[JobRecord], name: str) -> np.ndarray | list[Any]:
+    """Field (or derived column) `name` of every record: from the columns of a RecordTable, else read record by
+    record (a list)."""
+    if isinstance(records, RecordTable):
+        return records.column(name)
+    return list(map(attrgetter(name), records))
+
+
 def records_frame(records: Sequence[JobRecord]) -> pd.DataFrame:
     """One row per job with every record field plus `first_start_delay_s`, `wait_s` and `jct`.
 
     `placement` and `gpu_ids` become space-separated strings so the frame stays flat
-    (and writes to CSV or parquet unchanged). Built column by column: a full trace has 10^5 records, whose
-    rows one attrgetter reads whole and zip turns into columns (not one getattr per record and column).
+    (and writes to CSV or parquet unchanged). Built column by column (a RecordTable gives its columns; other
+    records are read whole by one attrgetter each, which zip turns into columns).
     """
     if not records:
         return pd.DataFrame([], columns=list(RECORD_COLUMNS))
-    columns = dict(zip(RECORD_COLUMNS, map(list, zip(*map(_ROW, records)))))
+    if isinstance(records, RecordTable):
+        columns = {name: records.column(name) for name in RECORD_COLUMNS}
+    else:
+        columns = dict(zip(RECORD_COLUMNS, map(list, zip(*map(_ROW, records)))))
     for name in ("placement", "gpu_ids"):
         columns[name] = [" ".join(map(str, value)) for value in columns[name]]
     return pd.DataFrame(columns, columns=list(RECORD_COLUMNS))

@@ -36,16 +36,25 @@ def chronological_split(table: pd.DataFrame, train_fraction: float = 0.8) -> tup
     cut = history_size(len(table), train_fraction)
     parts = []
     for rows in (order[:cut], order[cut:]):
-        part = table.iloc[rows].reset_index(drop=True)
+        part = _take(table, rows).reset_index(drop=True)
         part.attrs.update(table.attrs)
         parts.append(part)
     return parts[0], parts[1]
 
 
+def _take(table: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """table.iloc[rows]: a slice, which shares the table's columns until one is written (copy-on-write), when
+    `rows` are consecutive ascending rows (a table already in release order); a copy otherwise. A replay of
+    millions of jobs thus holds its table once, not once per step."""
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and bool(np.all(np.diff(rows) == 1)):
+        return table.iloc[int(rows[0]):int(rows[-1]) + 1]
+    return table.iloc[rows]
+
+
 def sort_by_release(table: pd.DataFrame) -> pd.DataFrame:
     """Rows in release order; ties keep their current order (stable), index reset."""
     order = np.argsort(table["release"].to_numpy(dtype=float), kind="stable")
-    return _keep_attrs(table, table.iloc[order].reset_index(drop=True))
+    return _keep_attrs(table, _take(table, order).reset_index(drop=True))
 
 
 def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int = 0,
@@ -66,7 +75,7 @@ def slice_jobs(table: pd.DataFrame, *, num_jobs: int | None = None, offset: int 
         keep &= release >= start
     if end is not None:
         keep &= release < end
-    window = ordered[keep]
+    window = ordered if keep.all() else ordered[keep]
     if len(window) == 0:
         if start is None and end is None:
             raise ConfigError("no jobs to simulate: the job table (after the history split of "
