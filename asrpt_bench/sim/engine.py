@@ -1,9 +1,9 @@
 """The event-driven, non-preemptive cluster simulator (design.md 3); `prepare_run` checks a run's arguments
 and builds the views and estimates both event loops use (run.py picks the loop).
 
-One heap of events keyed by (time, kind, sequence): real completions, arrivals, virtual-SRPT
-completions and delay expiries, handled in that order at one instant, followed by one dispatch
-decision. A started job holds its GPUs until S_i + n_i * alpha_i(placement) with the TRUE n_i.
+Events ordered by (time, kind, sequence): real completions, arrivals, virtual-SRPT completions and delay
+expiries, handled in that order at one instant, followed by one dispatch decision; arrivals are read in
+release order beside one heap of the others. A started job holds its GPUs until S_i + n_i * alpha_i(placement) with the TRUE n_i.
 The simulator is the only code that mutates cluster state; schedulers and placers see views.
 """
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from collections import abc
 from typing import Any, Hashable, Iterator, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
@@ -306,9 +307,12 @@ class _Simulation:
         scheduler = self.scheduler
         scheduler.reset(self.cluster)
         arrival = EventKind.ARRIVAL.value
-        # arrivals in (release, input order): a sorted list is already a heap
-        self.heap[:] = [(release, arrival, next(self.sequence), i)
-                        for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs))]
+        # arrivals in (release, input order), read in turn beside the heap of the other events (a heap of every
+        # arrival would hold a tuple and two ints per job from the start)
+        order = np.argsort(np.fromiter((job.release for job in self.jobs), dtype=float, count=len(self.jobs)),
+                           kind="stable")
+        waiting, arrived = len(order), 0
+        next_arrival = self.jobs[order[0]].release if waiting else math.inf
         timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
         heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
@@ -316,24 +320,32 @@ class _Simulation:
         completion = EventKind.COMPLETION.value
         progress = None if self.bar.disable else self.bar.update
         context = _Context(self)
-        while heap:
-            self.now = now = heap[0][0]
+        while heap or arrived < waiting:
+            first = heap[0] if heap else None  # the instant is that of its first event (an int or a float as given)
+            self.now = now = first[0] if first is not None and (first[0], first[1]) < (next_arrival, arrival) \
+                else next_arrival
             decide = False
-            while heap and heap[0][0] == now:
-                _, kind, _, i = heapq.heappop(heap)
-                if kind == completion:
-                    release(jobs[i].job_id)
-                    del running[i]
-                    if on_completion is not None:
-                        on_completion(views[i], now)
-                    if progress is not None:
-                        progress(1)
-                elif kind == arrival:
+            while True:  # this instant's events by kind: completions, arrivals, then timers
+                if heap and heap[0][0] == now and (heap[0][1] < arrival or next_arrival != now):
+                    _, kind, _, i = heapq.heappop(heap)
+                    if kind == completion:
+                        release(jobs[i].job_id)
+                        del running[i]
+                        if on_completion is not None:
+                            on_completion(views[i], now)
+                        if progress is not None:
+                            progress(1)
+                    elif timer is None or (now, kind) != timer:
+                        continue  # a superseded timer (a virtual completion an arrival moved): no decision
+                    else:
+                        timer = None
+                elif next_arrival == now:
+                    i = int(order[arrived])
+                    arrived += 1
+                    next_arrival = jobs[order[arrived]].release if arrived < waiting else math.inf
                     on_arrival(views[i], now)
-                elif timer is None or (now, kind) != timer:
-                    continue  # a superseded timer (a virtual completion an arrival moved): no decision
                 else:
-                    timer = None
+                    break
                 decide = True
             if not decide:
                 continue
