@@ -89,10 +89,11 @@ MAX_JOBS = 2**31 - 1
 terabytes anyway; whether a smaller one fits in memory is not predicted.)"""
 
 
-def job_count(*, optional: bool = False) -> Rule:
-    """A number of jobs: an integer in [1, MAX_JOBS] (or null if optional)."""
-    requirement = f"{'null or ' if optional else ''}an integer in [1, 2**31 - 1] (a job's index fits a 32-bit column)"
-    return Rule(requirement, lambda v: (optional and v is None) or (_is_int(v) and 1 <= plain(v) <= MAX_JOBS))
+def job_count(*, optional: bool = False, low: int = 1) -> Rule:
+    """A number of jobs: an integer in [low, MAX_JOBS] (or null if optional)."""
+    requirement = (f"{'null or ' if optional else ''}an integer in [{low}, 2**31 - 1] (a job's index fits a 32-bit "
+                   "column)")
+    return Rule(requirement, lambda v: (optional and v is None) or (_is_int(v) and low <= plain(v) <= MAX_JOBS))
 
 
 def number(low: float, *, strict: bool = False, below: float | None = None, what: str = "a number") -> Rule:

@@ -980,6 +980,10 @@ CASES: list[Case] = [
     case("synthetic-jobs-beyond-32-bit", SELECTION,
          "workload.num_jobs must be an integer in [1, 2**31 - 1] (a job's index fits a 32-bit column), got 3000000000")(
         lambda tmp: refusal(lambda: synthetic_workload(3_000_000_000))),
+    case("inject-jobs-beyond-32-bit", SELECTION,
+         "workload.inject_jobs must be an integer in [0, 2**31 - 1] (a job's index fits a 32-bit column), got "
+         "2147483648")(
+        lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__inject_jobs=2**31)))),
     case("offset-past-the-jobs", SELECTION, "workload.offset=5 is past the 1 jobs in the selected window")(
         lambda tmp: refusal(lambda: run_experiment(csv_run(table(tmp, GOOD_ROW), workload__offset=5)))),
     case("single-gpu-share-pool-too-small", SELECTION,

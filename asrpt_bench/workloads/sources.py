@@ -76,7 +76,7 @@ class TraceParams(Params):
                                    "slots: the draw keeps the default slice's arrival times")
     target_load: Optional[float] = param(None, _optional_number(0, None, "null (as in the trace) or a number > 0"),
                                          "scale releases to this offered load sum g_i d_i / (G x span)")
-    inject_jobs: int = param(0, integer(0), "unseen gang jobs added over the simulated span")
+    inject_jobs: int = param(0, job_count(low=0), "unseen gang jobs added over the simulated span")
     inject_gpus: int = param(16, integer(1), "GPUs of each injected job")
     inject_duration: float = param(200_000.0, seconds(strict=True),
                                    "seconds of each injected job")
