@@ -1,10 +1,11 @@
 """The reservation profile of conservative backfilling (schedulers/profile.py) against a plain step function:
 random reservations and changes over profiles of hundreds of steps (many blocks, with offsets, merged runs
-and remembered searches), each answer of earliest, fewest and shortages checked against a direct
+and remembered searches), each answer of earliest, room, fewest and shortages checked against a direct
 evaluation of the free-GPU count."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -55,6 +56,10 @@ def test_the_profile_answers_as_the_plain_step_function(seed):
             not_before = now + rng.randint(0, 50)
             begin = profile.earliest(gpus, duration, not_before)
             assert begin == plain.earliest(gpus, duration, not_before)
+            room = profile.room(gpus, not_before)  # the lazy pass's test of whether a job may start now
+            short = [t for t in [not_before] + [p for p in plain.points() if p > not_before] if plain.free(t) < gpus]
+            assert room == (short[0] if short else math.inf)
+            assert duration == 0 or (begin == not_before) == (not_before + duration <= room)
             if duration > 0:
                 profile.reserve(begin, duration, gpus)
                 plain.changes.append((begin, begin + duration, -gpus))

@@ -166,6 +166,20 @@ class Profile:
                 k += 1
         self._blocks(swept_times, swept)
 
+    def room(self, gpus: int, t: float) -> float:
+        """The first time from t at which fewer than `gpus` GPUs are free (t when fewer are free at t, inf when
+        never): a search from t for `gpus` over a duration d finds t itself only if t + d <= room(gpus, t)."""
+        b, i = self._locate(t)
+        while b < len(self.times):
+            offset = self.offset[b]
+            if i or self.least[b] + offset < gpus:
+                times, free, need = self.times[b], self.free[b], gpus - offset
+                for j in range(i, len(times)):
+                    if free[j] < need:
+                        return times[j] if times[j] > t else t
+            b, i = b + 1, 0
+        return math.inf
+
     def fewest(self, begin: float, end: float) -> int:
         """The fewest GPUs free at any time in [begin, end) (begin < end)."""
         b, i = self._locate(begin)
