@@ -94,6 +94,21 @@ def test_without_reservations_the_head_waits_for_the_slow_pool():
     assert ("H", 20, 25, "k80") in schedule(result) and ("L1", 2, 102, "v100") in schedule(result)
 
 
+def test_easy_over_the_whole_queue_looks_past_a_job_too_large_for_the_idle_gpus_by_hand():
+    """A-SRPT's EASY over its whole dispatch queue (eligibility "release") on two pools of 4: A and B hold
+    3 GPUs each until 100. J and H are pending from 1, J blocked at the head (3 GPUs) with H behind it
+    needing 4, more than the 2 idle GPUs in all. S (1 GPU, 2 s) arrives at 5 behind them: it ends long
+    before J's shadow time, so the scan passes over H and starts it."""
+    fast = {"v100": 1, "k80": 1}
+    jobs = [job("A", 0, 3, 100, **fast), job("B", 0, 3, 100, **fast), job("J", 1, 3, 2, **fast),
+            job("H", 1, 4, 2, **fast), job("S", 5, 1, 2, **fast)]
+    cluster = Cluster(pools=[Pool("v100", 1, 4), Pool("k80", 1, 4)])
+    result = run(jobs, cluster, make_scheduler("asrpt_oracle", dispatch="easy", eligibility="release"))
+    assert schedule(result) == [("A", 0, 100, "v100"), ("B", 0, 100, "k80"), ("J", 100, 102, "v100"),
+                                ("H", 100, 102, "k80"), ("S", 5, 7, "v100")]
+    assert result.metrics["backfilled_starts"] == 1
+
+
 @pytest.mark.parametrize("restart, round_s, b_end", [(0, 0, 15.0), (30, 0, 45.0), (0, 4, 16.0)])
 def test_fifo_replan_moves_a_job_to_a_faster_type_by_hand(restart, round_s, b_end):
     # A and B start at 0 on the V100 and the K80 (B at half speed); when A ends at 10, B moves to the V100
