@@ -88,6 +88,18 @@ def test_reservations_are_per_pool_by_hand(dispatch):
     assert result.metrics["reservation_violations"] == 0 and result.metrics["backfilled_starts"] == 2
 
 
+@pytest.mark.parametrize("dispatch", ["easy", "conservative"])
+def test_a_pools_reservation_counts_only_the_jobs_running_in_it_by_hand(dispatch):
+    """H (2 GPUs, K80 only) waits for Y to free the second K80 at 50; X's V100 freed at 10 is no use to it.
+    So L (1 K80 GPU, 30 s) backfills at 2 on the idle K80, ending by 50 (counting X's end in the K80 pool
+    would reserve H at 10 and hold L back)."""
+    jobs = [job("X", 0, 1, 10, v100=1, k80=None), job("Y", 0, 1, 50, v100=None, k80=1),
+            job("H", 1, 2, 5, v100=None, k80=1), job("L", 2, 1, 30, v100=None, k80=1)]
+    result = run(jobs, TWO_BY_TWO, make_scheduler("fifo", dispatch=dispatch))
+    assert schedule(result) == [("X", 0, 10, "v100"), ("Y", 0, 50, "k80"), ("H", 50, 55, "k80"),
+                                ("L", 2, 32, "k80")]
+
+
 def test_without_reservations_the_head_waits_for_the_slow_pool():
     # greedy: L1 takes the idle V100 (the tie goes to pool order) and H waits for the K80s
     result = run(EASY_JOBS, TWO_BY_TWO, make_scheduler("fifo", dispatch="greedy"))
