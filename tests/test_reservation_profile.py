@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from asrpt_bench.schedulers import profile as profile_module
 from asrpt_bench.schedulers.profile import BLOCK, Profile
 
 
@@ -41,8 +42,11 @@ class PlainProfile:
         return next((t for t in [begin] + [p for p in self.points() if begin < p < end] if self.free(t) < 0), None)
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_the_profile_answers_as_the_plain_step_function(seed):
+@pytest.mark.parametrize("seed, block", [(seed, BLOCK) for seed in range(30)] + [(seed, 2) for seed in range(15)])
+def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch):
+    """Blocks of the default size and of 2 steps (every few steps a block's first step, where runs merge
+    across blocks and a block may hold a single step)."""
+    monkeypatch.setattr(profile_module, "BLOCK", block)
     rng = random.Random(seed)
     total = rng.choice([8, 16, 64])
     running = [(float(rng.randint(1, 400)), rng.randint(1, 4)) for _ in range(rng.randint(3 * BLOCK, 8 * BLOCK))]
