@@ -64,9 +64,8 @@ def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch
             short = [t for t in [not_before] + [p for p in plain.points() if p > not_before] if plain.free(t) < gpus]
             assert room == (short[0] if short else math.inf)
             assert duration == 0 or (begin == not_before) == (not_before + duration <= room)
-            if duration > 0:
-                profile.reserve(begin, duration, gpus)
-                plain.changes.append((begin, begin + duration, -gpus))
+            profile.reserve(begin, duration, gpus)  # a zero-length reservation takes nothing
+            plain.changes.append((begin, begin + duration, -gpus))
         elif action < 0.7:  # a running job's estimate changes: GPUs back or taken (shortages may appear)
             later = [p for p in plain.points() if p >= now]
             if rng.random() < 0.5 and len(later) > 1:  # at existing steps' starts, where runs merge
