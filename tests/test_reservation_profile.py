@@ -73,7 +73,10 @@ def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch
             else:
                 begin = now + rng.randint(0, 300)
                 end = begin + rng.choice([rng.randint(1, 120), rng.randint(100, 400)])  # some cover blocks whole
-            change = rng.choice([-total // 2, -3, -1, 1, 3, total // 2])
+            if rng.random() < 0.1:  # an empty interval, or no change, changes nothing
+                end, change = (begin, rng.choice([-1, 1])) if rng.random() < 0.5 else (end, 0)
+            else:
+                change = rng.choice([-total // 2, -3, -1, 1, 3, total // 2])
             profile.add(begin, end, change)
             plain.changes.append((begin, end, change))
         elif action < 0.8:  # time passes: searches start no earlier than now
