@@ -158,8 +158,9 @@ class ConservativeFold(Generic[T]):
             for key, item in queue.after(last):
                 job = job_of(item)
                 entry = self._append(key, item, job, hold_until)
-                if entry.holds:
-                    rooms.clear()
+                if entry.holds:  # a room that ends by its begin stays
+                    for count in [count for count, room in rooms.items() if room > entry.begin]:
+                        del rooms[count]
                 if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
                     self._backfilled(entry, now, started)
                 if ctx.idle_gpus == 0 or key == target:
