@@ -64,9 +64,8 @@ def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch
             short = [t for t in [not_before] + [p for p in plain.points() if p > not_before] if plain.free(t) < gpus]
             assert room == (short[0] if short else math.inf)
             assert duration == 0 or (begin == not_before) == (not_before + duration <= room)
-            if duration > 0:
-                profile.reserve(begin, duration, gpus)
-                plain.changes.append((begin, begin + duration, -gpus))
+            profile.reserve(begin, duration, gpus)  # a zero-length reservation takes nothing
+            plain.changes.append((begin, begin + duration, -gpus))
         elif action < 0.7:  # a running job's estimate changes: GPUs back or taken (shortages may appear)
             later = [p for p in plain.points() if p >= now]
             if rng.random() < 0.5 and len(later) > 1:  # at existing steps' starts, where runs merge
@@ -74,7 +73,10 @@ def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch
             else:
                 begin = now + rng.randint(0, 300)
                 end = begin + rng.choice([rng.randint(1, 120), rng.randint(100, 400)])  # some cover blocks whole
-            change = rng.choice([-total // 2, -3, -1, 1, 3, total // 2])
+            if rng.random() < 0.1:  # an empty interval, or no change, changes nothing
+                end, change = (begin, rng.choice([-1, 1])) if rng.random() < 0.5 else (end, 0)
+            else:
+                change = rng.choice([-total // 2, -3, -1, 1, 3, total // 2])
             profile.add(begin, end, change)
             plain.changes.append((begin, end, change))
         elif action < 0.8:  # time passes: searches start no earlier than now

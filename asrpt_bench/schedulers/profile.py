@@ -104,11 +104,13 @@ class Profile:
 
     def reserve(self, start: float, duration: float, gpus: int) -> None:
         """Take `gpus` off the profile over [start, start + duration)."""
-        if duration > 0 and gpus:
-            self.add(start, start + duration, -gpus)
+        self.add(start, start + duration, -gpus)
 
     def add(self, begin: float, end: float, change: int) -> None:
-        """Add `change` GPUs over [begin, end) (begin < end)."""
+        """Add `change` GPUs over [begin, end) (begin <= end); an empty interval or a change of 0 changes
+        nothing."""
+        if begin == end or not change:
+            return
         if change > 0:
             self.floors.clear()
         b2, i2, _ = self._split_at(end)
