@@ -1,14 +1,16 @@
 """The reservation profile of conservative backfilling (schedulers/profile.py) against a plain step function:
 random reservations and changes over profiles of hundreds of steps (many blocks, with offsets, merged runs
-and remembered searches), each answer of earliest, fewest and shortages checked against a direct
+and remembered searches), each answer of earliest, room, fewest and shortages checked against a direct
 evaluation of the free-GPU count."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
+from asrpt_bench.schedulers import profile as profile_module
 from asrpt_bench.schedulers.profile import BLOCK, Profile
 
 
@@ -40,8 +42,11 @@ class PlainProfile:
         return next((t for t in [begin] + [p for p in self.points() if begin < p < end] if self.free(t) < 0), None)
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_the_profile_answers_as_the_plain_step_function(seed):
+@pytest.mark.parametrize("seed, block", [(seed, BLOCK) for seed in range(30)] + [(seed, 2) for seed in range(15)])
+def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch):
+    """Blocks of the default size and of 2 steps (every few steps a block's first step, where runs merge
+    across blocks and a block may hold a single step)."""
+    monkeypatch.setattr(profile_module, "BLOCK", block)
     rng = random.Random(seed)
     total = rng.choice([8, 16, 64])
     running = [(float(rng.randint(1, 400)), rng.randint(1, 4)) for _ in range(rng.randint(3 * BLOCK, 8 * BLOCK))]
@@ -55,9 +60,12 @@ def test_the_profile_answers_as_the_plain_step_function(seed):
             not_before = now + rng.randint(0, 50)
             begin = profile.earliest(gpus, duration, not_before)
             assert begin == plain.earliest(gpus, duration, not_before)
-            if duration > 0:
-                profile.reserve(begin, duration, gpus)
-                plain.changes.append((begin, begin + duration, -gpus))
+            room = profile.room(gpus, not_before)  # the lazy pass's test of whether a job may start now
+            short = [t for t in [not_before] + [p for p in plain.points() if p > not_before] if plain.free(t) < gpus]
+            assert room == (short[0] if short else math.inf)
+            assert duration == 0 or (begin == not_before) == (not_before + duration <= room)
+            profile.reserve(begin, duration, gpus)  # a zero-length reservation takes nothing
+            plain.changes.append((begin, begin + duration, -gpus))
         elif action < 0.7:  # a running job's estimate changes: GPUs back or taken (shortages may appear)
             later = [p for p in plain.points() if p >= now]
             if rng.random() < 0.5 and len(later) > 1:  # at existing steps' starts, where runs merge
@@ -65,7 +73,10 @@ def test_the_profile_answers_as_the_plain_step_function(seed):
             else:
                 begin = now + rng.randint(0, 300)
                 end = begin + rng.choice([rng.randint(1, 120), rng.randint(100, 400)])  # some cover blocks whole
-            change = rng.choice([-total // 2, -3, -1, 1, 3, total // 2])
+            if rng.random() < 0.1:  # an empty interval, or no change, changes nothing
+                end, change = (begin, rng.choice([-1, 1])) if rng.random() < 0.5 else (end, 0)
+            else:
+                change = rng.choice([-total // 2, -3, -1, 1, 3, total // 2])
             profile.add(begin, end, change)
             plain.changes.append((begin, end, change))
         elif action < 0.8:  # time passes: searches start no earlier than now

@@ -88,10 +88,37 @@ def test_reservations_are_per_pool_by_hand(dispatch):
     assert result.metrics["reservation_violations"] == 0 and result.metrics["backfilled_starts"] == 2
 
 
+@pytest.mark.parametrize("dispatch", ["easy", "conservative"])
+def test_a_pools_reservation_counts_only_the_jobs_running_in_it_by_hand(dispatch):
+    """H (2 GPUs, K80 only) waits for Y to free the second K80 at 50; X's V100 freed at 10 is no use to it.
+    So L (1 K80 GPU, 30 s) backfills at 2 on the idle K80, ending by 50 (counting X's end in the K80 pool
+    would reserve H at 10 and hold L back)."""
+    jobs = [job("X", 0, 1, 10, v100=1, k80=None), job("Y", 0, 1, 50, v100=None, k80=1),
+            job("H", 1, 2, 5, v100=None, k80=1), job("L", 2, 1, 30, v100=None, k80=1)]
+    result = run(jobs, TWO_BY_TWO, make_scheduler("fifo", dispatch=dispatch))
+    assert schedule(result) == [("X", 0, 10, "v100"), ("Y", 0, 50, "k80"), ("H", 50, 55, "k80"),
+                                ("L", 2, 32, "k80")]
+
+
 def test_without_reservations_the_head_waits_for_the_slow_pool():
     # greedy: L1 takes the idle V100 (the tie goes to pool order) and H waits for the K80s
     result = run(EASY_JOBS, TWO_BY_TWO, make_scheduler("fifo", dispatch="greedy"))
     assert ("H", 20, 25, "k80") in schedule(result) and ("L1", 2, 102, "v100") in schedule(result)
+
+
+def test_easy_over_the_whole_queue_looks_past_a_job_too_large_for_the_idle_gpus_by_hand():
+    """A-SRPT's EASY over its whole dispatch queue (eligibility "release") on two pools of 4: A and B hold
+    3 GPUs each until 100. J and H are pending from 1, J blocked at the head (3 GPUs) with H behind it
+    needing 4, more than the 2 idle GPUs in all. S (1 GPU, 2 s) arrives at 5 behind them: it ends long
+    before J's shadow time, so the scan passes over H and starts it."""
+    fast = {"v100": 1, "k80": 1}
+    jobs = [job("A", 0, 3, 100, **fast), job("B", 0, 3, 100, **fast), job("J", 1, 3, 2, **fast),
+            job("H", 1, 4, 2, **fast), job("S", 5, 1, 2, **fast)]
+    cluster = Cluster(pools=[Pool("v100", 1, 4), Pool("k80", 1, 4)])
+    result = run(jobs, cluster, make_scheduler("asrpt_oracle", dispatch="easy", eligibility="release"))
+    assert schedule(result) == [("A", 0, 100, "v100"), ("B", 0, 100, "k80"), ("J", 100, 102, "v100"),
+                                ("H", 100, 102, "k80"), ("S", 5, 7, "v100")]
+    assert result.metrics["backfilled_starts"] == 1
 
 
 @pytest.mark.parametrize("restart, round_s, b_end", [(0, 0, 15.0), (30, 0, 45.0), (0, 4, 16.0)])

@@ -364,7 +364,7 @@ class ASRPT:
 
         pending = self.pending_
         assert isinstance(pending, CountQueue)
-        for entry in self.fold_.decide(ctx, pending.after, _pending_job, try_start, self._hold_until(now)):
+        for entry in self.fold_.decide(ctx, pending, _pending_job, try_start, self._hold_until(now)):
             self._leave(entry)
 
     def _leave(self, entry: _Pending) -> None:

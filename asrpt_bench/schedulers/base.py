@@ -221,8 +221,8 @@ class QueueScheduler:
 
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
-        backfilling = self.dispatch_rule == "easy"
-        lengths = self.backfill_.queued_lengths(job) if backfilling else NO_LENGTHS  # read by EASY's scan only
+        backfilling = self.dispatch_rule in ("easy", "conservative")
+        lengths = self.backfill_.queued_lengths(job) if backfilling else NO_LENGTHS  # read by the scans of EASY and conservative
         self.queue_.insert(entry, job.gpus, lengths, key=entry)
         self.fold_.inserted(entry)
         candidates = self.backfill_.candidates
@@ -291,7 +291,7 @@ class QueueScheduler:
             for position in positions:
                 queue.remove(ordered[position])
             return
-        for entry in self.fold_.decide(ctx, queue.after, _entry_job, lambda entry, at_head: self._try_start(entry, ctx),
+        for entry in self.fold_.decide(ctx, queue, _entry_job, lambda entry, at_head: self._try_start(entry, ctx),
                                        lambda entry: now):
             queue.remove(entry)
 

@@ -21,6 +21,10 @@ What changes the fold, and how much of it is kept:
   it there.
 - Cutting the fold returns the GPUs of the reservations cut; the next pass that reaches them computes
   them again. Reservations that start now are exactly the jobs the full pass would start, in queue order.
+- A pass computes the positions after the fold only as far as this instant needs them (`_walk`): up to a
+  job never reached (its first reservation is a promise, counted against its start) or a job that fits
+  the idle GPUs and has room in the profile from now for its length. Positions left out only take GPUs,
+  so a job without room in the profile without them has none with them either and cannot start now.
 
 The result is the full pass's, decision by decision: the same starts, reservations and promises
 (tests/test_dispatch.py, tests/test_decision_instants.py compare with independent implementations).
@@ -32,17 +36,16 @@ import bisect
 import heapq
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from .profile import Profile
 
 if TYPE_CHECKING:
     from .dispatch import Backfill
+    from .queues import CountQueue
     from .views import DispatchContext, JobView
 
 T = TypeVar("T")
-Queue = Callable[[Any], Iterator[tuple[Any, T]]]
-"""`after(key)`: the (key, item) pairs of the queue in order, after `key` (from the head when None)."""
 
 
 @dataclass(eq=False)
@@ -80,6 +83,8 @@ class ConservativeFold(Generic[T]):
         self.due: list[tuple[float, int, _Reserved[T]]] = []  # (begin, tiebreak, entry): who may start when
         self._tiebreak = itertools.count()
         self._started: list[_Reserved[T]] = []  # reservations that started in this pass
+        self.frontier: Any = None  # the last key of the queue ever reached: every job after it is unreached
+        self.fresh: list[Any] = []  # keys inserted into the queue and not reached yet, in order
 
     def completed(self, job: JobView, now: float) -> None:
         assumed = self.assumed.pop(job.order, None)
@@ -87,10 +92,11 @@ class ConservativeFold(Generic[T]):
             self.changes.append((now, assumed[0], job.gpus))
 
     def inserted(self, key: Any) -> None:
+        bisect.insort(self.fresh, key)
         if self.profile is not None:
             self._cut(bisect.bisect_right(self.keys, key))
 
-    def decide(self, ctx: DispatchContext, after: Queue[T], job_of: Callable[[T], JobView],
+    def decide(self, ctx: DispatchContext, queue: CountQueue[T], job_of: Callable[[T], JobView],
                try_start: Callable[[T, bool], bool], hold_until: Callable[[T], float]) -> list[T]:
         """One decision: start the head while it may, then the jobs whose reservation starts now, in queue
         order, until no GPU is idle; returns the items started. `try_start(item, at_head)` starts an item if
@@ -98,7 +104,7 @@ class ConservativeFold(Generic[T]):
         backfill, now = self.backfill, ctx.now
         started: list[T] = []
         head: tuple[Any, T] | None = None
-        for key, item in after(None):
+        for key, item in queue.after(None):
             if not try_start(item, True):
                 head = (key, item)
                 break
@@ -112,15 +118,74 @@ class ConservativeFold(Generic[T]):
         if not self.entries:
             self._append(head[0], head[1], job_of(head[1]), hold_until)
         if ctx.idle_gpus > 0 and self._start_due(ctx, job_of, try_start, started):
-            for key, item in after(self.keys[-1]):
-                job = job_of(item)
-                entry = self._append(key, item, job, hold_until)
-                if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
-                    self._backfilled(entry, now, started)
-                if ctx.idle_gpus == 0:
-                    break
+            self._walk(ctx, queue, job_of, try_start, hold_until, started)
         self._settle(now)
         return started
+
+    def _walk(self, ctx: DispatchContext, queue: CountQueue[T], job_of: Callable[[T], JobView],
+              try_start: Callable[[T, bool], bool], hold_until: Callable[[T], float], started: list[T]) -> None:
+        """The pass over the positions after the kept reservations, in queue order, until no GPU is idle. A
+        position's reservation is computed only when this instant needs it: a job never reached (its first
+        reservation is a promise), or one that might start now, as it fits the idle GPUs and the profile
+        ahead of it leaves it room from now for its length (`Profile.room`). The positions passed over
+        before it are computed first, until they take the room it hoped for; those left over only take GPUs,
+        so the profile without them has as much room as with them: a job without room cannot start now, and
+        no later start or promise depends on a position after the last one computed."""
+        now, profile = ctx.now, self.profile
+        assert profile is not None
+        rooms: dict[int, float] = {}
+
+        def passes_for(gpus: int) -> Callable[[float], bool]:
+            room = rooms.get(gpus)
+            if room is None:
+                room = rooms[gpus] = profile.room(gpus, now)
+            return lambda length: now + length <= room
+
+        def has_room(job: JobView) -> bool:
+            return passes_for(job.gpus)(self.backfill.queued_duration(job))
+
+        may_start = queue.fitting(self.keys[-1], lambda: ctx.idle_gpus, passes_for)
+        candidate = next(may_start, None)
+        while ctx.idle_gpus > 0:
+            last = self.keys[-1]
+            while candidate is not None and (candidate[0] <= last or not has_room(job_of(candidate[1]))):
+                candidate = next(may_start, None)
+            target, hoped = self._unreached(queue, last), None
+            if candidate is not None and (target is None or candidate[0] < target):
+                target, hoped = candidate[0], job_of(candidate[1])
+            if target is None:
+                return
+            for key, item in queue.after(last):
+                job = job_of(item)
+                entry = self._append(key, item, job, hold_until)
+                if entry.holds:
+                    rooms.clear()
+                if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
+                    self._backfilled(entry, now, started)
+                if ctx.idle_gpus == 0 or key == target:
+                    break
+                if hoped is not None and not has_room(hoped):
+                    break  # the positions computed took the room the candidate needed: look for the next one
+
+    def _unreached(self, queue: CountQueue[T], last: Any) -> Any:
+        """The key of the first job after key `last` that no pass has reached, or None."""
+        k = bisect.bisect_right(self.fresh, last)
+        fresh = self.fresh[k] if k < len(self.fresh) else None
+        after = last if self.frontier is None or self.frontier < last else self.frontier
+        beyond = next(queue.after(after), None)
+        if beyond is not None and (fresh is None or beyond[0] < fresh):
+            return beyond[0]
+        return fresh
+
+    def _reached(self, key: Any) -> None:
+        """A pass reached the job of `key` (or it started at the head): it is no longer unreached."""
+        if self.frontier is None or self.frontier < key:
+            self.frontier = key
+        fresh = self.fresh
+        if fresh:
+            k = bisect.bisect_left(fresh, key)
+            if k < len(fresh) and fresh[k] == key:
+                del fresh[k]
 
     def _append(self, key: Any, item: T, job: JobView, hold_until: Callable[[T], float]) -> _Reserved[T]:
         """The reservation of the next position of the fold; its first promise is recorded."""
@@ -129,6 +194,7 @@ class ConservativeFold(Generic[T]):
         begin = self.profile.earliest(job.gpus, length, hold_until(item))
         entry = _Reserved(key, item, job, begin, length)
         self.backfill.first_reservation.setdefault(job.job_id, begin)
+        self._reached(key)
         self.entries.append(entry)
         self.keys.append(key)
         heapq.heappush(self.due, (begin, next(self._tiebreak), entry))
@@ -162,6 +228,7 @@ class ConservativeFold(Generic[T]):
 
     def _head_started(self, key: Any, job: JobView, now: float) -> None:
         """A head started before the pass: its kept reservation (if any) becomes a running job."""
+        self._reached(key)
         if self.profile is None:
             return
         if self.entries and self.keys[0] == key and self.entries[0].begin == now:

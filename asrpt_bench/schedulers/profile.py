@@ -104,11 +104,13 @@ class Profile:
 
     def reserve(self, start: float, duration: float, gpus: int) -> None:
         """Take `gpus` off the profile over [start, start + duration)."""
-        if duration > 0 and gpus:
-            self.add(start, start + duration, -gpus)
+        self.add(start, start + duration, -gpus)
 
     def add(self, begin: float, end: float, change: int) -> None:
-        """Add `change` GPUs over [begin, end) (begin < end)."""
+        """Add `change` GPUs over [begin, end) (begin <= end); an empty interval or a change of 0 changes
+        nothing."""
+        if begin == end or not change:
+            return
         if change > 0:
             self.floors.clear()
         b2, i2, _ = self._split_at(end)
@@ -165,6 +167,20 @@ class Profile:
                     swept.append(level + shift)
                 k += 1
         self._blocks(swept_times, swept)
+
+    def room(self, gpus: int, t: float) -> float:
+        """The first time from t at which fewer than `gpus` GPUs are free (t when fewer are free at t, inf when
+        never): a search from t for `gpus` over a duration d finds t itself only if t + d <= room(gpus, t)."""
+        b, i = self._locate(t)
+        while b < len(self.times):
+            offset = self.offset[b]
+            if i or self.least[b] + offset < gpus:
+                times, free, need = self.times[b], self.free[b], gpus - offset
+                for j in range(i, len(times)):
+                    if free[j] < need:
+                        return times[j] if times[j] > t else t
+            b, i = b + 1, 0
+        return math.inf
 
     def fewest(self, begin: float, end: float) -> int:
         """The fewest GPUs free at any time in [begin, end) (begin < end)."""

@@ -127,12 +127,16 @@ class _Blocks(Generic[T]):
             b, i = b + 1, 0
         return None
 
+    def locate(self, after: Any) -> tuple[int, int]:
+        """The block and index of the first job after key `after` (the first job when None)."""
+        if after is None or not self.firsts:
+            return 0, 0
+        b = max(bisect.bisect_right(self.firsts, after) - 1, 0)
+        return b, bisect.bisect_right(self.keys[b], after)
+
     def iterate(self, after: Any = None) -> Iterator[tuple[Any, T]]:
         """(key, item) in queue order, after key `after` when given."""
-        b = i = 0
-        if after is not None and self.firsts:
-            b = max(bisect.bisect_right(self.firsts, after) - 1, 0)
-            i = bisect.bisect_right(self.keys[b], after)
+        b, i = self.locate(after)
         for keys, items in zip(self.keys[b:], self.items[b:]):
             yield from zip(keys[i:], items[i:])
             i = 0
@@ -198,7 +202,6 @@ class CountQueue(Generic[T]):
         `window.extra` or `window.outside()` GPUs or whose estimated length (in the window's pool) ends by
         `window.shadow` (block by block; the caller applies the exact test). `idle()` and the window only
         shrink while this runs, and the queue must not change."""
-        head_key = self.keys[id(head)][0]
         lane = 0 if window is None or window.pool is None else window.pool
 
         def passes_for(gpus: int) -> Callable[[float], bool] | None:
@@ -207,11 +210,19 @@ class CountQueue(Generic[T]):
             shadow = window.shadow
             return lambda length: now + length <= shadow
 
+        for _, item in self.fitting(self.keys[id(head)][0], idle, passes_for, lane):
+            yield item, item
+
+    def fitting(self, after: Any, idle: Callable[[], int], passes_for: Callable[[int], Callable[[float], bool] | None],
+                lane: int = 0) -> Iterator[tuple[Any, T]]:
+        """(key, item) for every item after key `after` in queue order whose GPU count fits `idle()` and whose
+        estimated length in `lane` passes `passes_for(its GPU count)` (every length when None) when it is
+        reached. `idle()` and what passes may only shrink while this runs (an item is tested again when
+        reached), and the queue must not change."""
         pending: list[tuple[Any, int, int, int]] = []
         for gpus, blocks in self.counts.items():
             if gpus <= idle() and blocks:
-                start = (0, 1) if blocks.first()[0] == head_key else (0, 0)
-                found = blocks.position(*start, passes_for(gpus), lane)
+                found = blocks.position(*blocks.locate(after), passes_for(gpus), lane)
                 if found is not None:
                     pending.append((blocks.keys[found[0]][found[1]], gpus, *found))
         heapq.heapify(pending)
@@ -221,13 +232,12 @@ class CountQueue(Generic[T]):
                 continue
             blocks = self.counts[gpus]
             passes = passes_for(gpus)
-            if passes is not None and not passes(blocks.lengths[lane][b][i]):  # the window narrowed since found
+            if passes is not None and not passes(blocks.lengths[lane][b][i]):  # what passes shrank since found
                 found = blocks.position(b, i + 1, passes, lane)
                 if found is not None:
                     heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))
                 continue
-            item = blocks.items[b][i]
-            yield item, item
+            yield key, blocks.items[b][i]
             found = blocks.position(b, i + 1, passes_for(gpus), lane)
             if found is not None:
                 heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))
