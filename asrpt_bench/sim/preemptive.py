@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from enum import IntEnum
+from operator import attrgetter
 from typing import Hashable
 
 import numpy as np
@@ -267,10 +268,13 @@ def preemptive_metrics(records: tuple[JobRecord, ...], segments: list[Segment], 
     if records:
         first, last = min(record.release for record in records), max(record.release for record in records)
         span = metrics["makespan"] - first
-        busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
+        count = len(segments)
+        starts = np.fromiter(map(attrgetter("start"), segments), float, count)
+        ends = np.fromiter(map(attrgetter("end"), segments), float, count)
+        widths = np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), float, count)
+        busy = math.fsum((widths * (ends - starts)).tolist())
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
-        held = np.array([(segment.start, segment.end, len(segment.gpu_ids)) for segment in segments], dtype=float)
-        metrics["busy_share"] = busy_share(held[:, 0], held[:, 1], held[:, 2], first, last, cluster.total_gpus)
+        metrics["busy_share"] = busy_share(starts, ends, widths, first, last, cluster.total_gpus)
     metrics["preemptions"] = sum(record.preemptions for record in records)
     metrics.update(preemption_counts(records))
     if cluster.pooled:
