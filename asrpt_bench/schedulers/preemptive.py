@@ -304,7 +304,7 @@ class AdmissionScheduler:
         gpus = self.columns_["gpus"]
         held = ~suspendable
         while True:
-            budget = ctx.total_gpus - int(np.add.reduce(gpus[orders[held]]))
+            budget = ctx.total_gpus - (int(np.add.reduce(gpus[orders[held]])) if np.logical_or.reduce(held) else 0)
             if not any(queue and size <= budget for size, queue in self.waiting_.items()):
                 return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
             free = ~held
