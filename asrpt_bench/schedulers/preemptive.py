@@ -210,10 +210,9 @@ class AdmissionScheduler:
         PreemptRuleParams(preempt_rule=preempt_rule).check("scheduler")
         self.name = name
         self.preempt_rule = preempt_rule
-        self._clear(0)
+        self._clear()
 
-    def _clear(self, total_gpus: int) -> None:
-        self.total_gpus_ = total_gpus
+    def _clear(self) -> None:
         self.waiting_: dict[int, list[Entry]] = {}
         self.running_: dict[int, JobView] = {}
         self.entries_: dict[int, Entry] = {}
@@ -230,7 +229,7 @@ class AdmissionScheduler:
         return job.iterations if self.oracle else job.predicted_iterations  # type: ignore[return-value]
 
     def reset(self, cluster: Cluster) -> None:
-        self._clear(cluster.total_gpus)
+        self._clear()
 
     def column_defaults(self) -> dict[str, float]:
         """The per-job numbers `priorities` reads, with their defaults (and so dtypes)."""
@@ -304,7 +303,7 @@ class AdmissionScheduler:
         gpus = self.columns_["gpus"]
         held = ~suspendable
         while True:
-            budget = ctx.total_gpus - int(np.add.reduce(gpus[orders[held]]))
+            budget = ctx.total_gpus - (int(np.add.reduce(gpus[orders[held]])) if np.logical_or.reduce(held) else 0)
             if not any(queue and size <= budget for size, queue in self.waiting_.items()):
                 return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
             free = ~held
