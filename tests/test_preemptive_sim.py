@@ -60,6 +60,13 @@ def test_srpt_on_two_gpus_by_hand():
     assert result.metrics["preemptions"] == 2
 
 
+def test_utilization_over_a_span_shorter_than_a_second():
+    """a (0.5 s) and b (0.25 s, released at 0.25) run side by side on 4 GPUs: 0.75 GPU-s of 4 x 0.5."""
+    jobs = [fixed("a", 0, 1, 2, alpha=0.25), fixed("b", 0.25, 1, 1, alpha=0.25)]
+    got, result = ends(jobs, Cluster(1, 4))
+    assert got == {"a": 0.5, "b": 0.5} and result.metrics["utilization"] == 0.375
+
+
 def test_restart_holds_the_gpus_without_progress():
     """As the first instance, restart 2 s: b resumes at 4, restores until 6, ends 8; a resumes at 8, ends 18."""
     jobs = [fixed("a", 0, 1, 10), fixed("b", 2, 1, 3), fixed("c", 3, 1, 1)]
