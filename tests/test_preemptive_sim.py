@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -57,6 +58,13 @@ def test_srpt_on_two_gpus_by_hand():
     assert got == {"d": 2, "c": 3, "a": 7, "b": 8}
     assert {r.job_id: r.preemptions for r in result.records} == {"a": 1, "b": 1, "c": 0, "d": 0}
     assert result.metrics["preemptions"] == 2
+
+
+def test_utilization_over_a_span_shorter_than_a_second():
+    """a (0.5 s) and b (0.25 s, released at 0.25) run side by side on 4 GPUs: 0.75 GPU-s of 4 x 0.5."""
+    jobs = [fixed("a", 0, 1, 2, alpha=0.25), fixed("b", 0.25, 1, 1, alpha=0.25)]
+    got, result = ends(jobs, Cluster(1, 4))
+    assert got == {"a": 0.5, "b": 0.5} and result.metrics["utilization"] == 0.375
 
 
 def test_restart_holds_the_gpus_without_progress():
@@ -364,3 +372,15 @@ def test_a_job_past_its_predicted_iterations_keeps_remaining_time_zero_and_is_no
 def test_fifo_replan_refuses_a_negative_round_naming_the_key():
     with pytest.raises(ConfigError, match=r"^scheduler\.round_s must be a number of seconds in \[0, 1e\+12\], got -1$"):
         make_scheduler("fifo_replan", round_s=-1)
+
+
+def test_an_arrival_out_of_release_and_input_order_is_refused_naming_the_scheduler_and_the_job():
+    """An admission scheduler breaks priority ties by arrival rank, which is (release, input order) only
+    if arrivals come in that order, as the simulator delivers them."""
+    scheduler = make_scheduler("srtf")
+    scheduler.reset(Cluster(1, 2))
+    view = lambda job_id, release, order: SimpleNamespace(  # noqa: E731
+        job_id=job_id, release=release, order=order, gpus=1, predicted_iterations=3.0, alpha_min=1.0)
+    scheduler.on_arrival(view("a", 5.0, 1), 5.0)
+    with pytest.raises(RuntimeError, match=r"^scheduler 'srtf': job 'b' arrived out of \(release, input order\)$"):
+        scheduler.on_arrival(view("b", 5.0, 0), 5.0)

@@ -42,6 +42,10 @@ def record(start: float, end: float, gpus: int) -> JobRecord:
                      service_s=end - start)
 
 
+def test_capacity_excess_of_no_records_is_zero():
+    assert capacity_excess([], Cluster(1, 4)) == {"over_capacity_instants": 0, "over_capacity_s": 0.0, "peak_gpus": 0}
+
+
 @settings(deadline=None, derandomize=True, max_examples=200)
 @given(st.lists(st.tuples(st.integers(0, 20), st.integers(1, 10), st.integers(1, 6)), min_size=1, max_size=12),
        st.integers(1, 12))

@@ -199,15 +199,16 @@ def test_drop_oversize_drops_warns_once_and_reports():
     jobs = [fixed("ok", 0, 1, 1), fixed("big", 0, 5, 1), fixed("bigger", 0, 6, 1)]
     with pytest.warns(UserWarning, match=r"dropped 2 job\(s\)") as caught:
         result = simulate(jobs, Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT, drop_oversize=True)
-    assert len([w for w in caught if "dropped" in str(w.message)]) == 1
+    assert [w.filename for w in caught if "dropped" in str(w.message)] == [__file__]
     assert result.dropped == ("big", "bigger")
     assert result.metrics["dropped"] == 2
     assert [r.job_id for r in result.records] == ["ok"]
 
 
 def test_job_using_the_whole_cluster_is_flagged():
-    with pytest.warns(UserWarning, match=r"1 job\(s\) need all 4 GPUs .*'all'.*g_max < G"):
+    with pytest.warns(UserWarning, match=r"1 job\(s\) need all 4 GPUs .*'all'.*g_max < G") as caught:
         simulate([fixed("all", 0, 4, 1)], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
+    assert caught[0].filename == __file__  # the warning points at the caller's line, not inside simulate
 
 
 def test_duplicate_job_ids_are_rejected():
@@ -232,6 +233,16 @@ def test_predictions_must_cover_every_job():
                  predictions={"a": 1})
     with pytest.raises(ConfigError, match=r"job 'a': predicted iterations must be finite and >= 0"):
         simulate([fixed("a", 0, 1, 1)], Cluster(1, 4), make_scheduler("asrpt"), FIRST_FIT, predictions={"a": -1})
+    for not_a_number in ("many", None):  # float() refuses the one with ValueError, the other with TypeError
+        with pytest.raises(ConfigError, match=rf"job 'a': predicted iterations must be finite and >= 0, got "
+                                              rf"{not_a_number!r}$"):
+            simulate([fixed("a", 0, 1, 1)], Cluster(1, 4), make_scheduler("asrpt"), FIRST_FIT,
+                     predictions={"a": not_a_number})
+
+
+def test_arguments_of_the_wrong_type_are_refused_naming_the_argument():
+    with pytest.raises(ConfigError, match=r"^jobs must be a list of Job, got int 5$"):
+        simulate(5, Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
 
 
 def test_non_oracle_scheduler_never_sees_true_iterations():
@@ -261,9 +272,12 @@ def test_non_oracle_scheduler_never_sees_true_iterations():
     assert seen == [None, 7]
 
 
-def test_progress_bar_runs(capsys):
-    simulate(orders_instance(), Cluster(1, 4), make_scheduler("asrpt"), FIRST_FIT, progress=True)
-    assert "simulate asrpt" in capsys.readouterr().err
+@pytest.mark.parametrize("name", ["asrpt", "srtf"])
+def test_progress_bar_counts_every_job(capsys, name):
+    jobs = orders_instance()
+    simulate(jobs, Cluster(1, 4), make_scheduler(name), FIRST_FIT, progress=True)
+    err = capsys.readouterr().err
+    assert f"simulate {name}" in err and f"{len(jobs)}/{len(jobs)}" in err
 
 
 def test_job_table_instance_round_trip_through_frame():

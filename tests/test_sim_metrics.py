@@ -48,6 +48,15 @@ def test_every_metric_of_a_strict_fifo_schedule():
     assert metrics["backfilled_starts"] == 0 and math.isnan(metrics["reservation_violations"])
 
 
+def test_a_wait_within_rounding_of_the_jct_is_not_counted_as_waiting():
+    """waited_share counts a job whose wait exceeds 1e-9 of its JCT (preemptive waits are exact only to
+    rounding): b waits 1e-4 s of a JCT of 1e6 s, so no job waited; 10 s would count."""
+    for late, share in ((1e-4, 0.0), (10.0, 0.5)):
+        jobs = [fixed("a", 0.0, 2, 10**6), fixed("b", 10**6 - late, 2, 10**6)]
+        result = simulate(jobs, Cluster(1, 3), make_scheduler("fifo"), FirstFitPlacer())
+        assert result.records[1].wait_s == pytest.approx(late, rel=1e-6) and result.metrics["waited_share"] == share
+
+
 def test_slowdown_skips_jobs_with_no_ideal_duration_and_is_nan_without_any():
     only_empty = simulate([fixed("z", 1.0, 1, 0)], Cluster(1, 2), make_scheduler("fifo"), FirstFitPlacer())
     assert math.isnan(only_empty.metrics["mean_slowdown"]) and math.isnan(only_empty.metrics["p99_slowdown"])

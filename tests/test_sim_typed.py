@@ -346,6 +346,16 @@ def test_a_job_no_pool_runs_is_refused_and_one_no_pool_holds_is_dropped():
     assert result.dropped == ("big",)
 
 
+def test_a_one_pool_cluster_of_the_reference_type_runs_each_job_at_its_alpha_there():
+    """V100 is the reference type: a job's measured V100 alpha (2) replaces its plan's (1), and a job with no
+    V100 time is refused."""
+    assert schedule(run([job("a", 0, 1, 10, v100=2, k80=4)], Cluster(1, 2), make_scheduler("fifo"))) == [
+        ("a", 0, 20, "v100")]
+    with pytest.raises(ConfigError, match=r"^job 'c' cannot run on the cluster's GPU type v100 \(its alpha there is "
+                                          r"empty: no measured time\)$"):
+        run([job("c", 0, 1, 5, v100=None, k80=1)], Cluster(1, 2), make_scheduler("fifo"))
+
+
 def test_the_audit_checks_pools():
     jobs = [job("A", 0, 2, 10, v100=1, k80=4), job("B", 1, 2, 10, v100=1, k80=2)]
     result = run(jobs, TWO_BY_TWO, make_scheduler("fifo"))
@@ -355,6 +365,9 @@ def test_the_audit_checks_pools():
         audit_schedule((spanning, b), TWO_BY_TWO, jobs)
     with pytest.raises(ScheduleAuditError, match="job 'B': recorded pool 'v100' but its placement is in pool 'k80'"):
         audit_schedule((a, dataclasses.replace(b, pool="v100")), TWO_BY_TWO, jobs)
+    # B runs in the cluster's second pool: a pool name the cluster does not have is caught there too
+    with pytest.raises(ScheduleAuditError, match="job 'B': recorded pool 'p100' but its placement is in pool 'k80'"):
+        audit_schedule((a, dataclasses.replace(b, pool="p100")), TWO_BY_TWO, jobs)
     with pytest.raises(ScheduleAuditError, match="job 'B': recorded alpha 1 but its placement gives 2 in pool 'k80'"):
         audit_schedule((a, dataclasses.replace(b, alpha=1, end=11)), TWO_BY_TWO, jobs)
 

@@ -54,7 +54,8 @@ TESTS: dict[str, list[str]] = {
     "schedulers/virtual_srpt": ["test_virtual_srpt_exact.py", "test_virtual_srpt_rounding.py"],
     "sim/": ["test_sim_engine.py", "test_scheduler_contract.py", "test_sim_metrics.py", "test_sim_audit.py",
              "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py",
-             "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py"],
+             "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py", "test_las2d.py", "test_net_gain.py",
+             "test_psjf.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }

@@ -158,8 +158,9 @@ class ConservativeFold(Generic[T]):
             for key, item in queue.after(last):
                 job = job_of(item)
                 entry = self._append(key, item, job, hold_until)
-                if entry.holds:
-                    rooms.clear()
+                if entry.holds:  # a room that ends by its begin stays
+                    for count in [count for count, room in rooms.items() if room > entry.begin]:
+                        del rooms[count]
                 if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
                     self._backfilled(entry, now, started)
                 if ctx.idle_gpus == 0 or key == target:
@@ -297,19 +298,38 @@ class ConservativeFold(Generic[T]):
         """The first position whose reservation no longer fits after GPUs were taken over [begin, end): at a
         step where the profile is x GPUs short, the reservations over it keep their interval in queue order
         while the GPUs of those after them cover the shortage; the first one whose followers do not cover it
-        must move (every earlier one keeps its interval, and it is still the earliest: GPUs only went)."""
-        over = [(k, e) for k, e in enumerate(self.entries) if e.holds and e.begin < end and e.end > begin]
-        cut = len(self.entries)
+        must move (every earlier one keeps its interval, and it is still the earliest: GPUs only went). A step
+        that all the reservations over it cannot cover moves the first of them.
+
+        Cutting the reservations from the j-th overlapping one on covers every step (as far as they can) for
+        every j up to the answer and for none after it, so a binary search finds it, each test one sweep."""
         assert self.profile is not None
-        for t, short in self.profile.shortages(begin, end):
-            after = 0
-            for k, e in reversed(over):
-                if e.begin <= t < e.end:
-                    if after >= short:
-                        break
-                    cut = min(cut, k)
-                    after += e.job.gpus
-        return cut
+        shortages = self.profile.shortages(begin, end)
+        if not shortages:
+            return len(self.entries)
+        over = [(k, e.begin, e.begin + e.length, e.job.gpus) for k, e in enumerate(self.entries)
+                if e.length > 0 and e.job.gpus > 0 and e.begin < end and e.begin + e.length > begin]
+        times = [t for t, _ in shortages]
+        spans = [(bisect.bisect_left(times, first), bisect.bisect_left(times, last), gpus) for _, first, last, gpus in over]
+
+        def covering(j: int) -> list[int]:
+            """GPUs of the overlapping reservations from the j-th on, at each step short."""
+            diff = [0] * (len(times) + 1)
+            for low, high, gpus in spans[j:]:
+                diff[low] += gpus
+                diff[high] -= gpus
+            return list(itertools.accumulate(diff[:-1]))
+
+        everything = covering(0)
+        needed = [min(short, most) for (_, short), most in zip(shortages, everything)]
+        low, high = 0, len(over)  # covering(low) suffices; find the largest such j
+        while low < high:
+            j = (low + high + 1) // 2
+            if all(have >= need for have, need in zip(covering(j), needed)):
+                low = j
+            else:
+                high = j - 1
+        return over[low][0] if low < len(over) else len(self.entries)
 
     def _cut(self, k: int) -> None:
         """Drop the reservations from position k on, returning their GPUs to the profile."""

@@ -76,8 +76,8 @@ class LAS2D(AdmissionScheduler):
         self.promote_knob = None if promote_knob is None else float(promote_knob)
         super().__init__("las2d")
 
-    def _clear(self, total_gpus: int) -> None:
-        super()._clear(total_gpus)
+    def _clear(self) -> None:
+        super()._clear()
         self.pending_: dict[int, float] = {}       # seconds waited since the last promotion, before this wait
         self.waiting_since_: dict[int, float] = {}
         self.promotions_: list[tuple[float, int, int]] = []  # (instant, input order, token)

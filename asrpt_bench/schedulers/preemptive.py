@@ -130,11 +130,12 @@ class JobColumns:
             self.arrays[name][order] = value
 
 
-def admission_walk(priority: np.ndarray, release: np.ndarray, order: np.ndarray, gpus: np.ndarray,
-                   waiting: dict[int, list[Entry]], budget: int) -> tuple[np.ndarray, list[JobView]]:
-    """The walk over suspendable running jobs (sorted by (priority, release, order), as arrays) and waiting
-    entries (sorted lists per GPU count) with `budget` GPUs: which running jobs are kept (a mask) and which
-    waiting jobs are admitted, in walk order. A run of running jobs between two waiting entries is kept in
+def admission_walk(priority: np.ndarray, rank: np.ndarray, gpus: np.ndarray, waiting: dict[int, list[Entry]],
+                   rank_of: np.ndarray, budget: int) -> tuple[np.ndarray, list[JobView]]:
+    """The walk over suspendable running jobs (sorted by (priority, rank), as arrays; a job's rank is its
+    place in (release, input order), `rank_of[order]`) and waiting entries (sorted lists per GPU count)
+    with `budget` GPUs: which running jobs are kept (a mask) and which waiting jobs are admitted, in walk
+    order. A run of running jobs between two waiting entries is kept in
     one step when it fits whole (it does until a waiting job is admitted: every running job fits in G)."""
     count = len(gpus)
     prefix = [0, *gpus.cumsum().tolist()]
@@ -147,7 +148,7 @@ def admission_walk(priority: np.ndarray, release: np.ndarray, order: np.ndarray,
     while budget > 0:
         while heads and heads[0][1] > budget:
             heapq.heappop(heads)
-        end = _rank_below(heads[0][0], priority, release, order, r) if heads else count
+        end = _rank_below(heads[0][0], rank_of, priority, rank, r) if heads else count
         if end > r:
             if prefix[end] - prefix[r] <= budget:
                 kept[r:end] = True
@@ -171,15 +172,12 @@ def admission_walk(priority: np.ndarray, release: np.ndarray, order: np.ndarray,
     return kept, admitted
 
 
-def _rank_below(entry: Entry, priority: np.ndarray, release: np.ndarray, order: np.ndarray, start: int) -> int:
-    """How many of the sorted running jobs come before `entry` in (priority, release, order), at least `start`."""
+def _rank_below(entry: Entry, rank_of: np.ndarray, priority: np.ndarray, rank: np.ndarray, start: int) -> int:
+    """How many of the sorted running jobs come before `entry` in (priority, rank), at least `start`."""
     low = int(priority.searchsorted(entry[0]))
-    if low < len(priority) and priority[low] == entry[0]:  # ties on priority: compare releases, then orders
+    if low < len(priority) and priority[low] == entry[0]:  # ties on priority: compare ranks
         high = int(priority.searchsorted(entry[0], "right"))
-        low += int(release[low:high].searchsorted(entry[1]))
-        if low < high and release[low] == entry[1]:
-            high = low + int(release[low:high].searchsorted(entry[1], "right"))
-            low += int(order[low:high].searchsorted(entry[2]))
+        low += int(rank[low:high].searchsorted(rank_of[entry[2]]))
     return max(low, start)
 
 
@@ -212,25 +210,26 @@ class AdmissionScheduler:
         PreemptRuleParams(preempt_rule=preempt_rule).check("scheduler")
         self.name = name
         self.preempt_rule = preempt_rule
-        self._clear(0)
+        self._clear()
 
-    def _clear(self, total_gpus: int) -> None:
-        self.total_gpus_ = total_gpus
+    def _clear(self) -> None:
         self.waiting_: dict[int, list[Entry]] = {}
         self.running_: dict[int, JobView] = {}
         self.entries_: dict[int, Entry] = {}
         self.settled_ = False  # the last walk was applied whole and only protection windows ended since
         # known: the iterations the scheduler knows (predicted, or true for an oracle); placed_alpha: the
         # per-iteration time of a running job's current placement (what net_gain prices its rest in)
-        self.columns_ = JobColumns(gpus=0, release=0.0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
+        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
                                    **self.column_defaults())
+        self.last_arrival_: tuple[float, int] | None = None
+        self.arrivals_ = 0
 
     def known_iterations(self, job: JobView) -> float:
         """The iterations the scheduler knows: predicted, or true for an oracle."""
         return job.iterations if self.oracle else job.predicted_iterations  # type: ignore[return-value]
 
     def reset(self, cluster: Cluster) -> None:
-        self._clear(cluster.total_gpus)
+        self._clear()
 
     def column_defaults(self) -> dict[str, float]:
         """The per-job numbers `priorities` reads, with their defaults (and so dtypes)."""
@@ -248,8 +247,15 @@ class AdmissionScheduler:
         raise NotImplementedError
 
     def on_arrival(self, job: JobView, now: float) -> None:
+        """Queue the job. Its rank, which breaks priority ties, is its place among the arrivals: they come in
+        (release, input order), as the simulator delivers them."""
         self.settled_ = False
-        self.columns_.set(job.order, gpus=job.gpus, release=job.release, known=self.known_iterations(job),
+        arrival = (job.release, job.order)
+        if self.last_arrival_ is not None and not arrival > self.last_arrival_:
+            raise RuntimeError(f"scheduler {self.name!r}: job {job.job_id!r} arrived out of (release, input order)")
+        self.last_arrival_ = arrival
+        self.arrivals_ += 1
+        self.columns_.set(job.order, gpus=job.gpus, rank=self.arrivals_, known=self.known_iterations(job),
                           alpha_min=job.alpha_min, **self.job_columns(job))
         self._enqueue(job, self.priority(job, 0.0, 0.0))
 
@@ -297,18 +303,18 @@ class AdmissionScheduler:
         gpus = self.columns_["gpus"]
         held = ~suspendable
         while True:
-            budget = ctx.total_gpus - (int(gpus[orders[held]].sum()) if held.any() else 0)
+            budget = ctx.total_gpus - (int(np.add.reduce(gpus[orders[held]])) if np.logical_or.reduce(held) else 0)
             if not any(queue and size <= budget for size, queue in self.waiting_.items()):
                 return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
             free = ~held
             candidates = orders[free]
             priority = self.priorities(candidates, progress[free], run_seconds[free])
-            release = self.columns_["release"][candidates]
-            ranked = np.lexsort((candidates, release, priority))
+            rank = self.columns_["rank"][candidates]
+            ranked = np.lexsort((rank, priority))
             candidates = candidates[ranked]
-            kept, admitted = admission_walk(priority[ranked], release[ranked], candidates, gpus[candidates],
-                                            self.waiting_, budget)
-            if self.preempt_rule == "always" or kept.all() or not admitted:
+            kept, admitted = admission_walk(priority[ranked], rank[ranked], gpus[candidates], self.waiting_,
+                                            self.columns_["rank"], budget)
+            if self.preempt_rule == "always" or np.logical_and.reduce(kept) or not admitted:
                 break
             losing = self._no_net_gain(ctx, candidates[~kept], progress[free][ranked][~kept], admitted)
             if not losing.any():

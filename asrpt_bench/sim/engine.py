@@ -93,10 +93,10 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
     if dropped:
         adjust("dropped_oversize_jobs", len(dropped),
                f"dropped {len(dropped)} job(s) needing more than {larger} "
-               f"(first: {dropped[0]!r}; workload.drop_oversize=true)", stacklevel=3)
+               f"(first: {dropped[0]!r}; workload.drop_oversize=true)", stacklevel=4)
     if full:
         warnings.warn(f"{len(full)} job(s) need all {total} GPUs (first: {full[0]!r}); the A-SRPT bound "
-                      "assumes g_max < G", stacklevel=3)
+                      "assumes g_max < G", stacklevel=4)
     return kept, dropped
 
 

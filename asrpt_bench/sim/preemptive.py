@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from enum import IntEnum
+from operator import attrgetter
 from typing import Hashable, Sequence
 
 import numpy as np
@@ -265,10 +266,13 @@ def preemptive_metrics(records: Sequence[JobRecord], segments: list[Segment], cl
         release = np.asarray(record_column(records, "release"), dtype=float)
         first, last = float(release.min()), float(release.max())
         span = metrics["makespan"] - first
-        busy = math.fsum(len(segment.gpu_ids) * (segment.end - segment.start) for segment in segments)
+        count = len(segments)
+        starts = np.fromiter(map(attrgetter("start"), segments), float, count)
+        ends = np.fromiter(map(attrgetter("end"), segments), float, count)
+        widths = np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), float, count)
+        busy = math.fsum((widths * (ends - starts)).tolist())
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
-        held = np.array([(segment.start, segment.end, len(segment.gpu_ids)) for segment in segments], dtype=float)
-        metrics["busy_share"] = busy_share(held[:, 0], held[:, 1], held[:, 2], first, last, cluster.total_gpus)
+        metrics["busy_share"] = busy_share(starts, ends, widths, first, last, cluster.total_gpus)
     metrics["preemptions"] = int(np.sum(record_column(records, "preemptions"), dtype=np.int64))
     metrics.update(preemption_counts(records))
     if cluster.pooled:
