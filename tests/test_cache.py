@@ -241,19 +241,21 @@ def test_the_cap_is_a_validated_key() -> None:
 
 @pytest.mark.parametrize(("progress", "trees"), [(True, 3), (False, 4)])  # trees: a fit of its own each
 def test_a_cold_predictor_fit_says_when_it_starts_and_ends(progress: bool, trees: int,
-                                                           caplog: pytest.LogCaptureFixture) -> None:
+                                                           caplog: pytest.LogCaptureFixture,
+                                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The first run's longest silent phase, the forest fit on the trace's history, says when it starts
     and how long it took (with progress on); a cache hit fits nothing and says nothing."""
     import logging
     import re
 
-    from asrpt_bench import prepare
+    from asrpt_bench import cache, prepare
     from asrpt_bench.prediction import prepared
     from asrpt_bench.composition import compose_run_config
 
     config = compose_run_config(["workload.num_jobs=20", f"predictor.n_estimators={trees}", "task=simulate",
-                                 f"progress={str(progress).lower()}"])
+                                 f"progress={str(progress).lower()}", f"cache.dir={tmp_path / 'cache'}"])
     workload = prepare.load_workload(config)
+    monkeypatch.setattr(cache, "_memory", {})  # cold: no fit an earlier test left in this process or on disk
     with caplog.at_level(logging.INFO, logger=prepared.log.name):
         prepare.fitted_predictor(config, workload)
         prepare.fitted_predictor(config, workload)
