@@ -16,6 +16,7 @@ from asrpt_bench.placement import FirstFitPlacer, make_placer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import ScheduleAuditError, simulate
 from asrpt_bench.sim.audit import audit_preemptive
+from asrpt_bench.sim.running import RunningTable
 
 FIRST_FIT = FirstFitPlacer()
 pytestmark = pytest.mark.filterwarnings("ignore:.*need all")
@@ -58,6 +59,15 @@ def test_srpt_on_two_gpus_by_hand():
     assert got == {"d": 2, "c": 3, "a": 7, "b": 8}
     assert {r.job_id: r.preemptions for r in result.records} == {"a": 1, "b": 1, "c": 0, "d": 0}
     assert result.metrics["preemptions"] == 2
+
+
+def test_the_running_table_reads_progress_as_the_scalar_rule():
+    """A row banked 3 iterations and 5 s, runs from 10 at 2 s an iteration: nothing more at 10, half an
+    iteration and a second more at 11."""
+    table = RunningTable(4)
+    table.add(0, done=3.0, ran=5.0, run_start=10.0, alpha=2.0, iterations=10.0, protected_until=10.5)
+    states = [[column.tolist() for column in table.states(now)] for now in (10.0, 11.0)]
+    assert states == [[[0], [False], [3.0], [5.0]], [[0], [True], [3.5], [6.0]]]
 
 
 def test_utilization_over_a_span_shorter_than_a_second():

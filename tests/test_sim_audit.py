@@ -38,6 +38,18 @@ def test_valid_schedule_passes(records):
     assert audit_schedule(records, CLUSTER, JOBS) is None
 
 
+def test_an_end_within_rounding_of_s_plus_n_alpha_passes(records):
+    """Ends are compared with S + n * alpha to 1e-9 of their magnitude (float rounding): c's end 6 off by
+    2e-9 passes, off by 1e-7 is caught."""
+    for off, passes in ((2e-9, True), (1e-7, False)):
+        moved = corrupt(records, "c", end=6.0 + off, service_s=6.0 + off - 4.0)
+        if passes:
+            assert audit_schedule(moved, CLUSTER, JOBS) is None
+        else:
+            with pytest.raises(ScheduleAuditError, match=r"job 'c' ends at 6.0000001, expected S \+ n \* alpha = 6.0"):
+                audit_schedule(moved, CLUSTER, JOBS)
+
+
 def test_overlapping_gpus_are_caught(records):
     """c moved to start at 3 on a's GPUs (still ends S + n * alpha): GPU 0 is held twice at 3."""
     bad = corrupt(records, "c", start=3.0, end=5.0)

@@ -191,7 +191,9 @@ def test_same_inputs_give_identical_records():
 
 
 def test_oversize_job_is_rejected_naming_it():
-    with pytest.raises(ConfigError, match=r"job 'big' needs 5 GPUs but the cluster has 4"):
+    with pytest.raises(ConfigError, match=r"^job 'big' needs 5 GPUs but the cluster has 4; drop such jobs with "
+                                          r"workload.drop_oversize=true \(in Python: simulate\(\.\.\., "
+                                          r"drop_oversize=True\)\)$"):
         simulate([fixed("ok", 0, 1, 1), fixed("big", 0, 5, 1)], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
 
 
@@ -251,6 +253,10 @@ def test_predictions_must_cover_every_job():
 def test_arguments_of_the_wrong_type_are_refused_naming_the_argument():
     with pytest.raises(ConfigError, match=r"^jobs must be a list of Job, got int 5$"):
         simulate(5, Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
+    with pytest.raises(ConfigError, match=r"^cluster must be a Cluster, got str '4 GPUs'$"):
+        simulate([fixed("a", 0, 1, 1)], "4 GPUs", make_scheduler("fifo"), FIRST_FIT)
+    with pytest.raises(ConfigError, match=r"^scheduler must be a scheduler object with a dispatch\(\) method"):
+        simulate([fixed("a", 0, 1, 1)], Cluster(1, 4), object(), FIRST_FIT)
 
 
 def test_non_oracle_scheduler_never_sees_true_iterations():

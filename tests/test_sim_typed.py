@@ -346,6 +346,30 @@ def test_a_job_no_pool_runs_is_refused_and_one_no_pool_holds_is_dropped():
     assert result.dropped == ("big",)
 
 
+@pytest.mark.parametrize("pool, where", [("fastest_fit", ("a", 0, 10, "v100")), ("first_fit", ("a", 0, 20, "k80"))])
+def test_the_pool_choice_of_the_placer_is_the_one_used(pool, where):
+    """The K80 pool comes first: fastest_fit still takes the V100, first_fit the first pool with room."""
+    slow_first = Cluster(pools=[Pool("k80", 1, 1), Pool("v100", 1, 1)])
+    result = run([job("a", 0, 1, 10, v100=1, k80=2)], slow_first, make_scheduler("fifo"),
+                 placer=make_placer("first_fit", pool=pool))
+    assert schedule(result) == [where]
+
+
+def test_per_type_metrics_add_up_the_pools_of_one_type():
+    """Two V100 pools of 2 GPUs, each busy 0-10: the type's 4 GPUs are all busy."""
+    same = Cluster(pools=[Pool("v100", 1, 2, name="a"), Pool("v100", 1, 2, name="b")])
+    result = run([job("x", 0, 2, 10, v100=1), job("y", 0, 2, 10, v100=1)], same, make_scheduler("fifo"))
+    assert schedule(result) == [("x", 0, 10, "a"), ("y", 0, 10, "b")]
+    assert (result.metrics["busy_gpu_s_v100"], result.metrics["utilization_v100"]) == (40.0, 1.0)
+
+
+def test_a_log_replay_on_a_cluster_of_pools_is_refused():
+    with pytest.raises(ConfigError, match=r"^scheduler=recorded cannot replay the log: a log does not say which GPU "
+                                          r"type a job ran on, and this cluster is given as pools \(1 x 2 v100 \+ 1 x 2 "
+                                          r"k80\)$"):
+        run([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 10, recorded_wait=5.0)], TWO_BY_TWO, make_scheduler("recorded"))
+
+
 def test_a_one_pool_cluster_of_the_reference_type_runs_each_job_at_its_alpha_there():
     """V100 is the reference type: a job's measured V100 alpha (2) replaces its plan's (1), and a job with no
     V100 time is refused."""

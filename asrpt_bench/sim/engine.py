@@ -13,6 +13,8 @@ import gc
 import heapq
 import itertools
 import math
+import os
+import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -58,6 +60,15 @@ class SimulationResult:
         return segments_frame(self.segments)
 
 
+def _caller_outside_sim() -> int:
+    """The stacklevel, for a warning issued by the caller of this function, of the first frame outside
+    asrpt_bench/sim/: the line that called simulate(), however many of the package's frames lie between."""
+    frame, level, here = sys._getframe(1), 1, os.path.dirname(__file__)
+    while frame.f_back is not None and os.path.dirname(frame.f_code.co_filename) == here:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> tuple[list[Job], list[Hashable]]:
     """Reject duplicate ids and negative values; drop (or reject) jobs larger than the cluster (on a cluster
     given as pools: than every pool that runs them)."""
@@ -93,10 +104,10 @@ def _check_jobs(jobs: Sequence[Job], cluster: Cluster, drop_oversize: bool) -> t
     if dropped:
         adjust("dropped_oversize_jobs", len(dropped),
                f"dropped {len(dropped)} job(s) needing more than {larger} "
-               f"(first: {dropped[0]!r}; workload.drop_oversize=true)", stacklevel=4)
+               f"(first: {dropped[0]!r}; workload.drop_oversize=true)", stacklevel=_caller_outside_sim())
     if full:
         warnings.warn(f"{len(full)} job(s) need all {total} GPUs (first: {full[0]!r}); the A-SRPT bound "
-                      "assumes g_max < G", stacklevel=4)
+                      "assumes g_max < G", stacklevel=_caller_outside_sim())
     return kept, dropped
 
 
