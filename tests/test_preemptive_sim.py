@@ -75,6 +75,7 @@ def test_utilization_over_a_span_shorter_than_a_second():
     jobs = [fixed("a", 0, 1, 2, alpha=0.25), fixed("b", 0.25, 1, 1, alpha=0.25)]
     got, result = ends(jobs, Cluster(1, 4))
     assert got == {"a": 0.5, "b": 0.5} and result.metrics["utilization"] == 0.375
+    assert (result.scheduler, result.placer) == ("srtf_oracle", FIRST_FIT.name)
 
 
 def test_restart_holds_the_gpus_without_progress():
@@ -162,6 +163,18 @@ def test_audit_catches_a_corrupted_segment(preempted, k, changes, message):
     bad = swap(preempted.segments, k, **changes)
     with pytest.raises(ScheduleAuditError, match=message):
         audit_preemptive(preempted.records, bad, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
+
+
+def test_audit_accepts_a_record_within_rounding_of_its_segments(preempted):
+    """A record's service time is compared with its segments' sum to 1e-9 of its magnitude: a's 10 s off by
+    5e-9 passes, off by 1e-6 is caught."""
+    for off, passes in ((5e-9, True), (1e-6, False)):
+        records = [replace(r, service_s=r.service_s + off) if r.job_id == "a" else r for r in preempted.records]
+        if passes:
+            assert audit_preemptive(records, preempted.segments, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0) is None
+        else:
+            with pytest.raises(ScheduleAuditError, match=r"job 'a': its record does not match"):
+                audit_preemptive(records, preempted.segments, Cluster(1, 1), AUDIT_JOBS, restart_s=2.0)
 
 
 def test_audit_catches_two_segments_on_one_gpu(preempted):
