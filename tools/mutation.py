@@ -318,16 +318,28 @@ JUDGEMENTS_HEADER = """\
 
 def judge(args: argparse.Namespace) -> None:
     """Record a judgement of a survivor of a recorded run in tools/mutation_judgements.yaml."""
-    import yaml
-
     survivors = {name: diff for record in records() for name, diff in record["survivors"].items()}
     if args.name not in survivors:
         sys.exit(f"mutation: {args.name} is not a survivor of any run in {RESULTS.relative_to(ROOT)}")
     judgements = load_judgements()
     judgements[args.name] = {"line": mutated_line(survivors[args.name]), "equivalent": args.equivalent == "yes",
                              "why": " ".join(args.why.split())}
+    save_judgements(judgements)
+
+
+def save_judgements(judgements: dict[str, dict]) -> None:
+    import yaml
+
     body = yaml.safe_dump(dict(sorted(judgements.items())), allow_unicode=True, sort_keys=False, width=110)
     JUDGEMENTS.write_text(JUDGEMENTS_HEADER + body)
+
+
+def current_judgements(runs: list[dict], judgements: dict[str, dict]) -> dict[str, dict]:
+    """The judgements of survivors of the recorded runs whose mutated line is still the one judged: a rerun
+    replaces a module's record, and its sample's survivors are judged afresh."""
+    survivors = {name: diff for record in runs for name, diff in record["survivors"].items()}
+    return {name: entry for name, entry in judgements.items()
+            if name in survivors and entry["line"] == mutated_line(survivors[name])}
 
 
 def records() -> list[dict]:
@@ -359,7 +371,12 @@ def rewrite_block(path: Path, begin: str, end: str, content: str) -> None:
 
 
 def report(_: argparse.Namespace) -> None:
-    runs, judgements = records(), load_judgements()
+    """Drop the judgements no recorded run needs any more, then render the records."""
+    runs, judged = records(), load_judgements()
+    judgements = current_judgements(runs, judged)
+    if len(judgements) < len(judged):
+        save_judgements(judgements)
+        print(f"dropped {len(judged) - len(judgements)} judgement(s) of mutants no recorded run has as a survivor")
     rewrite_block(DOC, BEGIN, END, render(runs, judgements))
     rewrite_block(README, README_BEGIN, README_END, summary(runs, judgements))
     print(f"wrote {DOC.relative_to(ROOT)} and the scores in {README.relative_to(ROOT)} from {len(runs)} runs")
