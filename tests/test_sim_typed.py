@@ -364,9 +364,9 @@ def test_per_type_metrics_add_up_the_pools_of_one_type():
 
 
 def test_a_log_replay_on_a_cluster_of_pools_is_refused():
-    with pytest.raises(ConfigError, match=r"^scheduler=recorded cannot replay the log: a log does not say which GPU "
-                                          r"type a job ran on, and this cluster is given as pools \(1 x 2 v100 \+ 1 x 2 "
-                                          r"k80\)$"):
+    with pytest.raises(ConfigError, match=r"^scheduler=recorded cannot replay the log: a log does not say which "
+                                          r"GPU type a job ran on, and this cluster is given as pools "
+                                          r"\(1 x 2 v100 \+ 1 x 2 k80\)$"):
         run([Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 10, recorded_wait=5.0)], TWO_BY_TWO, make_scheduler("recorded"))
 
 

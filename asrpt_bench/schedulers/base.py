@@ -222,7 +222,8 @@ class QueueScheduler:
     def on_arrival(self, job: JobView, now: float) -> None:
         entry = (self.key(job, self.duration_source), job.release, job.order, job)
         backfilling = self.dispatch_rule in ("easy", "conservative")
-        lengths = self.backfill_.queued_lengths(job) if backfilling else NO_LENGTHS  # read by the scans of EASY and conservative
+        # read by the scans of EASY and conservative
+        lengths = self.backfill_.queued_lengths(job) if backfilling else NO_LENGTHS
         self.queue_.insert(entry, job.gpus, lengths, key=entry)
         self.fold_.inserted(entry)
         candidates = self.backfill_.candidates

@@ -310,7 +310,8 @@ class ConservativeFold(Generic[T]):
         over = [(k, e.begin, e.begin + e.length, e.job.gpus) for k, e in enumerate(self.entries)
                 if e.length > 0 and e.job.gpus > 0 and e.begin < end and e.begin + e.length > begin]
         times = [t for t, _ in shortages]
-        spans = [(bisect.bisect_left(times, first), bisect.bisect_left(times, last), gpus) for _, first, last, gpus in over]
+        spans = [(bisect.bisect_left(times, first), bisect.bisect_left(times, last), gpus)
+                 for _, first, last, gpus in over]
 
         def covering(j: int) -> list[int]:
             """GPUs of the overlapping reservations from the j-th on, at each step short."""

@@ -3,7 +3,8 @@ and builds the views and estimates both event loops use (run.py picks the loop).
 
 Events ordered by (time, kind, sequence): real completions, arrivals, virtual-SRPT completions and delay
 expiries, handled in that order at one instant, followed by one dispatch decision; arrivals are read in
-release order beside one heap of the others. A started job holds its GPUs until S_i + n_i * alpha_i(placement) with the TRUE n_i.
+release order beside one heap of the others. A started job holds its GPUs until
+S_i + n_i * alpha_i(placement) with the TRUE n_i.
 The simulator is the only code that mutates cluster state; schedulers and placers see views.
 """
 
