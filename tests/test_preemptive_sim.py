@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from asrpt_bench.core import ConfigError, Cluster, Job, PreemptionPrice, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, make_placer
 from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.schedulers.preemptive import JobColumns
 from asrpt_bench.sim import ScheduleAuditError, simulate
 from asrpt_bench.sim.audit import audit_preemptive
 from asrpt_bench.sim.running import RunningTable
@@ -59,6 +60,14 @@ def test_srpt_on_two_gpus_by_hand():
     assert got == {"d": 2, "c": 3, "a": 7, "b": 8}
     assert {r.job_id: r.preemptions for r in result.records} == {"a": 1, "b": 1, "c": 0, "d": 0}
     assert result.metrics["preemptions"] == 2
+
+
+def test_job_columns_grow_to_any_input_order():
+    """Jobs arrive in release order, not input order: the first to arrive may be the 201st of the input."""
+    columns = JobColumns(gpus=0, known=0.0)
+    columns.set(200, gpus=4, known=2.5)
+    columns.set(3, gpus=1)
+    assert (columns["gpus"][200], columns["known"][200], columns["gpus"][3], columns["known"][3]) == (4, 2.5, 1, 0.0)
 
 
 def test_the_running_table_reads_progress_as_the_scalar_rule():
