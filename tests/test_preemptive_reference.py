@@ -60,12 +60,13 @@ def test_a_preemptive_rule_matches_the_plain_reference_on_two_thousand_philly_jo
 
 
 @pytest.mark.filterwarnings("ignore:.*need all")
-@pytest.mark.parametrize("name", ["srtf", "psjf"])
+@pytest.mark.parametrize("name", ["srtf", "psjf", "las2d"])
 @pytest.mark.parametrize("restart_s, min_run_s", [(0.0, 0.0), (0.0, 120.0), (30.0, 300.0)])
 def test_the_bounded_walk_matches_the_plain_reference_under_other_preemption_prices(philly_head, name, restart_s,
                                                                                       min_run_s):
-    """srtf and psjf walk on priority bounds (AdmissionScheduler._bounded_walk): a job started with no protection
-    is suspendable at once, one with a min-run window only after it; both must rank as the reference does."""
+    """srtf, psjf and las2d walk on priority bounds (AdmissionScheduler._bounded_walk): a job started with no
+    protection is suspendable at once, one with a min-run window only after it; both must rank as the reference
+    does."""
     jobs, cluster, predictions = philly_head
     jobs = jobs[:700]
     reference, oracle = REFERENCES[name]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from itertools import accumulate
+import math
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -106,6 +107,9 @@ class PreemptiveScheduler(Protocol):
         """The next instant this scheduler needs a decision without any other event, if any."""
         ...
 
+
+ONE_BY_ONE = 8
+"""A bounded walk recomputes up to this many running jobs' priorities one by one, more in one vectorised step."""
 
 Entry = tuple[float, float, int, JobView]
 """(priority, release, input order, job): lower first; input order is unique, so jobs never compare."""
@@ -207,10 +211,10 @@ class AdmissionScheduler:
     after a waiting job (the walk is skipped): while nothing else happens, a waiting job that lost the last
     walk can only lose again."""
 
-    priorities_fall: ClassVar[bool] = False
-    """True when a running job's priority never grows while it runs (srtf: its remaining time shrinks; psjf:
-    fixed), so a priority computed once bounds the later ones from above: the walk then looks only at the
-    running jobs whose bound does not rank them before the best waiting job (`_bounded_walk`)."""
+    bounded: ClassVar[bool] = False
+    """True when `bound_until` says how long a running job's priority, computed at one instant, bounds its
+    later ones from above: the walk then looks only at the running jobs whose bound does not rank them
+    before the best waiting job (`_bounded_walk`)."""
 
     def __init__(self, name: str, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
         PreemptRuleParams(preempt_rule=preempt_rule).check("scheduler")
@@ -225,11 +229,12 @@ class AdmissionScheduler:
         self.settled_ = False  # the last walk was applied whole and only protection windows ended since
         # known: the iterations the scheduler knows (predicted, or true for an oracle); placed_alpha: the
         # per-iteration time of a running job's current placement (what net_gain prices its rest in)
-        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
-                                   **self.column_defaults())
+        # priority_now, seconds_now: scratch of the bounded walk's vectorised step (_bound_all)
+        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0, priority_now=0.0,
+                                   seconds_now=0.0, **self.column_defaults())
         self.last_arrival_: tuple[float, int] | None = None
         self.arrivals_ = 0
-        self.bounded_ = self.priorities_fall and self.preempt_rule == "always"
+        self.bounded_ = self.bounded and self.preempt_rule == "always"
         self.bounds_ = RunningBounds()
 
     def known_iterations(self, job: JobView) -> float:
@@ -249,6 +254,11 @@ class AdmissionScheduler:
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         raise NotImplementedError
+
+    def bound_until(self, job: JobView, run_seconds: float, now: float) -> float:
+        """Until when the priority of a running job that has run `run_seconds` by `now` bounds its priority
+        from above while it keeps running (math.inf: for as long as it runs)."""
+        return math.inf
 
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
         """`priority` of the running jobs with these input orders, elementwise (the same floats)."""
@@ -337,33 +347,57 @@ class AdmissionScheduler:
         return self._admit(admitted, ctx)
 
     def _bounded_walk(self, ctx: PreemptiveContext) -> bool:
-        """The walk of a scheduler whose running priorities never grow (`priorities_fall`), on the bounds
-        kept in `bounds_` (schedulers/bounds.py): the running jobs whose bound ranks them before the best
+        """The walk of a scheduler that bounds its running jobs' priorities (`bounded`), on the bounds kept in
+        `bounds_` (schedulers/bounds.py): the running jobs whose valid bound ranks them before the best
         waiting job that fits are kept without a look (only their GPUs count); the others get their exact
         priority now and are walked with the waiting jobs as by `_walk` (the same decisions)."""
-        bounds, running, rank_of = self.bounds_, self.running_, self.columns_["rank"]
+        bounds, running, now = self.bounds_, self.running_, ctx.now
         if bounds.held:
             jobs = list(bounds.held.values())
-            for job, (suspendable, progress, run_seconds) in zip(jobs, ctx.running_states(jobs)):
-                if suspendable:
-                    bounds.unhold(job, self.priority(job, progress, run_seconds), int(rank_of[job.order]))
+            for job, state in zip(jobs, ctx.running_states(jobs)):
+                if state[0]:
+                    bounds.unhold(job)
+                    self._bound(job, state, now)
         budget = ctx.total_gpus - bounds.held_gpus
         heads = [queue[0] for size, queue in self.waiting_.items() if queue and size <= budget]
         if not heads:
             return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
         best = min(heads)
-        first = (best[0], int(rank_of[best[2]]))
-        stale = bounds.from_entry(first)
-        jobs = [running[order] for _, _, order in stale]
-        bounds.put([(self.priority(job, progress, run_seconds), rank, order) for job, (_, progress, run_seconds),
-                    (_, rank, order) in zip(jobs, ctx.running_states(jobs), stale)])
+        first = (best[0], int(self.columns_["rank"][best[2]]))
+        stale = bounds.take(first, now)
+        if len(stale) > ONE_BY_ONE:
+            self._bound_all(stale, ctx)
+        else:
+            jobs = [running[order] for order in stale]
+            for job, state in zip(jobs, ctx.running_states(jobs)):
+                self._bound(job, state, now)
         ranked = bounds.after(first)
         gpus = [running[order].gpus for _, _, order in ranked]
         dropped, admitted = admission_walk([entry[0] for entry in ranked], [entry[1] for entry in ranked], gpus,
-                                           self.waiting_, rank_of, budget - bounds.suspendable_gpus + sum(gpus))
+                                           self.waiting_, self.columns_["rank"],
+                                           budget - bounds.suspendable_gpus + sum(gpus))
         for place in dropped:
             self._suspend(running[ranked[place][2]], ctx)
         return self._admit(admitted, ctx)
+
+    def _bound(self, job: JobView, state: tuple[bool, float, float], now: float) -> None:
+        """Sort a suspendable running job into `bounds_` with its exact priority now."""
+        _, progress, run_seconds = state
+        self.bounds_.put((self.priority(job, progress, run_seconds), int(self.columns_["rank"][job.order]), job.order),
+                         self.bound_until(job, run_seconds, now))
+
+    def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
+        """`_bound` for many running jobs: their priorities from one vectorised step over the running table
+        (`priorities` gives the same floats as `priority`)."""
+        table, _, progress, run_seconds = ctx.running_arrays()
+        columns, now = self.columns_, ctx.now
+        columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
+        columns["seconds_now"][table] = run_seconds
+        picked = np.array(orders)
+        for order, priority, seconds, rank in zip(orders, columns["priority_now"][picked].tolist(),
+                                                 columns["seconds_now"][picked].tolist(),
+                                                 columns["rank"][picked].tolist()):
+            self.bounds_.put((priority, rank, order), self.bound_until(self.running_[order], seconds, now))
 
     def _suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         ctx.suspend(job)
