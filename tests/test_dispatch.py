@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from asrpt_bench.cluster import Pool
 from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, HeavyEdgePlacer
 from asrpt_bench.schedulers import make_scheduler
@@ -126,8 +127,11 @@ def rules_instance() -> list[Job]:
     # every job that fits starts: X at 2, C at 9 (X's and A2's GPUs), B only once C ends at 14
     ("greedy", {"A": (0, 10), "A2": (0, 3), "B": (14, 16), "C": (9, 14), "X": (2, 9)}, 2),
 ])
-def test_each_rule_on_a_hand_checked_fifo_instance(rule, expected, backfilled):
-    result = simulate(rules_instance(), Cluster(1, 4), make_scheduler("fifo", dispatch=rule), FIRST_FIT)
+@pytest.mark.parametrize("cluster", [Cluster(1, 4), Cluster(pools=[Pool("v100", 1, 4)])], ids=["plain", "one-pool"])
+def test_each_rule_on_a_hand_checked_fifo_instance(rule, expected, backfilled, cluster):
+    """The same schedule and counts on a plain cluster and on one given as a single pool (which takes the
+    rules' pool paths: conservative backfilling's full pass, not the kept fold)."""
+    result = simulate(rules_instance(), cluster, make_scheduler("fifo", dispatch=rule), FIRST_FIT)
     assert schedule(result) == {job: (float(s), float(e)) for job, (s, e) in expected.items()}
     assert result.metrics["backfilled_starts"] == backfilled
     violations = result.metrics["reservation_violations"]

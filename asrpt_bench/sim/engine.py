@@ -41,6 +41,9 @@ from .state import ClusterState
 
 
 _new_tuple = tuple.__new__
+_COMPLETION = EventKind.COMPLETION.value
+ARRIVAL_CHUNK = 4096
+"""Arrival indices converted to Python ints at a time."""
 
 
 @dataclass(frozen=True)
@@ -313,52 +316,55 @@ class _Simulation:
                           len(set(placement.servers)), job.iterations, 0))
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
-        self.push(end, EventKind.COMPLETION, i)
+        heapq.heappush(self.heap, (end, _COMPLETION, next(self.sequence), i))
 
     def run(self) -> RecordTable:
         scheduler = self.scheduler
         scheduler.reset(self.cluster)
-        arrival = EventKind.ARRIVAL.value
+        arrival, completion = EventKind.ARRIVAL.value, EventKind.COMPLETION.value
         # arrivals in (release, input order), read in turn beside the heap of the other events (a heap of every
-        # arrival would hold a tuple and two ints per job from the start)
-        order = np.argsort(np.fromiter((job.release for job in self.jobs), dtype=float, count=len(self.jobs)),
-                           kind="stable")
-        waiting, arrived = len(order), 0
-        next_arrival = self.jobs[order[0]].release if waiting else math.inf
+        # arrival would hold a tuple and two ints per job from the start), as Python ints converted a chunk at a
+        # time (indexing with numpy integers is slower; a list of every index would hold an int object per job)
+        jobs = self.jobs
+        order = np.argsort(np.fromiter((job.release for job in jobs), dtype=float, count=len(jobs)), kind="stable")
+        arrivals = itertools.chain.from_iterable(order[k:k + ARRIVAL_CHUNK].tolist()
+                                                 for k in range(0, len(order), ARRIVAL_CHUNK))
+        upcoming = next(arrivals, None)
+        next_arrival = math.inf if upcoming is None else jobs[upcoming].release
         timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
-        heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
+        heap, views, release, running = self.heap, self.views, self.state.release, self.running
+        heappop = heapq.heappop
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
         on_completion = getattr(scheduler, "on_completion", None)
-        completion = EventKind.COMPLETION.value
         progress = None if self.bar.disable else self.bar.update
         context = _Context(self)
-        while heap or arrived < waiting:
-            first = heap[0] if heap else None  # the instant is that of its first event (an int or a float as given)
-            self.now = now = first[0] if first is not None and (first[0], first[1]) < (next_arrival, arrival) \
-                else next_arrival
+        while heap or next_arrival != math.inf:
+            # the instant is that of its first event (an int or a float as given): completions come before
+            # arrivals at one instant, the scheduler's timers after them
+            if heap and (heap[0][0] < next_arrival or heap[0][0] == next_arrival and heap[0][1] < arrival):
+                self.now = now = heap[0][0]
+            else:
+                self.now = now = next_arrival
             decide = False
-            while True:  # this instant's events by kind: completions, arrivals, then timers
-                if heap and heap[0][0] == now and (heap[0][1] < arrival or next_arrival != now):
-                    _, kind, _, i = heapq.heappop(heap)
-                    if kind == completion:
-                        release(jobs[i].job_id)
-                        del running[i]
-                        if on_completion is not None:
-                            on_completion(views[i], now)
-                        if progress is not None:
-                            progress(1)
-                    elif timer is None or (now, kind) != timer:
-                        continue  # a superseded timer (a virtual completion an arrival moved): no decision
-                    else:
-                        timer = None
-                elif next_arrival == now:
-                    i = int(order[arrived])
-                    arrived += 1
-                    next_arrival = jobs[order[arrived]].release if arrived < waiting else math.inf
-                    on_arrival(views[i], now)
-                else:
-                    break
+            while heap and heap[0][0] == now and heap[0][1] == completion:
+                i = heappop(heap)[3]
+                release(jobs[i].job_id)
+                del running[i]
+                if on_completion is not None:
+                    on_completion(views[i], now)
+                if progress is not None:
+                    progress(1)
                 decide = True
+            while next_arrival == now:
+                i, upcoming = upcoming, next(arrivals, None)
+                next_arrival = math.inf if upcoming is None else jobs[upcoming].release
+                on_arrival(views[i], now)
+                decide = True
+            while heap and heap[0][0] == now:
+                kind = heappop(heap)[1]
+                if timer is not None and (now, kind) == timer:  # else superseded (a virtual completion an
+                    timer = None                                # arrival moved): no decision
+                    decide = True
             if not decide:
                 continue
             dispatch(context)
