@@ -47,12 +47,16 @@ class Profile:
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
         """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (at t itself when
         the duration is 0): not_before or the start of a step."""
-        floors = self.floors.setdefault(gpus, [])
+        floors = self.floors.get(gpus)
+        if floors is None:
+            floors = self.floors[gpus] = []
         k = bisect.bisect_right(floors, (duration, math.inf))
         start = not_before
         for j in range(k - 1, -1, -1):
-            if floors[j][1] <= not_before:
-                start = max(floors[j][2], not_before)
+            floor = floors[j]
+            if floor[1] <= not_before:
+                if floor[2] > not_before:
+                    start = floor[2]
                 break
         found = self._search(gpus, duration, start)
         self._floor(floors, k, duration, not_before, found)
@@ -72,8 +76,12 @@ class Profile:
         """earliest, from not_before: one walk over the steps, keeping the start of the current run of steps
         with enough GPUs; a block with enough GPUs throughout (or too few throughout) is passed whole."""
         starts, blocks, levels, offsets, least, most = self.starts, self.times, self.free, self.offset, self.least, self.most
-        b = max(bisect.bisect_right(starts, not_before) - 1, 0)
-        i = max(bisect.bisect_right(blocks[b], not_before) - 1, 0)
+        b = bisect.bisect_right(starts, not_before) - 1
+        if b < 0:
+            b = 0
+        i = bisect.bisect_right(blocks[b], not_before) - 1
+        if i < 0:
+            i = 0
         run = end = None  # the current run's start and the end a job starting there needs
         for b in range(b, len(blocks)):
             times = blocks[b]
