@@ -26,7 +26,7 @@ from asrpt_bench.cluster import Pool
 from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, HeavyEdgePlacer
 from asrpt_bench.schedulers import make_scheduler
-from asrpt_bench.schedulers.dispatch import Backfill, Estimates
+from asrpt_bench.schedulers.dispatch import Backfill, Candidates, Estimates
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.instances import get_instance, list_instances
@@ -548,3 +548,26 @@ def test_a_start_after_its_first_reservation_is_a_violation_beyond_a_relative_to
     backfill.first_reservation["a"] = promised
     backfill.note_start(SimpleNamespace(job_id="a"), start)
     assert backfill.violations == int(violated) and "a" not in backfill.first_reservation
+
+
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from([1, 2, 8]), st.sampled_from([0.5, 1.0, 2.0, 3.0, 7.5])),
+                max_size=120),
+       st.integers(0, 9), st.integers(0, 9), st.floats(0, 10))
+@settings(max_examples=200, deadline=None)
+def test_candidates_answer_as_the_sorted_durations_of_the_queued_jobs(steps, idle, extra, shadow):
+    """EASY's candidates (a heap per GPU count with lazy removal and compaction) give every count's shortest
+    queued duration and the may-pass verdict of the plain sorted multiset, after any sequence of queued jobs
+    joining and leaving (equal durations included)."""
+    candidates, queued = Candidates(), {1: [], 2: [], 8: []}
+    for add, gpus, length in steps:
+        if add or length not in queued[gpus]:
+            candidates.add(gpus, length)
+            queued[gpus].append(length)
+        else:
+            candidates.remove(gpus, length)
+            queued[gpus].remove(length)
+        for count, lengths in queued.items():
+            assert candidates.shortest(count) == (min(lengths) if lengths else None)
+    expected = any(lengths and gpus <= idle and (gpus <= extra or min(lengths) <= shadow)
+                   for gpus, lengths in queued.items())
+    assert candidates.may_pass(idle, extra, 0.0, shadow) == expected

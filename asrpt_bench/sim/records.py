@@ -125,10 +125,12 @@ class RecordTable(Sequence[JobRecord]):
         rows, index = self._rows, self._row_index
         if not rows:
             return
+        block = np.empty((len(rows), len(NUMBER_FIELDS)))
         for k, (column, kind) in enumerate(zip(zip(*rows), NUMBER_TYPES)):
             if set(map(type, column)) != {kind}:
                 self._unusual.update((i, row) for i, row in zip(index, rows) if type(row[k]) is not kind)
-            self._numbers[index, k] = np.fromiter(column, dtype=float, count=len(rows))
+            block[:, k] = np.fromiter(column, dtype=float, count=len(rows))
+        self._numbers[index] = block
         self._rows, self._row_index = [], []
 
     def written(self, i: int) -> bool:
