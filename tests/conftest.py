@@ -20,3 +20,15 @@ def _session_cache_dir(tmp_path_factory: pytest.TempPathFactory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture
+def forget_new_registries():
+    """Drop the registries a test created once it ends, so the test can run again in the same process (as
+    mutmut's stats run and clean run do): a second `Registry(kind)` of one kind is refused."""
+    from asrpt_bench.registry import REGISTRIES
+
+    before = set(REGISTRIES)
+    yield
+    for kind in set(REGISTRIES) - before:
+        del REGISTRIES[kind]

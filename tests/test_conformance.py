@@ -18,6 +18,8 @@ from asrpt_bench.testing import (check_parameter_refusals, check_placer, check_p
                                  check_workload)
 from asrpt_bench.workloads.sources import WORKLOADS
 
+pytestmark = pytest.mark.usefixtures("forget_new_registries")
+
 
 @pytest.mark.parametrize("name", sorted(set(SCHEDULERS) - {"recorded"}))  # replays a log: test_recorded.py
 def test_every_built_in_scheduler_conforms(name: str) -> None:

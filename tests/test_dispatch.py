@@ -22,10 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from asrpt_bench.cluster import Pool
 from asrpt_bench.core import GB, Cluster, Job, Stage, TrainingPlan
 from asrpt_bench.placement import FirstFitPlacer, HeavyEdgePlacer
 from asrpt_bench.schedulers import make_scheduler
-from asrpt_bench.schedulers.dispatch import Backfill, Estimates
+from asrpt_bench.schedulers.dispatch import Backfill, Candidates, Estimates
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.instances import get_instance, list_instances
@@ -126,8 +127,11 @@ def rules_instance() -> list[Job]:
     # every job that fits starts: X at 2, C at 9 (X's and A2's GPUs), B only once C ends at 14
     ("greedy", {"A": (0, 10), "A2": (0, 3), "B": (14, 16), "C": (9, 14), "X": (2, 9)}, 2),
 ])
-def test_each_rule_on_a_hand_checked_fifo_instance(rule, expected, backfilled):
-    result = simulate(rules_instance(), Cluster(1, 4), make_scheduler("fifo", dispatch=rule), FIRST_FIT)
+@pytest.mark.parametrize("cluster", [Cluster(1, 4), Cluster(pools=[Pool("v100", 1, 4)])], ids=["plain", "one-pool"])
+def test_each_rule_on_a_hand_checked_fifo_instance(rule, expected, backfilled, cluster):
+    """The same schedule and counts on a plain cluster and on one given as a single pool (which takes the
+    rules' pool paths: conservative backfilling's full pass, not the kept fold)."""
+    result = simulate(rules_instance(), cluster, make_scheduler("fifo", dispatch=rule), FIRST_FIT)
     assert schedule(result) == {job: (float(s), float(e)) for job, (s, e) in expected.items()}
     assert result.metrics["backfilled_starts"] == backfilled
     violations = result.metrics["reservation_violations"]
@@ -544,3 +548,26 @@ def test_a_start_after_its_first_reservation_is_a_violation_beyond_a_relative_to
     backfill.first_reservation["a"] = promised
     backfill.note_start(SimpleNamespace(job_id="a"), start)
     assert backfill.violations == int(violated) and "a" not in backfill.first_reservation
+
+
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from([1, 2, 8]), st.sampled_from([0.5, 1.0, 2.0, 3.0, 7.5])),
+                max_size=120),
+       st.integers(0, 9), st.integers(0, 9), st.floats(0, 10))
+@settings(max_examples=200, deadline=None)
+def test_candidates_answer_as_the_sorted_durations_of_the_queued_jobs(steps, idle, extra, shadow):
+    """EASY's candidates (a heap per GPU count with lazy removal and compaction) give every count's shortest
+    queued duration and the may-pass verdict of the plain sorted multiset, after any sequence of queued jobs
+    joining and leaving (equal durations included)."""
+    candidates, queued = Candidates(), {1: [], 2: [], 8: []}
+    for add, gpus, length in steps:
+        if add or length not in queued[gpus]:
+            candidates.add(gpus, length)
+            queued[gpus].append(length)
+        else:
+            candidates.remove(gpus, length)
+            queued[gpus].remove(length)
+        for count, lengths in queued.items():
+            assert candidates.shortest(count) == (min(lengths) if lengths else None)
+    expected = any(lengths and gpus <= idle and (gpus <= extra or min(lengths) <= shadow)
+                   for gpus, lengths in queued.items())
+    assert candidates.may_pass(idle, extra, 0.0, shadow) == expected

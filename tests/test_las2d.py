@@ -53,6 +53,19 @@ def test_three_queues():
     assert ends == {"a": 9, "b": 10}
 
 
+def test_a_job_that_keeps_running_past_a_threshold_is_demoted_again_at_the_next():
+    """Thresholds 1 and 5 GPU-s on two GPUs. a and c run from 0; b arrives at 0.5 and waits (queue 0, behind
+    them). At 1 both reach queue 1: b takes c's GPU and a keeps running, so its next crossing is booked
+    from its attained service: at 5. b reaches queue 1 at 2 and c (released first) resumes. At 5 a reaches
+    queue 2 and b (queue 1) takes its GPU; at 6 c reaches queue 2 and a (released first) resumes; at 9 b
+    reaches queue 2 and c resumes; then a, c and b finish in release order."""
+    ends, segments = run([fixed("a", 0, 1, 20), fixed("c", 0, 1, 20), fixed("b", 0.5, 1, 20)], Cluster(1, 2),
+                         queue_thresholds=[1.0, 5.0])
+    assert segments == [("c", 0, 1), ("b", 1, 2), ("a", 0, 5), ("c", 2, 6), ("b", 5, 9), ("a", 6, 21),
+                        ("c", 9, 24), ("b", 21, 36)]
+    assert ends == {"a": 21, "c": 24, "b": 36}
+
+
 def test_starvation_guard_promotes_a_waiting_job():
     """Threshold 2, promote_knob 1: a job waiting as long as it has run since its last promotion goes
     back to queue 0. Without the guard a (queue 1, released first) resumes at 4 and ends at 7; with

@@ -106,6 +106,19 @@ def test_restart_holds_the_gpus_without_progress():
         2 / 3, 2 / 3, 1.0)
 
 
+@pytest.mark.parametrize("restart", [0.5, 2.0])
+def test_a_restoring_job_becomes_suspendable_when_its_restore_ends(restart):
+    """min_run 0: c (2) preempts a (9 left) at 1; a resumes at 3 and restores; b (1) arrives at 3.2, while a
+    cannot be suspended, and preempts it the instant its restore ends (a decision instant however short the
+    restore); a resumes after b and restores again."""
+    jobs = [fixed("a", 0, 1, 10), fixed("c", 1, 1, 2), fixed("b", 3.2, 1, 1)]
+    _, result = ends(jobs, Cluster(1, 1), restart_s=restart)
+    restored = 3 + restart
+    assert [(s.job_id, s.start, s.end, s.restart_s) for s in result.segments] == [
+        ("a", 0, 1, 0), ("c", 1, 3, 0), ("a", 3, restored, restart), ("b", restored, restored + 1, 0),
+        ("a", restored + 1, restored + 1 + restart + 9, restart)]
+
+
 def test_min_run_protects_a_started_job():
     """min_run 5: a cannot be suspended before 5; then b (3 left) preempts it (5 left)."""
     got, _ = ends([fixed("a", 0, 1, 10), fixed("b", 2, 1, 3)], Cluster(1, 1), restart_s=0.0, min_run_s=5.0)

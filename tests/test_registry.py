@@ -15,6 +15,8 @@ from asrpt_bench.schedulers import SCHEDULERS
 from asrpt_bench.tasks import TASKS
 from asrpt_bench.workloads.sources import WORKLOADS
 
+pytestmark = pytest.mark.usefixtures("forget_new_registries")
+
 
 def test_registries_hold_the_design_option_names():
     assert set(PLACERS) == {"heavy_edge", "ilp", "first_fit", "random"}

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from asrpt_bench.core import Cluster, ConfigError, Job, TrainingPlan
+from asrpt_bench.params import Params, param
 from asrpt_bench.placement import FirstFitPlacer
-from asrpt_bench.schedulers import SCHEDULERS, VirtualSRPT, make_scheduler
+from asrpt_bench.rules import integer
+from asrpt_bench.schedulers import FIFO, SCHEDULERS, SPJF, VirtualSRPT, make_scheduler
+from asrpt_bench.schedulers.base import register_scheduler
+from asrpt_bench.schedulers.wcs import WCSSubTime
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.instances import get_instance
 
@@ -160,3 +166,38 @@ def test_unknown_scheduler_and_parameter_errors_name_the_key():
 def test_invalid_parameter_values_are_rejected(name, params, message):
     with pytest.raises(ConfigError, match=message):
         make_scheduler(name, **params)
+
+
+def test_an_ordered_queue_constructed_directly_refuses_what_its_own_params_refuse():
+    """FIFO and WCS-SubTime order by submission time, so their params make duration_source inert outside
+    backfilling: constructed directly (the Python API) they refuse it as `scheduler.duration_source=` does;
+    SPJF's order reads durations and takes it."""
+    with pytest.raises(ConfigError, match=r"^scheduler\.duration_source acts only on backfilling estimates "
+                                          r".*scheduler\.dispatch='strict' it would change nothing$"):
+        FIFO(duration_source="oracle")
+    with pytest.raises(ConfigError, match=r"scheduler\.dispatch='greedy' it would change nothing$"):
+        WCSSubTime(duration_source="oracle")
+    assert FIFO(duration_source="oracle", dispatch="easy").oracle and SPJF(duration_source="oracle").oracle
+
+
+@dataclass(frozen=True)
+class DepthParams(Params):
+    depth: int = param(1, integer(1), "how far the head may look")
+
+
+def test_a_plugin_registered_with_its_params_type_is_made_with_its_keys_and_refuses_others():
+    @register_scheduler("deep_fifo_test", DepthParams)
+    def deep_fifo(depth: int = 1) -> FIFO:
+        scheduler = FIFO()
+        scheduler.name = f"deep_fifo_{depth}"
+        return scheduler
+
+    try:
+        assert SCHEDULERS.params_type("deep_fifo_test") is DepthParams
+        assert make_scheduler("deep_fifo_test", depth=3).name == "deep_fifo_3"
+        with pytest.raises(ConfigError, match=r"^scheduler\.depth must be a positive integer, got 0$"):
+            make_scheduler("deep_fifo_test", depth=0)
+        with pytest.raises(ConfigError, match=r"^scheduler\.tau: scheduler 'deep_fifo_test' has no parameter 'tau'"):
+            make_scheduler("deep_fifo_test", tau=1.0)
+    finally:
+        del SCHEDULERS["deep_fifo_test"]

@@ -411,3 +411,48 @@ def test_record_table_reads_back_exactly_what_a_run_wrote(scheduler):
     floats = simulate(float_jobs, Cluster(1, 4), make_scheduler(scheduler), FirstFitPlacer())
     pd.testing.assert_frame_equal(floats.frame(), records_frame(tuple(floats.records)), check_exact=True)
     assert floats.frame()["release"].dtype == "float64" and floats.frame()["iterations"].dtype == "int64"
+
+
+@pytest.mark.parametrize("scheduler", ["asrpt", "fifo+easy"])
+def test_chunk_sizes_do_not_change_a_schedule(monkeypatch, scheduler):
+    """Arrivals are read and records gathered a chunk at a time; chunks of 2 and 3 (so every boundary falls
+    inside the run, also between jobs released at one instant) give the schedule of the default sizes."""
+    from asrpt_bench.sim import engine, records as records_module
+
+    jobs = [fixed(f"j{k}", float(k // 3), 1 + k % 4, 2 + (7 * k) % 5, alpha=0.5 + k % 3) for k in range(23)]
+    jobs.reverse()  # the input order is not the release order
+    expected = simulate(jobs, Cluster(2, 4), make_scheduler(scheduler), FirstFitPlacer()).frame()
+    monkeypatch.setattr(engine, "ARRIVAL_CHUNK", 2)
+    monkeypatch.setattr(records_module, "CHUNK_ROWS", 3)
+    chunked = simulate(jobs, Cluster(2, 4), make_scheduler(scheduler), FirstFitPlacer()).frame()
+    pd.testing.assert_frame_equal(chunked, expected, check_exact=True)
+
+
+def test_record_table_gathers_rows_in_chunks_written_in_any_order(monkeypatch):
+    """Rows wait in chunks before they reach the array: records written out of index order across several
+    chunks, read while a chunk is still open, read back exactly, and a row of ints in a later chunk is kept as
+    given (and only that row)."""
+    from asrpt_bench.sim import records as records_module
+    from asrpt_bench.sim.records import NUMBER_FIELDS, RecordTable
+
+    monkeypatch.setattr(records_module, "CHUNK_ROWS", 3)
+    table = RecordTable(8)
+    order = [5, 0, 7, 2, 6, 1, 3, 4]
+
+    def numbers(i: int) -> tuple:
+        floats = tuple(float(i + k) / 4 for k in range(11))
+        return (i, *floats[1:], i, 1, 10 * i, 0) if i == 6 else (*floats, i, 1, 10 * i, 0)
+
+    for n, i in enumerate(order):
+        table.put(i, f"j{i}", "m", "c", (0,), (i,), "v100", numbers(i))
+        if n == 3:
+            assert table[2].release == 0.5 and table.missing() == [1, 3, 4, 6]
+    assert table.missing() == []
+    for i in range(8):
+        record = table[i]
+        assert (record.job_id, record.gpu_ids) == (f"j{i}", (i,))
+        assert tuple(getattr(record, name) for name in NUMBER_FIELDS) == numbers(i)
+    assert type(table[6].release) is int and type(table[5].release) is float
+    assert table.column("iterations").tolist() == [10 * i for i in range(8)]
+    assert table.column("release")[6] == 6 and type(table.column("release")[6]) is int
+    assert table.column("end").tolist() == [numbers(i)[3] for i in range(8)]

@@ -138,6 +138,18 @@ def test_fifo_replan_moves_a_job_to_a_faster_type_by_hand(restart, round_s, b_en
     assert schedule(fifo)[1] == ("B", 0, 20, "k80")  # the non-migrating FIFO keeps B on the K80
 
 
+def test_fifo_replan_defers_a_move_between_rounds_to_the_next_round_by_hand():
+    """Rounds of 1 s: A ends at 10.5 on the V100, between two rounds, so B moves there at the round at 11
+    (5.5 of its iterations done on the K80 at alpha 2), pays the 30 s restart and does the last 4.5 at alpha
+    1. Without rounds it moves at A's end."""
+    jobs = [job("A", 0, 1, 10, v100=1.05, k80=2), job("B", 0, 1, 10, v100=1, k80=2)]
+    segments = {round_s: [(s.job_id, s.start, s.end) for s in
+                          run(jobs, ONE_EACH, make_scheduler("fifo_replan", round_s=round_s)).segments]
+                for round_s in (1, 0)}
+    assert segments[1] == [("A", 0, 10.5), ("B", 0, 11.0), ("B", 11.0, 45.5)]
+    assert segments[0] == [("A", 0, 10.5), ("B", 0, 10.5), ("B", 10.5, 45.25)]
+
+
 def test_fifo_replan_type_agnostic_plans_with_the_pool_choice():
     jobs = [job(f"j{k}", 0, 1, 10, v100=1, k80=2) for k in range(6)]
     agnostic = run(jobs, ONE_EACH, make_scheduler("fifo_replan"), placer=make_placer("first_fit", pool="type_agnostic"))

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Reserved(Generic[T]):
     key: Any
     item: T
@@ -141,8 +141,14 @@ class ConservativeFold(Generic[T]):
                 room = rooms[gpus] = profile.room(gpus, now)
             return lambda length: now + length <= room
 
+        queued_duration = self.backfill.queued_duration
+
         def has_room(job: JobView) -> bool:
-            return passes_for(job.gpus)(self.backfill.queued_duration(job))
+            gpus = job.gpus
+            room = rooms.get(gpus)
+            if room is None:
+                room = rooms[gpus] = profile.room(gpus, now)
+            return now + queued_duration(job) <= room
 
         may_start = queue.fitting(self.keys[-1], lambda: ctx.idle_gpus, passes_for)
         candidate = next(may_start, None)
@@ -158,10 +164,11 @@ class ConservativeFold(Generic[T]):
             for key, item in queue.after(last):
                 job = job_of(item)
                 entry = self._append(key, item, job, hold_until)
-                if entry.holds:  # a room that ends by its begin stays
-                    for count in [count for count, room in rooms.items() if room > entry.begin]:
+                begin = entry.begin
+                if rooms and entry.holds:  # a room that ends by its begin stays
+                    for count in [count for count, room in rooms.items() if room > begin]:
                         del rooms[count]
-                if entry.begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
+                if begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
                     self._backfilled(entry, now, started)
                 if ctx.idle_gpus == 0 or key == target:
                     break
@@ -190,16 +197,20 @@ class ConservativeFold(Generic[T]):
 
     def _append(self, key: Any, item: T, job: JobView, hold_until: Callable[[T], float]) -> _Reserved[T]:
         """The reservation of the next position of the fold; its first promise is recorded."""
-        assert self.profile is not None
-        length = self.backfill.queued_duration(job)
-        begin = self.profile.earliest(job.gpus, length, hold_until(item))
+        profile, backfill = self.profile, self.backfill
+        assert profile is not None
+        length, gpus = backfill.queued_duration(job), job.gpus
+        begin = profile.earliest(gpus, length, hold_until(item))
         entry = _Reserved(key, item, job, begin, length)
-        self.backfill.first_reservation.setdefault(job.job_id, begin)
-        self._reached(key)
+        backfill.first_reservation.setdefault(job.job_id, begin)
+        if self.frontier is None or self.frontier < key:
+            self.frontier = key
+        if self.fresh:
+            self._reached(key)
         self.entries.append(entry)
         self.keys.append(key)
         heapq.heappush(self.due, (begin, next(self._tiebreak), entry))
-        self.profile.reserve(begin, length, job.gpus)
+        profile.add(begin, begin + length, -gpus)
         return entry
 
     def _start_due(self, ctx: DispatchContext, job_of: Callable[[T], JobView], try_start: Callable[[T, bool], bool],

@@ -135,26 +135,67 @@ class RunningEnds:
 
 
 class Candidates:
-    """The estimated durations of the queued jobs, sorted, per GPU count, so that EASY can tell in
-    O(GPU counts) that no job behind a blocked head could pass (then it skips the scan: in an
-    overloaded cluster the queue is long and the idle GPUs few). A false "maybe" only costs a scan."""
+    """The estimated durations of the queued jobs per GPU count, so that EASY can tell in O(GPU counts) that
+    no job behind a blocked head could pass (then it skips the scan: in an overloaded cluster the queue is
+    long and the idle GPUs few). A false "maybe" only costs a scan.
+
+    Only each count's shortest duration is ever read, so each count keeps a heap with lazy removal (a removed
+    duration is counted and dropped once it reaches the top; the heap is rebuilt when removed ones are the
+    majority): O(log n) per job where a sorted list paid a memmove of the whole list."""
 
     def __init__(self) -> None:
         self.by_gpus: dict[int, list[float]] = {}
+        self._removed: dict[int, dict[float, int]] = {}  # per count: duration -> times removed, still in the heap
+        self._stale: dict[int, int] = {}  # per count: removed durations still in the heap
 
     def add(self, gpus: int, length: float) -> None:
-        bisect.insort(self.by_gpus.setdefault(gpus, []), length)
+        heap = self.by_gpus.get(gpus)
+        if heap is None:
+            heap = self.by_gpus[gpus] = []
+            self._removed[gpus], self._stale[gpus] = {}, 0
+        heapq.heappush(heap, length)
 
     def remove(self, gpus: int, length: float) -> None:
-        lengths = self.by_gpus[gpus]
-        del lengths[bisect.bisect_left(lengths, length)]
+        removed = self._removed[gpus]
+        removed[length] = removed.get(length, 0) + 1
+        self._stale[gpus] += 1
+        heap = self.by_gpus[gpus]
+        if 2 * self._stale[gpus] > len(heap):  # compact: keep each duration as often as it is still queued
+            kept = []
+            for value in heap:
+                times = removed.get(value)
+                if times:
+                    removed[value] = times - 1
+                else:
+                    kept.append(value)
+            heapq.heapify(kept)
+            heap[:] = kept
+            removed.clear()
+            self._stale[gpus] = 0
+
+    def shortest(self, gpus: int) -> float | None:
+        """The shortest queued duration of `gpus`-GPU jobs, or None when there is none."""
+        heap = self.by_gpus.get(gpus)
+        if not heap:
+            return None
+        removed = self._removed[gpus]
+        while heap and heap[0] in removed:
+            top = heapq.heappop(heap)
+            self._stale[gpus] -= 1
+            if removed[top] == 1:
+                del removed[top]
+            else:
+                removed[top] -= 1
+        return heap[0] if heap else None
 
     def may_pass(self, idle: int, extra: int, now: float, shadow: float) -> bool:
         """Whether some queued job fits the idle GPUs and either needs at most `extra` of them or is
         estimated to end by `shadow` (the same test as the scan, on the shortest job of each count)."""
-        for gpus, lengths in self.by_gpus.items():
-            if lengths and gpus <= idle and (gpus <= extra or now + lengths[0] <= shadow):
-                return True
+        for gpus in self.by_gpus:
+            if gpus <= idle:
+                length = self.shortest(gpus)
+                if length is not None and (gpus <= extra or now + length <= shadow):
+                    return True
         return False
 
 

@@ -47,12 +47,16 @@ class Profile:
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
         """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (at t itself when
         the duration is 0): not_before or the start of a step."""
-        floors = self.floors.setdefault(gpus, [])
+        floors = self.floors.get(gpus)
+        if floors is None:
+            floors = self.floors[gpus] = []
         k = bisect.bisect_right(floors, (duration, math.inf))
         start = not_before
         for j in range(k - 1, -1, -1):
-            if floors[j][1] <= not_before:
-                start = max(floors[j][2], not_before)
+            floor = floors[j]
+            if floor[1] <= not_before:
+                if floor[2] > not_before:
+                    start = floor[2]
                 break
         found = self._search(gpus, duration, start)
         self._floor(floors, k, duration, not_before, found)
@@ -72,8 +76,12 @@ class Profile:
         """earliest, from not_before: one walk over the steps, keeping the start of the current run of steps
         with enough GPUs; a block with enough GPUs throughout (or too few throughout) is passed whole."""
         starts, blocks, levels, offsets, least, most = self.starts, self.times, self.free, self.offset, self.least, self.most
-        b = max(bisect.bisect_right(starts, not_before) - 1, 0)
-        i = max(bisect.bisect_right(blocks[b], not_before) - 1, 0)
+        b = bisect.bisect_right(starts, not_before) - 1
+        if b < 0:
+            b = 0
+        i = bisect.bisect_right(blocks[b], not_before) - 1
+        if i < 0:
+            i = 0
         run = end = None  # the current run's start and the end a job starting there needs
         for b in range(b, len(blocks)):
             times = blocks[b]
@@ -108,25 +116,38 @@ class Profile:
 
     def add(self, begin: float, end: float, change: int) -> None:
         """Add `change` GPUs over [begin, end) (begin <= end); an empty interval or a change of 0 changes
-        nothing."""
+        nothing. Each end becomes the start of a step (the step holding it is cut in two), the steps between
+        shift (whole blocks by their offset), and a step left with the count of the one before it joins it.
+        The hot path of the conservative fold (one call per reservation): the shifts and joins are written
+        out here rather than as one call each."""
         if begin == end or not change:
             return
         if change > 0:
             self.floors.clear()
+        blocks, levels = self.times, self.free
         b2, i2, _ = self._split_at(end)
         b1, i1, inserted = self._split_at(begin)
         if inserted and b1 == b2:
             i2 += 1
+        free = levels[b1]
         if b1 == b2:
-            self._shift(b1, i1, i2, change)
+            free[i1:i2] = [value + change for value in free[i1:i2]]
         else:
-            self._shift(b1, i1, len(self.times[b1]), change)
+            free[i1:] = [value + change for value in free[i1:]]
             offset = self.offset
             for b in range(b1 + 1, b2):
                 offset[b] += change
-            self._shift(b2, 0, i2, change)
-        self._merge_at(b2, i2)
-        self._merge_at(b1, i1)
+            if i2:
+                free = levels[b2]
+                free[:i2] = [value + change for value in free[:i2]]
+        offset = self.offset
+        for b, i in ((b2, i2), (b1, i1)):  # one step per run of equal counts: join a step equal to the one before
+            free = levels[b]
+            if i > 0:
+                if free[i] == free[i - 1]:
+                    del blocks[b][i], free[i]
+            elif b and free[0] + offset[b] == levels[b - 1][-1] + offset[b - 1]:
+                del blocks[b][0], free[0]
         self._fix(b2)
         if b1 != b2:
             self._fix(b1)
@@ -224,11 +245,6 @@ class Profile:
             for column in (self.times, self.free, self.offset, self.least, self.most, self.starts):
                 del column[:drop]
 
-    def _shift(self, b: int, first: int, last: int, change: int) -> None:
-        if first < last:
-            free = self.free[b]
-            free[first:last] = [value + change for value in free[first:last]]
-
     def _locate(self, t: float) -> tuple[int, int]:
         """The block and index of the step holding t."""
         b = max(bisect.bisect_right(self.starts, t) - 1, 0)
@@ -237,26 +253,19 @@ class Profile:
     def _split_at(self, t: float) -> tuple[int, int, bool]:
         """Make t the start of a step (the step holding t is cut in two with its free count); its block and
         index, and whether it was cut. The block may grow beyond 2 * BLOCK until `_fix`."""
-        b, i = self._locate(t)
+        b = bisect.bisect_right(self.starts, t) - 1
+        if b < 0:
+            b = 0
         times = self.times[b]
+        i = bisect.bisect_right(times, t) - 1
+        if i < 0:
+            i = 0
         if times[i] == t:
             return b, i, False
         times.insert(i + 1, t)
         free = self.free[b]
         free.insert(i + 1, free[i])
         return b, i + 1, True
-
-    def _merge_at(self, b: int, i: int) -> None:
-        """If step (b, i) has the free count of the step before it, join the two (the profile keeps one step
-        per run of equal counts, so searches walk runs, not every reservation's ends). The block may be left
-        empty until `_fix`."""
-        free = self.free[b]
-        if i > 0:
-            if free[i] != free[i - 1]:
-                return
-        elif b == 0 or free[0] + self.offset[b] != self.free[b - 1][-1] + self.offset[b - 1]:
-            return
-        del self.times[b][i], free[i]
 
     def _fix(self, b: int) -> None:
         """Block b after a change: dropped if empty, cut in two if longer than 2 * BLOCK; its summaries."""

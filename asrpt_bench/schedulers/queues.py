@@ -8,6 +8,10 @@ shortest job ends after the shadow time is skipped whole. The order is that of a
 insertion (a sequence number, A-SRPT's virtual completion order) unless the caller gives one (a
 one-queue scheduler's (key, release, input order) entry: FIFO, SPJF, any order).
 
+Beside the counts, every job sits in one more set of blocks in queue order (`CountQueue.order`), so
+iterating the queue in order (conservative backfilling's fold walks it) reads blocks, not a merge of
+the counts' generators, and finding the job after a key is a bisect.
+
 On a cluster of several pools a job's estimated length differs by pool, and EASY's shadow time is that of
 the pool holding the head's reservation: each job carries one length per pool (a lane; inf where the
 pool cannot run it), and a scan skips by the lengths in the reserved pool's lane, the ones its exact test
@@ -149,6 +153,8 @@ class CountQueue(Generic[T]):
 
     def __init__(self) -> None:
         self.counts: dict[int, _Blocks[T]] = {}
+        self.order: _Blocks[T] = _Blocks(0)
+        """Every item in queue order, whatever its count: iteration in order walks it, not a merge of the counts."""
         self.sequence = 0
         self.keys: dict[int, tuple[Any, int]] = {}  # id(item) -> (sort key, GPU count)
         self._head: tuple[Any, T] | None = None
@@ -172,6 +178,7 @@ class CountQueue(Generic[T]):
         if blocks is None:
             blocks = self.counts[gpus] = _Blocks(len(lengths))
         blocks.insert(key, item, lengths)
+        self.order.insert(key, item, ())
         if self._head is None or key < self._head[0]:
             self._head = (key, item)
 
@@ -179,6 +186,7 @@ class CountQueue(Generic[T]):
         key, gpus = self.keys.pop(id(item))
         blocks = self.counts[gpus]
         blocks.remove(key)
+        self.order.remove(key)
         if self._head is not None and self._head[0] == key:
             self._head = min((blocks.first() for blocks in self.counts.values() if blocks),
                              key=lambda first: first[0], default=None)
@@ -194,7 +202,7 @@ class CountQueue(Generic[T]):
     def after(self, key: Any) -> Iterator[tuple[Any, T]]:
         """(key, item) in queue order after key `key` (from the head when None); the queue must not change
         while this runs."""
-        return heapq.merge(*(blocks.iterate(key) for blocks in self.counts.values()), key=lambda pair: pair[0])
+        return self.order.iterate(key)
 
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
         """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` (the most

@@ -1,9 +1,11 @@
 """The event-driven, non-preemptive cluster simulator (design.md 3); `prepare_run` checks a run's arguments
 and builds the views and estimates both event loops use (run.py picks the loop).
 
-Events ordered by (time, kind, sequence): real completions, arrivals, virtual-SRPT completions and delay
-expiries, handled in that order at one instant, followed by one dispatch decision; arrivals are read in
-release order beside one heap of the others. A started job holds its GPUs until
+Events ordered by time, then kind: real completions (in start order), arrivals (in input order), then the
+scheduler's timer (a virtual-SRPT completion or a delay expiry), handled in that order at one instant, followed
+by one dispatch decision. Completions are kept in a heap, arrivals are read in release order beside it and the
+scheduler's one live timer is held beside both (a timer it moves is replaced, never an event). A started job
+holds its GPUs until
 S_i + n_i * alpha_i(placement) with the TRUE n_i.
 The simulator is the only code that mutates cluster state; schedulers and placers see views.
 """
@@ -30,7 +32,7 @@ from ..adjustments import adjust
 from ..core import CLUSTER, Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans_of
 from ..placement.base import Placer
 from ..rules import MAX_SECONDS, instance_of
-from ..schedulers.base import EventKind, JobView, Proposal, RunningJob, Scheduler
+from ..schedulers.base import JobView, Proposal, RunningJob, Scheduler
 from ..schedulers.views import new_view
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
@@ -41,6 +43,8 @@ from .state import ClusterState
 
 
 _new_tuple = tuple.__new__
+ARRIVAL_CHUNK = 4096
+"""Arrival indices converted to Python ints at a time."""
 
 
 @dataclass(frozen=True)
@@ -242,15 +246,12 @@ class _Simulation:
         self.last_pool = 0
         self.index = {job.job_id: i for i, job in enumerate(jobs)}
         self.records = RecordTable(len(jobs))
-        self.heap: list[tuple[float, int, int, int]] = []
+        self.heap: list[tuple[float, int, int]] = []  # (end, start sequence, job index) of every running job
         self.sequence = itertools.count()
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
         self.running: dict[int, RunningJob] = {}  # job index -> what its scheduler may know of it, in start order
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
-
-    def push(self, time: float, kind: EventKind, job_index: int) -> None:
-        heapq.heappush(self.heap, (time, int(kind), next(self.sequence), job_index))
 
     def pool_idle(self) -> tuple[int, ...]:
         """Idle GPUs per pool."""
@@ -313,61 +314,55 @@ class _Simulation:
                           len(set(placement.servers)), job.iterations, 0))
         # RunningJob(view, now, alpha) without the NamedTuple's Python-level __new__ (every start pays it)
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
-        self.push(end, EventKind.COMPLETION, i)
+        heapq.heappush(self.heap, (end, next(self.sequence), i))
 
     def run(self) -> RecordTable:
         scheduler = self.scheduler
         scheduler.reset(self.cluster)
-        arrival = EventKind.ARRIVAL.value
-        # arrivals in (release, input order), read in turn beside the heap of the other events (a heap of every
-        # arrival would hold a tuple and two ints per job from the start)
-        order = np.argsort(np.fromiter((job.release for job in self.jobs), dtype=float, count=len(self.jobs)),
-                           kind="stable")
-        waiting, arrived = len(order), 0
-        next_arrival = self.jobs[order[0]].release if waiting else math.inf
-        timer: tuple[float, int] | None = None  # the scheduler's one live timer; any other popped timer is void
-        heap, jobs, views, release, running = self.heap, self.jobs, self.views, self.state.release, self.running
+        # arrivals in (release, input order), read in turn beside the heap of completions (a heap of every
+        # arrival would hold a tuple and two ints per job from the start), as Python ints converted a chunk at a
+        # time (indexing with numpy integers is slower; a list of every index would hold an int object per job)
+        jobs = self.jobs
+        order = np.argsort(np.fromiter((job.release for job in jobs), dtype=float, count=len(jobs)), kind="stable")
+        arrivals = itertools.chain.from_iterable(order[k:k + ARRIVAL_CHUNK].tolist()
+                                                 for k in range(0, len(order), ARRIVAL_CHUNK))
+        upcoming = next(arrivals, None)
+        next_arrival = math.inf if upcoming is None else jobs[upcoming].release
+        # the scheduler's one live timer, held beside the heap (a newer one replaces it, so a timer the scheduler
+        # moved is never an event)
+        timer: float | None = None
+        heap, views, release, running = self.heap, self.views, self.state.release, self.running
+        heappop = heapq.heappop
         on_arrival, dispatch, next_timer = scheduler.on_arrival, scheduler.dispatch, scheduler.next_timer
         on_completion = getattr(scheduler, "on_completion", None)
-        completion = EventKind.COMPLETION.value
         progress = None if self.bar.disable else self.bar.update
         context = _Context(self)
-        while heap or arrived < waiting:
-            first = heap[0] if heap else None  # the instant is that of its first event (an int or a float as given)
-            self.now = now = first[0] if first is not None and (first[0], first[1]) < (next_arrival, arrival) \
-                else next_arrival
-            decide = False
-            while True:  # this instant's events by kind: completions, arrivals, then timers
-                if heap and heap[0][0] == now and (heap[0][1] < arrival or next_arrival != now):
-                    _, kind, _, i = heapq.heappop(heap)
-                    if kind == completion:
-                        release(jobs[i].job_id)
-                        del running[i]
-                        if on_completion is not None:
-                            on_completion(views[i], now)
-                        if progress is not None:
-                            progress(1)
-                    elif timer is None or (now, kind) != timer:
-                        continue  # a superseded timer (a virtual completion an arrival moved): no decision
-                    else:
-                        timer = None
-                elif next_arrival == now:
-                    i = int(order[arrived])
-                    arrived += 1
-                    next_arrival = jobs[order[arrived]].release if arrived < waiting else math.inf
-                    on_arrival(views[i], now)
-                else:
-                    break
-                decide = True
-            if not decide:
-                continue
+        while heap or next_arrival != math.inf or timer is not None:
+            # the instant is that of its first event (an int or a float as given): completions come before
+            # arrivals at one instant, the timer after them
+            now = next_arrival
+            if heap and heap[0][0] <= now:
+                now = heap[0][0]
+            if timer is not None and timer < now:
+                now = timer
+            self.now = now
+            while heap and heap[0][0] == now:
+                i = heappop(heap)[2]
+                release(jobs[i].job_id)
+                del running[i]
+                if on_completion is not None:
+                    on_completion(views[i], now)
+                if progress is not None:
+                    progress(1)
+            while next_arrival == now:
+                i, upcoming = upcoming, next(arrivals, None)
+                next_arrival = math.inf if upcoming is None else jobs[upcoming].release
+                on_arrival(views[i], now)
             dispatch(context)
             wanted = next_timer()
-            if wanted is not None and wanted != timer:
-                if not wanted[0] > now:
-                    raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {wanted[0]} <= now {now}")
-                self.push(wanted[0], wanted[1], -1)
-            timer = None if wanted is None else (wanted[0], int(wanted[1]))
+            if wanted is not None and not wanted[0] > now:
+                raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {wanted[0]} <= now {now}")
+            timer = None if wanted is None else wanted[0]
         self.bar.close()
         never = self.records.missing()
         if never:

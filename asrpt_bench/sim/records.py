@@ -82,6 +82,8 @@ NUMBER_FIELDS = ("release", "eligible", "start", "end", "alpha", "alpha_min", "a
 NUMBER_TYPES = (float,) * 11 + (int,) * 4
 """The numeric fields of a record and the type each has in a run built from a job table."""
 OBJECT_FIELDS = ("job_id", "model", "config", "placement", "gpu_ids", "pool")
+CHUNK_ROWS = 4096
+"""Rows a RecordTable gathers before it moves their numbers into its array."""
 
 
 class RecordTable(Sequence[JobRecord]):
@@ -99,18 +101,37 @@ class RecordTable(Sequence[JobRecord]):
         self._written = bytearray(size)
         self._unusual: dict[int, tuple] = {}
         self._shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._rows: list[tuple] = []
+        self._row_index: list[int] = []
 
     def put(self, i: int, job_id: Hashable, model: str, config: str, placement: tuple[int, ...],
             gpu_ids: tuple[int, ...], pool: str, numbers: tuple) -> None:
-        """Record `i`: its object fields, then its numbers in NUMBER_FIELDS order."""
+        """Record `i`: its object fields, then its numbers in NUMBER_FIELDS order. The numbers wait in a chunk of
+        at most CHUNK_ROWS rows, moved into the array column by column (`_flush`): a row written alone into a
+        numpy array, its types checked one by one, cost about three times as much."""
         shared = self._shared
-        placement, gpu_ids = shared.setdefault(placement, placement), shared.setdefault(gpu_ids, gpu_ids)
-        for column, value in zip(self._objects, (job_id, model, config, placement, gpu_ids, pool)):
-            column[i] = value
-        if tuple(map(type, numbers)) != NUMBER_TYPES:
-            self._unusual[i] = numbers
-        self._numbers[i] = numbers
+        job_ids, models, configs, placements, gpu_id_lists, pools = self._objects
+        job_ids[i], models[i], configs[i], pools[i] = job_id, model, config, pool
+        placements[i], gpu_id_lists[i] = shared.setdefault(placement, placement), shared.setdefault(gpu_ids, gpu_ids)
+        self._rows.append(numbers)
+        self._row_index.append(i)
         self._written[i] = 1
+        if len(self._rows) == CHUNK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Move the waiting rows into the array, one column at a time; a row with a number not of NUMBER_TYPES
+        is also kept as given."""
+        rows, index = self._rows, self._row_index
+        if not rows:
+            return
+        block = np.empty((len(rows), len(NUMBER_FIELDS)))
+        for k, (column, kind) in enumerate(zip(zip(*rows), NUMBER_TYPES)):
+            if set(map(type, column)) != {kind}:
+                self._unusual.update((i, row) for i, row in zip(index, rows) if type(row[k]) is not kind)
+            block[:, k] = np.fromiter(column, dtype=float, count=len(rows))
+        self._numbers[index] = block
+        self._rows, self._row_index = [], []
 
     def written(self, i: int) -> bool:
         return bool(self._written[i])
@@ -132,6 +153,8 @@ class RecordTable(Sequence[JobRecord]):
         if isinstance(index, slice):
             return tuple(self[k] for k in range(*index.indices(len(self))))
         k = range(len(self))[index]
+        if self._rows:
+            self._flush()
         numbers = self._unusual.get(k)
         if numbers is None:
             row = self._numbers[k].tolist()
@@ -160,6 +183,7 @@ class RecordTable(Sequence[JobRecord]):
                 if name == "wait_s" else end - release
         if name in OBJECT_FIELDS:
             return self._objects[OBJECT_FIELDS.index(name)]
+        self._flush()
         k = NUMBER_FIELDS.index(name)
         values = self._numbers[:, k]
         values = values.astype(np.int64) if NUMBER_TYPES[k] is int else values.copy()

@@ -17,7 +17,6 @@ class ClusterState:
     """
 
     def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
         servers = range(cluster.server_count)
         self._free_ids: list[list[int]] = [list(cluster.gpu_ids(h)) for h in servers]
         self._free = [len(ids) for ids in self._free_ids]
