@@ -1,7 +1,7 @@
 """Each preemptive rule (srtf, srtf_oracle, psjf, psjf_oracle, las2d) against the plain reference of
 tests/reference_preemptive.py on 2,000 Philly jobs: the library's admission walk (waiting lists per GPU
-count, running jobs ranked in one vectorised step, decisions skipped once settled) gives the same schedule,
-segment for segment, as re-sorting every released job at every decision instant."""
+count, running jobs ranked on priority bounds or in one vectorised step, decisions skipped once settled)
+gives the same schedule, segment for segment, as re-sorting every released job at every decision instant."""
 
 from __future__ import annotations
 
