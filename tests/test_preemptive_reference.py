@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 
 from asrpt_bench.config import PredictorConfig, RunConfig, WorkloadConfig
-from asrpt_bench.core import Cluster
+from asrpt_bench.core import Cluster, PreemptionPrice
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.prepare import load_workload
 from asrpt_bench.schedulers import make_scheduler
@@ -57,3 +57,23 @@ def test_a_preemptive_rule_matches_the_plain_reference_on_two_thousand_philly_jo
     assert got.metrics["preemptions"] > 100  # the instance exercises suspension
     assert [job_id for job_id in got_records if got_records[job_id] != expected_records[job_id]] == []
     assert got_segments == expected_segments
+
+
+@pytest.mark.filterwarnings("ignore:.*need all")
+@pytest.mark.parametrize("name", ["srtf", "psjf", "las2d"])
+@pytest.mark.parametrize("restart_s, min_run_s", [(0.0, 0.0), (0.0, 120.0), (30.0, 300.0)])
+def test_the_bounded_walk_matches_the_plain_reference_under_other_preemption_prices(philly_head, name, restart_s,
+                                                                                      min_run_s):
+    """srtf, psjf and las2d walk on priority bounds (AdmissionScheduler._bounded_walk): a job started with no
+    protection is suspendable at once, one with a min-run window only after it; both must rank as the reference
+    does."""
+    jobs, cluster, predictions = philly_head
+    jobs = jobs[:700]
+    reference, oracle = REFERENCES[name]
+    plain = reference(name)
+    plain.oracle = oracle
+    price = PreemptionPrice(restart_s=restart_s, min_run_s=min_run_s)
+    got = simulate(jobs, cluster, make_scheduler(name), HeavyEdgePlacer(), predictions=predictions, preemption=price)
+    expected = simulate(jobs, cluster, plain, HeavyEdgePlacer(), predictions=predictions, preemption=price)
+    assert got.metrics["preemptions"] > 20
+    assert schedule(got) == schedule(expected)

@@ -56,10 +56,6 @@ TESTS: dict[str, list[str]] = {
              "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py",
              "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py", "test_las2d.py", "test_net_gain.py",
              "test_psjf.py"],
-    "rules": ["test_registry.py", "test_one_validation_path.py", "test_component_params.py",
-              "test_conformance.py", "test_schedulers.py"],
-    "params": ["test_registry.py", "test_one_validation_path.py", "test_component_params.py", "test_conformance.py",
-               "test_schedulers.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }

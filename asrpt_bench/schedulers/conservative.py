@@ -165,7 +165,7 @@ class ConservativeFold(Generic[T]):
                 job = job_of(item)
                 entry = self._append(key, item, job, hold_until)
                 begin = entry.begin
-                if rooms and entry.length > 0 and job.gpus > 0:  # it holds GPUs: a room that ends by its begin stays
+                if rooms and entry.holds:  # a room that ends by its begin stays
                     for count in [count for count, room in rooms.items() if room > begin]:
                         del rooms[count]
                 if begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,9 @@ QUEUE_THRESHOLDS = (3250.0, 7200.0)
 ATTAINED_TOLERANCE = 1e-3
 """GPU-seconds of slack when placing attained service in a queue, so a job whose crossing instant was
 computed in floating point lands in its new queue exactly at that instant."""
+BOUND_MARGIN_S = 1.0
+"""Seconds before a running job's attained service (with the tolerance) reaches its next threshold at which
+the walk stops trusting the queue it computed earlier (far more than any rounding of that instant)."""
 
 
 def _increasing_positive(value: Any) -> bool:
@@ -67,6 +71,7 @@ class LAS2D(AdmissionScheduler):
     """Discretized 2D-LAS with FIFO queues, gang admission and an optional starvation guard."""
 
     settles = True  # priorities change only at its own timers (demotions, promotions)
+    bounded = True  # a running job's queue holds until it nears the next threshold (bound_until)
 
     def __init__(self, queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
                  promote_knob: float | None = LAS2DParams.promote_knob) -> None:
@@ -95,6 +100,15 @@ class LAS2D(AdmissionScheduler):
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         return float(bisect.bisect_right(self.thresholds, self.attained(job, run_seconds) + ATTAINED_TOLERANCE))
+
+    def bound_until(self, job: JobView, run_seconds: float, now: float) -> float:
+        """A running job's queue holds until its attained service, growing by its GPUs each second, comes
+        within the tolerance of the next threshold (less a margin for rounding); the last queue holds."""
+        attained = self.attained(job, run_seconds)
+        queue = bisect.bisect_right(self.thresholds, attained + ATTAINED_TOLERANCE)
+        if queue == len(self.thresholds):
+            return math.inf
+        return now + (self.thresholds[queue] - ATTAINED_TOLERANCE - attained) / job.gpus - BOUND_MARGIN_S
 
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
         attained = self.columns_["gpus"][orders] * (run_seconds - self.columns_["offset"][orders])

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -19,6 +21,7 @@ import numpy as np
 from ..core import Cluster
 from ..params import Params, param
 from ..rules import one_of
+from .bounds import RunningBounds
 from .views import JobView, Proposal
 
 PREEMPT_RULES = ("always", "net_gain")
@@ -105,6 +108,9 @@ class PreemptiveScheduler(Protocol):
         ...
 
 
+ONE_BY_ONE = 8
+"""A bounded walk recomputes up to this many running jobs' priorities one by one, more in one vectorised step."""
+
 Entry = tuple[float, float, int, JobView]
 """(priority, release, input order, job): lower first; input order is unique, so jobs never compare."""
 
@@ -130,17 +136,17 @@ class JobColumns:
             self.arrays[name][order] = value
 
 
-def admission_walk(priority: np.ndarray, rank: np.ndarray, gpus: np.ndarray, waiting: dict[int, list[Entry]],
-                   rank_of: np.ndarray, budget: int) -> tuple[np.ndarray, list[JobView]]:
-    """The walk over suspendable running jobs (sorted by (priority, rank), as arrays; a job's rank is its
+def admission_walk(priority: list[float], rank: list[int], gpus: list[int], waiting: dict[int, list[Entry]],
+                   rank_of: np.ndarray, budget: int) -> tuple[list[int], list[JobView]]:
+    """The walk over suspendable running jobs (sorted by (priority, rank), as lists; a job's rank is its
     place in (release, input order), `rank_of[order]`) and waiting entries (sorted lists per GPU count)
-    with `budget` GPUs: which running jobs are kept (a mask) and which waiting jobs are admitted, in walk
-    order. A run of running jobs between two waiting entries is kept in
-    one step when it fits whole (it does until a waiting job is admitted: every running job fits in G)."""
+    with `budget` GPUs: the places of the running jobs not kept (ascending) and the waiting jobs admitted,
+    in walk order. Between two waiting entries the walk keeps, with one bisection on the GPU prefix sums,
+    the longest run of running jobs that fits and skips the one after it, so its Python steps grow with the
+    waiting jobs it admits and the running jobs it skips, not with the running jobs it keeps."""
     count = len(gpus)
-    prefix = [0, *gpus.cumsum().tolist()]
-    gpus = gpus.tolist()
-    kept = np.zeros(count, dtype=bool)
+    prefix = list(accumulate(gpus, initial=0))
+    dropped: list[int] = []
     heads = [(queue[0], size, 0) for size, queue in waiting.items() if queue and size <= budget]
     heapq.heapify(heads)
     admitted: list[JobView] = []
@@ -150,15 +156,12 @@ def admission_walk(priority: np.ndarray, rank: np.ndarray, gpus: np.ndarray, wai
             heapq.heappop(heads)
         end = _rank_below(heads[0][0], rank_of, priority, rank, r) if heads else count
         if end > r:
-            if prefix[end] - prefix[r] <= budget:
-                kept[r:end] = True
-                budget -= prefix[end] - prefix[r]
-                r = end
-            else:
-                while r < end and budget > 0:
-                    if gpus[r] <= budget:
-                        kept[r] = True
-                        budget -= gpus[r]
+            while r < end and budget > 0:
+                stop = bisect.bisect_right(prefix, prefix[r] + budget, r, end + 1) - 1
+                budget -= prefix[stop] - prefix[r]
+                r = stop
+                if r < end and budget > 0:  # the job at r needs more than what is left: skipped
+                    dropped.append(r)
                     r += 1
             continue
         if not heads:
@@ -169,16 +172,18 @@ def admission_walk(priority: np.ndarray, rank: np.ndarray, gpus: np.ndarray, wai
         queue = waiting[size]
         if position + 1 < len(queue):
             heapq.heappush(heads, (queue[position + 1], size, position + 1))
-    return kept, admitted
+    dropped.extend(range(r, count))
+    return dropped, admitted
 
 
-def _rank_below(entry: Entry, rank_of: np.ndarray, priority: np.ndarray, rank: np.ndarray, start: int) -> int:
+def _rank_below(entry: Entry, rank_of: np.ndarray, priority: list[float], rank: list[int], start: int) -> int:
     """How many of the sorted running jobs come before `entry` in (priority, rank), at least `start`."""
-    low = int(priority.searchsorted(entry[0]))
-    if low < len(priority) and priority[low] == entry[0]:  # ties on priority: compare ranks
-        high = int(priority.searchsorted(entry[0], "right"))
-        low += int(rank[low:high].searchsorted(rank_of[entry[2]]))
-    return max(low, start)
+    key = entry[0]
+    low = bisect.bisect_left(priority, key, start)
+    if low < len(priority) and priority[low] == key:  # ties on priority: compare ranks
+        high = bisect.bisect_right(priority, key, low)
+        low = bisect.bisect_left(rank, int(rank_of[entry[2]]), low, high)
+    return low
 
 
 class AdmissionScheduler:
@@ -206,6 +211,11 @@ class AdmissionScheduler:
     after a waiting job (the walk is skipped): while nothing else happens, a waiting job that lost the last
     walk can only lose again."""
 
+    bounded: ClassVar[bool] = False
+    """True when `bound_until` says how long a running job's priority, computed at one instant, bounds its
+    later ones from above: the walk then looks only at the running jobs whose bound does not rank them
+    before the best waiting job (`_bounded_walk`)."""
+
     def __init__(self, name: str, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
         PreemptRuleParams(preempt_rule=preempt_rule).check("scheduler")
         self.name = name
@@ -219,10 +229,13 @@ class AdmissionScheduler:
         self.settled_ = False  # the last walk was applied whole and only protection windows ended since
         # known: the iterations the scheduler knows (predicted, or true for an oracle); placed_alpha: the
         # per-iteration time of a running job's current placement (what net_gain prices its rest in)
-        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
-                                   **self.column_defaults())
+        # priority_now, seconds_now: scratch of the bounded walk's vectorised step (_bound_all)
+        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0, priority_now=0.0,
+                                   seconds_now=0.0, **self.column_defaults())
         self.last_arrival_: tuple[float, int] | None = None
         self.arrivals_ = 0
+        self.bounded_ = self.bounded and self.preempt_rule == "always"
+        self.bounds_ = RunningBounds()
 
     def known_iterations(self, job: JobView) -> float:
         """The iterations the scheduler knows: predicted, or true for an oracle."""
@@ -241,6 +254,11 @@ class AdmissionScheduler:
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         raise NotImplementedError
+
+    def bound_until(self, job: JobView, run_seconds: float, now: float) -> float:
+        """Until when the priority of a running job that has run `run_seconds` by `now` bounds its priority
+        from above while it keeps running (math.inf: for as long as it runs)."""
+        return math.inf
 
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
         """`priority` of the running jobs with these input orders, elementwise (the same floats)."""
@@ -262,6 +280,8 @@ class AdmissionScheduler:
     def on_completion(self, job: JobView, now: float) -> None:
         self.settled_ = False
         del self.running_[job.order]
+        if self.bounded_:
+            self.bounds_.remove(job)
 
     def next_timer(self) -> float | None:
         return None
@@ -299,8 +319,10 @@ class AdmissionScheduler:
         restart price, the estimated remaining seconds (at alpha~min) of every waiting job the walk admits;
         the walk is repeated with the jobs so kept until every job it suspends passes that test (the kept
         set only grows, so this ends)."""
+        if self.bounded_:
+            return self._bounded_walk(ctx)
         orders, suspendable, progress, run_seconds = ctx.running_arrays()
-        gpus = self.columns_["gpus"]
+        gpus, rank_of = self.columns_["gpus"], self.columns_["rank"]
         held = ~suspendable
         while True:
             budget = ctx.total_gpus - (int(np.add.reduce(gpus[orders[held]])) if np.logical_or.reduce(held) else 0)
@@ -309,22 +331,83 @@ class AdmissionScheduler:
             free = ~held
             candidates = orders[free]
             priority = self.priorities(candidates, progress[free], run_seconds[free])
-            rank = self.columns_["rank"][candidates]
+            rank = rank_of[candidates]
             ranked = np.lexsort((rank, priority))
             candidates = candidates[ranked]
-            kept, admitted = admission_walk(priority[ranked], rank[ranked], gpus[candidates], self.waiting_,
-                                            self.columns_["rank"], budget)
-            if self.preempt_rule == "always" or np.logical_and.reduce(kept) or not admitted:
+            dropped, admitted = admission_walk(priority[ranked].tolist(), rank[ranked].tolist(),
+                                               gpus[candidates].tolist(), self.waiting_, rank_of, budget)
+            if self.preempt_rule == "always" or not dropped or not admitted:
                 break
-            losing = self._no_net_gain(ctx, candidates[~kept], progress[free][ranked][~kept], admitted)
+            losing = self._no_net_gain(ctx, candidates[dropped], progress[free][ranked][dropped], admitted)
             if not losing.any():
                 break
-            held |= np.isin(orders, candidates[~kept][losing])
-        for order in candidates[~kept].tolist():
-            job = self.running_[order]
-            ctx.suspend(job)
-            del self.running_[order]
-            self.on_suspend(job, ctx)
+            held |= np.isin(orders, candidates[dropped][losing])
+        for order in candidates[dropped].tolist():
+            self._suspend(self.running_[order], ctx)
+        return self._admit(admitted, ctx)
+
+    def _bounded_walk(self, ctx: PreemptiveContext) -> bool:
+        """The walk of a scheduler that bounds its running jobs' priorities (`bounded`), on the bounds kept in
+        `bounds_` (schedulers/bounds.py): the running jobs whose valid bound ranks them before the best
+        waiting job that fits are kept without a look (only their GPUs count); the others get their exact
+        priority now and are walked with the waiting jobs as by `_walk` (the same decisions)."""
+        bounds, running, now = self.bounds_, self.running_, ctx.now
+        if bounds.held:
+            jobs = list(bounds.held.values())
+            for job, state in zip(jobs, ctx.running_states(jobs)):
+                if state[0]:
+                    bounds.unhold(job)
+                    self._bound(job, state, now)
+        budget = ctx.total_gpus - bounds.held_gpus
+        heads = [queue[0] for size, queue in self.waiting_.items() if queue and size <= budget]
+        if not heads:
+            return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
+        best = min(heads)
+        first = (best[0], int(self.columns_["rank"][best[2]]))
+        stale = bounds.take(first, now)
+        if len(stale) > ONE_BY_ONE:
+            self._bound_all(stale, ctx)
+        else:
+            jobs = [running[order] for order in stale]
+            for job, state in zip(jobs, ctx.running_states(jobs)):
+                self._bound(job, state, now)
+        ranked = bounds.after(first)
+        gpus = [running[order].gpus for _, _, order in ranked]
+        dropped, admitted = admission_walk([entry[0] for entry in ranked], [entry[1] for entry in ranked], gpus,
+                                           self.waiting_, self.columns_["rank"],
+                                           budget - bounds.suspendable_gpus + sum(gpus))
+        for place in dropped:
+            self._suspend(running[ranked[place][2]], ctx)
+        return self._admit(admitted, ctx)
+
+    def _bound(self, job: JobView, state: tuple[bool, float, float], now: float) -> None:
+        """Sort a suspendable running job into `bounds_` with its exact priority now."""
+        _, progress, run_seconds = state
+        self.bounds_.put((self.priority(job, progress, run_seconds), int(self.columns_["rank"][job.order]), job.order),
+                         self.bound_until(job, run_seconds, now))
+
+    def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
+        """`_bound` for many running jobs: their priorities from one vectorised step over the running table
+        (`priorities` gives the same floats as `priority`)."""
+        table, _, progress, run_seconds = ctx.running_arrays()
+        columns, now = self.columns_, ctx.now
+        columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
+        columns["seconds_now"][table] = run_seconds
+        picked = np.array(orders)
+        for order, priority, seconds, rank in zip(orders, columns["priority_now"][picked].tolist(),
+                                                 columns["seconds_now"][picked].tolist(),
+                                                 columns["rank"][picked].tolist()):
+            self.bounds_.put((priority, rank, order), self.bound_until(self.running_[order], seconds, now))
+
+    def _suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
+        ctx.suspend(job)
+        del self.running_[job.order]
+        if self.bounded_:
+            self.bounds_.remove(job)
+        self.on_suspend(job, ctx)
+
+    def _admit(self, admitted: list[JobView], ctx: PreemptiveContext) -> bool:
+        """Place and start the admitted waiting jobs in walk order; whether every one was placed."""
         placed = True
         for job in admitted:
             proposal = ctx.propose(job)
@@ -336,6 +419,8 @@ class AdmissionScheduler:
                 self.columns_.set(job.order, placed_alpha=proposal.alpha)
             self._dequeue(job)
             self.running_[job.order] = job
+            if self.bounded_:
+                self.bounds_.hold(job)
             self.on_start(job, ctx)
         return placed
 

@@ -118,38 +118,17 @@ class Profile:
         """Add `change` GPUs over [begin, end) (begin <= end); an empty interval or a change of 0 changes
         nothing. Each end becomes the start of a step (the step holding it is cut in two), the steps between
         shift (whole blocks by their offset), and a step left with the count of the one before it joins it.
-        The hot path of the conservative fold (one call per reservation), so written out in one body."""
+        The hot path of the conservative fold (one call per reservation): the shifts and joins are written
+        out here rather than as one call each."""
         if begin == end or not change:
             return
         if change > 0:
             self.floors.clear()
-        starts, blocks, levels = self.starts, self.times, self.free
-        b2 = bisect.bisect_right(starts, end) - 1
-        if b2 < 0:
-            b2 = 0
-        times = blocks[b2]
-        i2 = bisect.bisect_right(times, end) - 1
-        if i2 < 0:
-            i2 = 0
-        if times[i2] != end:
+        blocks, levels = self.times, self.free
+        b2, i2, _ = self._split_at(end)
+        b1, i1, inserted = self._split_at(begin)
+        if inserted and b1 == b2:
             i2 += 1
-            times.insert(i2, end)
-            free = levels[b2]
-            free.insert(i2, free[i2 - 1])
-        b1 = bisect.bisect_right(starts, begin) - 1
-        if b1 < 0:
-            b1 = 0
-        times = blocks[b1]
-        i1 = bisect.bisect_right(times, begin) - 1
-        if i1 < 0:
-            i1 = 0
-        if times[i1] != begin:
-            i1 += 1
-            times.insert(i1, begin)
-            free = levels[b1]
-            free.insert(i1, free[i1 - 1])
-            if b1 == b2:
-                i2 += 1
         free = levels[b1]
         if b1 == b2:
             free[i1:i2] = [value + change for value in free[i1:i2]]
@@ -270,6 +249,23 @@ class Profile:
         """The block and index of the step holding t."""
         b = max(bisect.bisect_right(self.starts, t) - 1, 0)
         return b, max(bisect.bisect_right(self.times[b], t) - 1, 0)
+
+    def _split_at(self, t: float) -> tuple[int, int, bool]:
+        """Make t the start of a step (the step holding t is cut in two with its free count); its block and
+        index, and whether it was cut. The block may grow beyond 2 * BLOCK until `_fix`."""
+        b = bisect.bisect_right(self.starts, t) - 1
+        if b < 0:
+            b = 0
+        times = self.times[b]
+        i = bisect.bisect_right(times, t) - 1
+        if i < 0:
+            i = 0
+        if times[i] == t:
+            return b, i, False
+        times.insert(i + 1, t)
+        free = self.free[b]
+        free.insert(i + 1, free[i])
+        return b, i + 1, True
 
     def _fix(self, b: int) -> None:
         """Block b after a change: dropped if empty, cut in two if longer than 2 * BLOCK; its summaries."""

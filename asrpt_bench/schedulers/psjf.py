@@ -27,6 +27,7 @@ class PSJF(AdmissionScheduler):
     label = "psjf"
     oracle = False
     settles = True  # every job's rank is fixed at its arrival
+    bounded = True  # a running job's priority never grows
 
     def __init__(self, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
         super().__init__(self.label, preempt_rule)

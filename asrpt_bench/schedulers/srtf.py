@@ -24,6 +24,7 @@ class SRTF(AdmissionScheduler):
     label = "srtf"
     oracle = False
     settles = True  # a running job's remaining time only shrinks; a waiting job's stays
+    bounded = True  # a running job's priority never grows
 
     def __init__(self, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
         super().__init__(self.label, preempt_rule)

@@ -1,0 +1,81 @@
+"""The running jobs of a preemptive scheduler that bounds its running jobs' priorities, kept for
+AdmissionScheduler's bounded walk.
+
+A priority computed at some instant bounds the job's later priorities from above until an instant the
+scheduler names (`AdmissionScheduler.bound_until`): forever for srtf (remaining time only shrinks while a
+job runs) and psjf (fixed at arrival); for las2d until its attained service nears the next queue's
+threshold. Suspendable running jobs sit in one list sorted by (bound, rank), so a walk finds in one
+bisection the jobs that certainly rank before the best waiting job (they are kept whatever happens and
+only their GPUs count) and recomputes exact priorities only for the rest and for expired bounds: usually a
+few, not every running job.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+
+from .views import JobView
+
+BoundEntry = tuple[float, int, int]
+"""(priority bound, rank, input order): ranks are unique, so entries never tie."""
+
+
+class RunningBounds:
+    """Held running jobs (started or resumed, not yet seen past their protected window) and the suspendable
+    ones as entries sorted by (priority bound, rank), with the GPUs of each group and the instants at which
+    bounds expire."""
+
+    def __init__(self) -> None:
+        self.entries: list[BoundEntry] = []
+        self.entry_of: dict[int, BoundEntry] = {}
+        self.suspendable_gpus = 0
+        self.held: dict[int, JobView] = {}
+        self.held_gpus = 0
+        self.expiries: list[tuple[float, int, BoundEntry]] = []  # (instant, input order, entry it bounds)
+
+    def hold(self, job: JobView) -> None:
+        self.held[job.order] = job
+        self.held_gpus += job.gpus
+
+    def unhold(self, job: JobView) -> None:
+        """A held job is past its protected window: counted as suspendable (`put` sorts it in)."""
+        del self.held[job.order]
+        self.held_gpus -= job.gpus
+        self.suspendable_gpus += job.gpus
+
+    def remove(self, job: JobView) -> None:
+        """A running job stops (suspended or finished)."""
+        if self.held.pop(job.order, None) is not None:
+            self.held_gpus -= job.gpus
+            return
+        entry = self.entry_of.pop(job.order)
+        del self.entries[bisect.bisect_left(self.entries, entry)]
+        self.suspendable_gpus -= job.gpus
+
+    def take(self, first: tuple[float, int], now: float) -> list[int]:
+        """Take out the entries whose bound does not rank them before `first` (priority, rank) or has expired
+        by `now`; their input orders."""
+        expiries, entry_of, entries = self.expiries, self.entry_of, self.entries
+        orders = []
+        while expiries and expiries[0][0] <= now:
+            _, order, entry = heapq.heappop(expiries)
+            if entry_of.get(order) is entry and entry < first:
+                del entries[bisect.bisect_left(entries, entry)]
+                orders.append(order)
+        start = bisect.bisect_left(entries, first)
+        orders += [entry[2] for entry in entries[start:]]
+        del entries[start:]
+        return orders
+
+    def put(self, entry: BoundEntry, until: float) -> None:
+        """Sort in a suspendable job's entry, its bound valid until `until`."""
+        bisect.insort(self.entries, entry)
+        self.entry_of[entry[2]] = entry
+        if until != math.inf:
+            heapq.heappush(self.expiries, (until, entry[2], entry))
+
+    def after(self, first: tuple[float, int]) -> list[BoundEntry]:
+        """The entries that do not rank before `first` (priority, rank), in order (a copy)."""
+        return self.entries[bisect.bisect_left(self.entries, first):]
