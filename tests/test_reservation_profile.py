@@ -91,3 +91,14 @@ def test_the_profile_answers_as_the_plain_step_function(seed, block, monkeypatch
             found = [(max(t, step), short) for t, short in profile.shortages(step, end)]
             assert [t for t, _ in found[:1]] == [t for t in [plain.first_shortage(step, end)] if t is not None]
             assert all(-plain.free(t) == short > 0 and t < end for t, short in found)
+
+
+@pytest.mark.parametrize("back", [1, 2])
+def test_gpus_given_back_clear_the_floors_of_past_searches(back):
+    """A search for 1 GPU over 5 s finds 10 (nothing is free before) and is kept as a floor; a running job
+    then gives back `back` GPUs over [0, 10) (its estimate shortened), so the same search finds 0: a floor
+    holds only while the profile loses GPUs, however few come back."""
+    profile = Profile(0.0, 0, [(10.0, 2)])
+    assert profile.earliest(1, 5.0, 0.0) == 10.0
+    profile.add(0.0, 10.0, back)
+    assert profile.earliest(1, 5.0, 0.0) == 0.0
