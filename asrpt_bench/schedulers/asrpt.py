@@ -173,8 +173,9 @@ class ASRPT:
         self.total_gpus_ = total_gpus
         self.virtual_: VirtualSRPT | VirtualPSJF = VIRTUAL_MACHINES[self.virtual]()
         self.waiting_: dict[Hashable, _Pending] = {}
+        in_order = self.dispatch_rule == "conservative"
         self.pending_: deque[_Pending] | CountQueue[_Pending] = (
-            deque() if self._dispatch == self._dispatch_strict else CountQueue())
+            deque() if self._dispatch == self._dispatch_strict else CountQueue(in_order=in_order))
         self.delay_deadlines_: list[float] = []
         self.backfill_ = Backfill(Estimates(self._iterations, self.overrun, self.min_estimate_s))
         if self.dispatch_rule == "easy":

@@ -204,7 +204,7 @@ class QueueScheduler:
         self._clear()
 
     def _clear(self) -> None:
-        self.queue_ = CountQueue()
+        self.queue_ = CountQueue(in_order=self.dispatch_rule == "conservative")
         self.backfill_ = Backfill(Estimates(lambda job: job.iterations_for(self.duration_source), self.overrun,
                                             self.min_estimate_s))
         if self.dispatch_rule == "easy":

@@ -151,10 +151,12 @@ class CountQueue(Generic[T]):
     count (module docstring). `len`, iteration in queue order, `head`, `remove`, and `behind`: the items
     after the head, in queue order, that may pass. One queue holds sequence keys or given keys, not both."""
 
-    def __init__(self) -> None:
+    def __init__(self, in_order: bool = False) -> None:
         self.counts: dict[int, _Blocks[T]] = {}
-        self.order: _Blocks[T] = _Blocks(0)
-        """Every item in queue order, whatever its count: iteration in order walks it, not a merge of the counts."""
+        self.order: _Blocks[T] | None = _Blocks(0) if in_order else None
+        """With `in_order`, every item once more in queue order, whatever its count: iteration in order walks it,
+        not a merge of the counts (conservative backfilling's fold walks the queue; the scans of greedy and EASY
+        read only the counts, so they do not pay for keeping it)."""
         self.sequence = 0
         self.keys: dict[int, tuple[Any, int]] = {}  # id(item) -> (sort key, GPU count)
         self._head: tuple[Any, T] | None = None
@@ -178,7 +180,8 @@ class CountQueue(Generic[T]):
         if blocks is None:
             blocks = self.counts[gpus] = _Blocks(len(lengths))
         blocks.insert(key, item, lengths)
-        self.order.insert(key, item, ())
+        if self.order is not None:
+            self.order.insert(key, item, ())
         if self._head is None or key < self._head[0]:
             self._head = (key, item)
 
@@ -186,7 +189,8 @@ class CountQueue(Generic[T]):
         key, gpus = self.keys.pop(id(item))
         blocks = self.counts[gpus]
         blocks.remove(key)
-        self.order.remove(key)
+        if self.order is not None:
+            self.order.remove(key)
         if self._head is not None and self._head[0] == key:
             self._head = min((blocks.first() for blocks in self.counts.values() if blocks),
                              key=lambda first: first[0], default=None)
@@ -202,7 +206,9 @@ class CountQueue(Generic[T]):
     def after(self, key: Any) -> Iterator[tuple[Any, T]]:
         """(key, item) in queue order after key `key` (from the head when None); the queue must not change
         while this runs."""
-        return self.order.iterate(key)
+        if self.order is not None:
+            return self.order.iterate(key)
+        return heapq.merge(*(blocks.iterate(key) for blocks in self.counts.values()), key=lambda pair: pair[0])
 
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
         """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` (the most
