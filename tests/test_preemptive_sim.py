@@ -15,6 +15,7 @@ from asrpt_bench.core import ConfigError, Cluster, Job, PreemptionPrice, Trainin
 from asrpt_bench.placement import FirstFitPlacer, make_placer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.schedulers.preemptive import JobColumns
+from asrpt_bench.schedulers.srtf import SRTF
 from asrpt_bench.sim import ScheduleAuditError, simulate
 from asrpt_bench.sim.audit import audit_preemptive
 from asrpt_bench.sim.running import RunningTable
@@ -117,6 +118,19 @@ def test_a_restoring_job_becomes_suspendable_when_its_restore_ends(restart):
     assert [(s.job_id, s.start, s.end, s.restart_s) for s in result.segments] == [
         ("a", 0, 1, 0), ("c", 1, 3, 0), ("a", 3, restored, restart), ("b", restored, restored + 1, 0),
         ("a", restored + 1, restored + 1 + restart + 9, restart)]
+
+
+def test_a_preemptive_scheduler_hears_of_each_arrival_at_its_release():
+    """The instant a scheduler plugin is told of an arrival is the job's release."""
+    heard = []
+
+    class Listening(SRTF):
+        def on_arrival(self, job, now):
+            heard.append((job.job_id, now))
+            super().on_arrival(job, now)
+
+    simulate([fixed("a", 0, 1, 3), fixed("b", 1.5, 1, 1)], Cluster(1, 2), Listening(), FIRST_FIT)
+    assert heard == [("a", 0.0), ("b", 1.5)]
 
 
 def test_min_run_protects_a_started_job():

@@ -199,10 +199,12 @@ def test_oversize_job_is_rejected_naming_it():
         simulate([fixed("ok", 0, 1, 1), fixed("big", 0, 5, 1)], Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT)
 
 
-def test_drop_oversize_drops_warns_once_and_reports():
+@pytest.mark.parametrize("name", ["fifo", "srtf_oracle"])
+def test_drop_oversize_drops_warns_once_and_reports(name):
+    """The non-preemptive and the preemptive simulator alike."""
     jobs = [fixed("ok", 0, 1, 1), fixed("big", 0, 5, 1), fixed("bigger", 0, 6, 1)]
     with pytest.warns(UserWarning, match=r"dropped 2 job\(s\)") as caught:
-        result = simulate(jobs, Cluster(1, 4), make_scheduler("fifo"), FIRST_FIT, drop_oversize=True)
+        result = simulate(jobs, Cluster(1, 4), make_scheduler(name), FIRST_FIT, drop_oversize=True)
     assert [(a.key, a.count) for a in caught_adjustments(caught)] == [("dropped_oversize_jobs", 2)]
     assert result.dropped == ("big", "bigger")
     assert result.metrics["dropped"] == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -84,3 +85,10 @@ def test_a_schedule_without_jobs_has_zero_totals_and_no_ratios():
     counts = preemption_counts([])
     assert list(counts) == ["preempted_share", "mean_preemptions", "p99_preemptions", "max_preemptions"]
     assert all(math.isnan(value) for value in counts.values())
+
+
+def test_preemption_counts_spread_over_the_jobs():
+    """Suspensions 0, 1, ..., 100 of 101 jobs: numpy's linear 99th percentile is 99, the largest 100."""
+    records = [SimpleNamespace(preemptions=k) for k in range(101)]
+    assert preemption_counts(records) == {"preempted_share": 100 / 101, "mean_preemptions": 50.0,
+                                          "p99_preemptions": 99.0, "max_preemptions": 100.0}

@@ -14,7 +14,7 @@ import pytest
 
 from asrpt_bench.cluster import GPU_TYPES, Cluster, Pool
 from asrpt_bench.core import ConfigError, Job, PreemptionPrice, TrainingPlan
-from asrpt_bench.placement import make_placer
+from asrpt_bench.placement import POOL_CHOICES, make_placer, register_pool_choice
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
 from asrpt_bench.sim.audit import ScheduleAuditError, audit_preemptive, audit_schedule
@@ -148,6 +148,26 @@ def test_fifo_replan_defers_a_move_between_rounds_to_the_next_round_by_hand():
                 for round_s in (1, 0)}
     assert segments[1] == [("A", 0, 10.5), ("B", 0, 11.0), ("B", 11.0, 45.5)]
     assert segments[0] == [("A", 0, 10.5), ("B", 0, 10.5), ("B", 10.5, 45.25)]
+
+
+def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
+    """A pool choice plugin sees each candidate pool's name when fifo_replan plans: one that prefers the pool
+    named k80 puts A there, although the V100 runs it twice as fast."""
+    @register_pool_choice("k80_first_test")
+    @dataclasses.dataclass(frozen=True)
+    class K80First:
+        name: str = "k80_first_test"
+
+        def choose(self, query):
+            return next((option.index for option in query.options if option.name == "k80"),
+                        query.options[0].index if query.options else None)
+
+    try:
+        result = run([job("A", 0, 1, 10, v100=1, k80=2)], ONE_EACH, make_scheduler("fifo_replan"),
+                     placer=make_placer("first_fit", pool="k80_first_test"))
+        assert schedule(result) == [("A", 0, 20.0, "k80")]
+    finally:
+        del POOL_CHOICES["k80_first_test"]
 
 
 def test_fifo_replan_type_agnostic_plans_with_the_pool_choice():
