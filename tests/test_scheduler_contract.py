@@ -160,10 +160,13 @@ class OneGpuPerServer:
         return Placement(tuple(hosts)) if len(hosts) == plan.gpus else None
 
 
-def test_the_estimate_placer_decides_alpha_min_and_the_run_placer_the_alpha():
-    # paper-notes 2.5 light vector on 4 x 4 GPUs, 100/10 GB/s: 0.152 s on one server, 0.17 s on four
+@pytest.mark.parametrize("cluster", [Cluster(servers=4, gpus_per_server=4, b_intra=100.0, b_inter=10.0),
+                                     Cluster(pools=[Pool(servers=4, gpus_per_server=4, b_intra=100.0, b_inter=10.0)])],
+                         ids=["plain", "one-pool"])
+def test_the_estimate_placer_decides_alpha_min_and_the_run_placer_the_alpha(cluster):
+    """paper-notes 2.5 light vector on 4 x 4 GPUs, 100/10 GB/s: 0.152 s on one server, 0.17 s on four; the
+    same on a cluster given as one pool, whose estimates are made per pool."""
     plan = TrainingPlan("vector", "p2xd2", (Stage(0.2, 0.4e9, 0.1e9, 2), Stage(0.3, 0.2e9, 0.0, 2)))
-    cluster = Cluster(servers=4, gpus_per_server=4, b_intra=100.0, b_inter=10.0)
     jobs = [Job("a", 0.0, plan, 100)]
     default = simulate(jobs, cluster, Scripted(start_all()), FIRST_FIT).records[0]
     spread = simulate(jobs, cluster, Scripted(start_all()), FIRST_FIT, estimate_placer=OneGpuPerServer()).records[0]
