@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from asrpt_bench.cluster import GPU_TYPES, Cluster, Pool
-from asrpt_bench.core import ConfigError, Job, PreemptionPrice, TrainingPlan
+from asrpt_bench.core import ConfigError, Job, PreemptionPrice, Stage, TrainingPlan
 from asrpt_bench.placement import POOL_CHOICES, make_placer, register_pool_choice
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
@@ -148,6 +148,26 @@ def test_fifo_replan_defers_a_move_between_rounds_to_the_next_round_by_hand():
                 for round_s in (1, 0)}
     assert segments[1] == [("A", 0, 10.5), ("B", 0, 11.0), ("B", 11.0, 45.5)]
     assert segments[0] == [("A", 0, 10.5), ("B", 0, 10.5), ("B", 10.5, 45.25)]
+
+
+def test_fifo_replan_starts_a_job_in_the_pool_its_plan_chose_by_hand():
+    """fifo_replan plans by GPU counts and empty-pool estimates. P2 ends at 5 and leaves the V100 pool's two
+    free GPUs on two servers; X (2 replicas of one stage, 10 GB of gradients) arrives at 6 and is planned on
+    the V100s (0.2 / 2 + 2 x 1/2 x 10 GB / 300 GB/s = 0.133 s per iteration on one server, against 0.533 on
+    the K80s), so it starts there split over the two servers (the all-reduce at 12.5 GB/s: 0.9 s). FIFO,
+    placing by fastest_fit alone, judges the real placements and takes the K80s."""
+    def data_parallel(compute_s: float) -> TrainingPlan:
+        return TrainingPlan("dp", "d2", (Stage(compute_s, 10e9, 0.0, 2),))
+
+    x = Job("X", 6.0, data_parallel(0.2), 20, type_plans=(("v100", data_parallel(0.2)), ("k80", data_parallel(1.0))))
+    jobs = [job("P1", 0, 1, 100, v100=1, k80=None), job("P2", 0, 1, 5, v100=1, k80=None),
+            job("P3", 0, 1, 100, v100=1, k80=None), x]
+    cluster = Cluster(pools=[Pool("v100", 2, 2), Pool("k80", 1, 2)])
+    replanned = run(jobs, cluster, make_scheduler("fifo_replan"), preemption=PreemptionPrice(restart_s=0))
+    assert [(r.job_id, r.pool, r.placement) for r in replanned.records][-1] == ("X", "v100", (0, 1))
+    assert replanned.records[-1].alpha == pytest.approx(0.9, rel=1e-12)
+    fifo = run(jobs, cluster, make_scheduler("fifo"))
+    assert (fifo.records[-1].pool, fifo.records[-1].alpha) == ("k80", pytest.approx(1.0 / 2 + 10 / 300, rel=1e-12))
 
 
 def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
