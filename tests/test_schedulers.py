@@ -11,7 +11,7 @@ from asrpt_bench.params import Params, param
 from asrpt_bench.placement import FirstFitPlacer
 from asrpt_bench.rules import integer
 from asrpt_bench.schedulers import FIFO, SCHEDULERS, SPJF, VirtualSRPT, make_scheduler
-from asrpt_bench.schedulers.base import register_scheduler
+from asrpt_bench.schedulers.base import QueueScheduler, register_scheduler, submission_key
 from asrpt_bench.schedulers.wcs import WCSSubTime
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.instances import get_instance
@@ -201,3 +201,11 @@ def test_a_plugin_registered_with_its_params_type_is_made_with_its_keys_and_refu
             make_scheduler("deep_fifo_test", tau=1.0)
     finally:
         del SCHEDULERS["deep_fifo_test"]
+
+
+@pytest.mark.parametrize("strict, rule", [(True, "strict"), (False, "greedy")])
+def test_the_plain_queue_api_makes_a_strict_or_a_work_conserving_queue(strict, rule):
+    """QueueScheduler(name, key, strict=...) without a dispatch rule: strict=True is the head-of-line queue,
+    strict=False the work-conserving one."""
+    scheduler = QueueScheduler("by_release", submission_key, strict=strict)
+    assert (scheduler.dispatch_rule, scheduler.strict) == (rule, strict)
