@@ -135,20 +135,20 @@ class ConservativeFold(Generic[T]):
         assert profile is not None
         rooms: dict[int, float] = {}
 
-        def passes_for(gpus: int) -> Callable[[float], bool]:
+        def room_for(gpus: int) -> float:
             room = rooms.get(gpus)
             if room is None:
                 room = rooms[gpus] = profile.room(gpus, now)
+            return room
+
+        def passes_for(gpus: int) -> Callable[[float], bool]:
+            room = room_for(gpus)
             return lambda length: now + length <= room
 
         queued_duration = self.backfill.queued_duration
 
         def has_room(job: JobView) -> bool:
-            gpus = job.gpus
-            room = rooms.get(gpus)
-            if room is None:
-                room = rooms[gpus] = profile.room(gpus, now)
-            return now + queued_duration(job) <= room
+            return now + queued_duration(job) <= room_for(job.gpus)
 
         may_start = queue.fitting(self.keys[-1], lambda: ctx.idle_gpus, passes_for)
         candidate = next(may_start, None)

@@ -8,9 +8,10 @@ shortest job ends after the shadow time is skipped whole. The order is that of a
 insertion (a sequence number, A-SRPT's virtual completion order) unless the caller gives one (a
 one-queue scheduler's (key, release, input order) entry: FIFO, SPJF, any order).
 
-Beside the counts, every job sits in one more set of blocks in queue order (`CountQueue.order`), so
-iterating the queue in order (conservative backfilling's fold walks it) reads blocks, not a merge of
-the counts' generators, and finding the job after a key is a bisect.
+A queue made with `in_order=True` (conservative backfilling's, whose fold walks it) keeps every job once
+more in one set of blocks in queue order (`CountQueue.order`), so iterating it in order reads blocks, not
+a merge of the counts' generators, and finding the job after a key is a bisect; greedy and EASY read only
+the counts and do not pay for it.
 
 On a cluster of several pools a job's estimated length differs by pool, and EASY's shadow time is that of
 the pool holding the head's reservation: each job carries one length per pool (a lane; inf where the
