@@ -93,6 +93,18 @@ def test_a_resumed_job_s_old_promotion_never_fires():
     assert segments == [("a", 2, 6), ("b", 6, 7), ("a", 7, 7.5), ("b", 7.5, 8.5), ("a", 8.5, 9)]
     assert ends == {"a": 9, "b": 8.5}
 
+def test_a_job_suspended_in_queue_0_books_no_promotion():
+    """One GPU, threshold 2 GPU-s, promote_knob 0.75. a runs 0-2 and is demoted; b runs from 2 until a,
+    promoted at 2 + 0.75 x 2 = 3.5, takes the GPU back: b is suspended in queue 0, so no promotion is
+    booked for it and it keeps its 1.5 GPU-s. a is demoted at 5.5 and b reaches queue 1 at 6, where a
+    (released first, its promotion of 7 cancelled) runs to its end at 10. Had b booked a promotion (due at
+    once), its attained service would restart from 0 and it would run 5.5-7 until a's promotion at 7."""
+    ends, segments = run([fixed("a", 0, 1, 8), fixed("b", 0.5, 1, 6)], Cluster(1, 1), queue_thresholds=[2.0],
+                         promote_knob=0.75)
+    assert segments == [("a", 0, 2), ("b", 2, 3.5), ("a", 3.5, 5.5), ("b", 5.5, 6), ("a", 6, 10), ("b", 10, 14)]
+    assert ends == {"a": 10, "b": 14}
+
+
 def test_restarts_do_not_count_as_attained_service():
     """Restart 1 s, thresholds 2 and 3 GPU-s: a resumes at 4, restores until 5 and reaches 3 GPU-s of
     running at 6 (not 5), when b (queue 1) takes over; each later turn also restores for 1 s first."""
