@@ -81,29 +81,32 @@ class FIFOReplan:
             if now < self.next_round_:
                 return
             self.next_round_ = (math.floor(now / self.round_s) + 1) * self.round_s
-        planned = self.plan(ctx)
-        for _, order, job in self.queue_:
-            pool = self.pool_of_.get(order)
-            if pool is not None and planned.get(order) != pool:
-                ctx.suspend(job)
+        planned, to_start = self.plan(ctx)
+        jobs = self.jobs_
+        for order in sorted(self.pool_of_, key=lambda order: (jobs[order].release, order)):
+            if planned.get(order) != self.pool_of_[order]:
+                ctx.suspend(jobs[order])
                 del self.pool_of_[order]
-        for _, order, job in self.queue_:
-            pool = planned.get(order)
-            if pool is None or order in self.pool_of_:
+        for order in to_start:
+            if order in self.pool_of_:
                 continue
-            proposal = ctx.propose_in(job, pool)
+            pool = planned[order]
+            proposal = ctx.propose_in(jobs[order], pool)
             if proposal is not None:
                 ctx.start(proposal)
                 self.pool_of_[order] = pool
 
-    def plan(self, ctx: PreemptiveContext) -> dict[int, int]:
-        """Input order -> planned pool of every job the plan runs (module doc)."""
+    def plan(self, ctx: PreemptiveContext) -> tuple[dict[int, int], list[int]]:
+        """Input order -> planned pool of every job the plan runs (module doc), and the unprotected ones among
+        them in arrival order: the jobs a decision may start. Only the running jobs and the queue up to the
+        first job no pool takes are walked, not the whole queue."""
         free = list(self.pool_gpus_)
         orders, suspendable, _, _ = ctx.running_arrays()
         protected = {order: self.pool_of_[order] for order in orders[~suspendable].tolist()}
         planned = dict(protected)
         for order, pool in protected.items():
             free[pool] -= self.jobs_[order].gpus
+        to_start = []
         for _, order, job in self.queue_:
             if order in protected:
                 continue
@@ -112,4 +115,5 @@ class FIFOReplan:
                 break
             free[pool] -= job.gpus
             planned[order] = pool
-        return planned
+            to_start.append(order)
+        return planned, to_start

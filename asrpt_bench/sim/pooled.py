@@ -14,7 +14,7 @@ from typing import Hashable, Sequence
 from ..core import Cluster, ConfigError, Job, Placement, TrainingPlan, pool_plans_of
 from ..placement.base import Placer
 from ..placement.estimates import alpha_min_estimate, empty_cluster_placement
-from ..placement.pools import FastestFit, PooledPlacer, PoolOption, PoolQuery
+from ..placement.pools import FastestFit, Placed, PooledPlacer, PoolOption, PoolQuery
 from ..schedulers.views import JobView, Proposal
 from ..timing import AlphaByShape, TimingModel
 
@@ -83,6 +83,7 @@ class PoolPlacement:
         self.plans = pool_plans_of(jobs, cluster)
         self.pool_of_server = cluster.pool_of_server.tolist()
         self.names = [pool.name for pool in cluster.pool_list]
+        self._planning: dict[int, tuple[tuple[int, str, str, float, Placed], ...]] = {}
 
     def _alpha(self, pool: int, plan: TrainingPlan, local: Placement) -> float:
         return self.alphas[pool].alpha(plan, local)
@@ -101,14 +102,24 @@ class PoolPlacement:
     def plan_pool(self, view: JobView, room: Sequence[int]) -> int | None:
         """The pool choice's pool for a job given `room[p]` GPUs to plan with in pool p, judging each pool by
         the job's empty-pool estimate there (no placement is made): for a scheduler that plans pools by GPU
-        counts (fifo_replan)."""
-        options = tuple(PoolOption(pool.index, pool.name, pool.type, room[pool.index], alpha)
-                        for pool, alpha in zip(self.cluster.pool_list, view.pool_alpha_min)
-                        if math.isfinite(alpha) and room[pool.index] >= view.gpus)
-        if not options:
+        counts (fifo_replan), which asks again for the same jobs at every decision, so each job's pools of a
+        finite estimate are listed once (`_planning`)."""
+        planning = self._planning.get(view.order)
+        if planning is None:
+            planning = self._planning[view.order] = self._pools_to_plan(view)
+        gpus = view.gpus
+        fitting = [pool for pool in planning if room[pool[0]] >= gpus]
+        if not fitting:
             return None
-        estimate = {option.index: (Placement(()), option.alpha_lower) for option in options}
+        options = tuple(PoolOption(index, name, type_, room[index], alpha) for index, name, type_, alpha, _ in fitting)
+        estimate = {pool[0]: pool[4] for pool in fitting}
         return self.placer.choice.choose(PoolQuery(view.job_id, options, estimate.get))
+
+    def _pools_to_plan(self, view: JobView) -> tuple[tuple[int, str, str, float, Placed], ...]:
+        """A job's pools of a finite empty-pool estimate, in pool order: (index, name, type, estimate, what the
+        pool choice is told the placer would do there: no placement, the estimate's alpha)."""
+        return tuple((pool.index, pool.name, pool.type, alpha, (Placement(()), alpha))
+                     for pool, alpha in zip(self.cluster.pool_list, view.pool_alpha_min) if math.isfinite(alpha))
 
     def pool_and_alpha(self, i: int, job_id: Hashable, placement: Placement) -> tuple[int, float]:
         """The pool of a placement (every server in it) and job i's alpha there."""
