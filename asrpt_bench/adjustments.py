@@ -38,6 +38,11 @@ class AdjustmentWarning(UserWarning):
         super().__init__(adjustment.message)
         self.adjustment = adjustment
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its adjustment (its `args` hold only the message), so it survives the trip back from a
+        forked worker (forked.py)."""
+        return type(self), (self.adjustment,)
+
 
 def adjust(key: str, count: int, message: str, category: type[AdjustmentWarning] = AdjustmentWarning,
            stacklevel: int = 2) -> Adjustment:

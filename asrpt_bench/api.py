@@ -43,16 +43,18 @@ def remember_table(table: pd.DataFrame) -> str:
 
 def compare_run(table: pd.DataFrame, schedulers: Sequence[str], *, servers: int = 8, gpus_per_server: int = 8,
                 predictor: str = "oracle", seed: int = 0, scheduler: str = "asrpt", scheduler_params: dict | None = None,
-                train_fraction: float = 0.0, cluster: Cluster | None = None, **workload: Any) -> RunResult:
+                train_fraction: float = 0.0, cluster: Cluster | None = None, workers: int | None = None,
+                **workload: Any) -> RunResult:
     """The full RunResult of `task=compare` on the table (summary, per-job records, comparison); `cluster`
-    (e.g. Cluster(pools=[...]), with the table's alpha_<type> columns) replaces servers x gpus_per_server."""
+    (e.g. Cluster(pools=[...]), with the table's alpha_<type> columns) replaces servers x gpus_per_server;
+    `workers` as the root key (processes simulating the schedulers side by side; None: one per CPU)."""
     if isinstance(schedulers, str) or not all(isinstance(name, str) for name in schedulers):
         raise ConfigError(f"schedulers must be a list of scheduler names, got {schedulers!r}")
     if cluster is not None and (servers, gpus_per_server) != (8, 8):
         raise ConfigError("give either cluster or servers and gpus_per_server, not both")
     cluster = Cluster(servers=servers, gpus_per_server=gpus_per_server) if cluster is None else cluster
     CLUSTER.require("cluster", cluster)
-    config = RunConfig(seed=seed, progress=False, cluster=cluster,
+    config = RunConfig(seed=seed, progress=False, workers=workers, cluster=cluster,
                        workload=WorkloadConfig("memory", table_id=remember_table(table), train_fraction=train_fraction,
                                                **workload),
                        predictor=PredictorConfig(predictor),

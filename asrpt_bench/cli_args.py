@@ -147,8 +147,8 @@ def single_point_warning(args: list[str]) -> str | None:
 
 
 SWEEP_DIR = re.compile(r"^\+{0,2}hydra\.sweep\.dir=")
-NOT_NAMING_A_SWEEP = ("progress=", "hydra.", "hydra/", "cache.")
-"""Overrides that change no result (where output goes, how points are launched, the cache), so they
+NOT_NAMING_A_SWEEP = ("progress=", "workers=", "hydra.", "hydra/", "cache.")
+"""Overrides that change no result (where output goes, how points and schedulers are run, the cache), so they
 leave the sweep's directory as it is: a rerun with another launcher resumes the same sweep."""
 
 

@@ -12,7 +12,7 @@ import dataclasses
 import textwrap
 from typing import Any, Iterator, Mapping
 
-from .config import COMPONENT_GROUPS, PLUGINS, SEED, RunConfig, component_registry
+from .config import COMPONENT_GROUPS, PLUGINS, SEED, WORKERS, RunConfig, component_registry
 from .params import Params
 from .report.open_choices import yaml_value
 from .rules import Rule, flag
@@ -24,6 +24,8 @@ KEY_COLUMN = 36
 ROOT_KEYS: dict[str, tuple[str, Rule]] = {
     "seed": ("the seed every random stream of the run derives from", SEED),
     "progress": ("progress bars and notes of long phases on stderr", flag()),
+    "workers": ("processes simulating compare's schedulers side by side (null: one per CPU; 1: one by one); "
+                "no result changes", WORKERS),
     "tiny": ("shrink the chosen components' sizes (the debug=tiny preset of tests and CI)", flag()),
     "plugins": ("modules imported first, registering your schedulers, placers, predictors, workloads or tasks",
                 PLUGINS),

@@ -281,7 +281,7 @@ def _is_null(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-NOT_SWEPT = ("seed", "experiment", "progress", "plugins")
+NOT_SWEPT = ("seed", "experiment", "progress", "workers", "plugins")
 """Override keys whose values are not a knob under study (seeds vary schedules by design)."""
 
 

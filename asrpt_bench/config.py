@@ -25,7 +25,7 @@ from .errors import ConfigError
 from .params import Params
 from .placement.base import DEFAULT_POOL_CHOICE
 from .registry import REGISTRIES, Registry
-from .rules import Rule, flag, integer, shown
+from .rules import Rule, flag, integer, optional_integer, shown
 from .solvers import SolverSettings
 from .theory.settings import TheorySettings
 from .timing import TimingModel
@@ -157,6 +157,7 @@ def component_registry(kind: str) -> Registry:
 
 SEED = integer(0)
 FLAG = flag()
+WORKERS = optional_integer(1)
 PLUGINS = Rule("a list of importable module names",
                lambda v: isinstance(v, list) and all(isinstance(m, str) and m for m in v))
 
@@ -166,10 +167,13 @@ class RunConfig:
     """Everything one run needs; `seed` derives every random stream of the run. `plugins` names
     modules imported before validation, so schedulers, placers, predictors and workloads they
     register are known by name (docs/extending.md). `tiny` shrinks the chosen components' sizes
-    (TINY; the `debug=tiny` preset of tests and CI)."""
+    (TINY; the `debug=tiny` preset of tests and CI). `workers`: processes that simulate the schedulers of a
+    `compare` side by side (forked.py; null: one per usable CPU, 1: one after another in this process); like
+    `progress` it changes no result, so it is not hashed."""
 
     seed: int = 0
     progress: bool = True
+    workers: int | None = None
     tiny: bool = False
     plugins: list[str] = field(default_factory=list)
     cluster: Cluster = field(default_factory=Cluster)
@@ -228,6 +232,7 @@ class RunConfig:
         """Raise ConfigError naming the first out-of-range key; return self for chaining."""
         SEED.require("seed", self.seed)
         FLAG.require("progress", self.progress)
+        WORKERS.require("workers", self.workers)
         FLAG.require("tiny", self.tiny)
         import_plugins(self.plugins)
         for name, kind in self.group_types().items():

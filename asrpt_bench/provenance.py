@@ -13,12 +13,12 @@ from pathlib import Path
 from .config import RunConfig
 
 
-NOT_HASHED = ("progress", "cache")
+NOT_HASHED = ("progress", "workers", "cache")
 """Config keys that never change results, so a sweep point that differs only in them is the same run."""
 
 
 def config_hash(config: RunConfig) -> str:
-    """12 hex digits identifying everything that changes results (not `progress` or `cache`)."""
+    """12 hex digits identifying everything that changes results (not `progress`, `workers` or `cache`)."""
     payload = {k: v for k, v in config.to_dict().items() if k not in NOT_HASHED}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:12]
 

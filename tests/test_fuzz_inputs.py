@@ -152,7 +152,7 @@ def test_pai_loader_random_tables(trace: dict[str, str]) -> None:
     loads_or_refuses(lambda: load_pai2020(directory))
 
 
-CONFIG_KEYS = ["seed", "progress"] + [f"{group}.{key}" for group, value in RunConfig().groups()
+CONFIG_KEYS = ["seed", "progress", "workers"] + [f"{group}.{key}" for group, value in RunConfig().groups()
                                       for key in (value.to_dict() if hasattr(value, "params") else vars(value))]
 VALUES = st.one_of(
     st.sampled_from(["0", "1", "-1", "0.5", "1e9", "null", "true", "inf", "nan", "[]", "[1,2]", "abc", "''",

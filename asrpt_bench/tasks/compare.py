@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Optional
+from typing import Hashable, Optional
 
 import pandas as pd
 from tqdm.autonotebook import tqdm
 
 from ..build import build_placer, build_scheduler
 from ..config import RunConfig
+from ..forked import ordered_map, usable_cpus
 from ..io import RunResult
 from ..params import Params, param
 from ..rules import Rule
 from ..prepare import Workload, fit_predictions, prediction_scalars
 from .base import Context, placer_name, reference_scheduler, register_task, scheduler_names
-from .scoring import RECORDED, VOLATILE, SharedScoring, replay_refusal, run_scheduler
+from .scoring import RECORDED, VOLATILE, SchedulerRun, SharedScoring, replay_refusal, run_scheduler
 from .users import USER_COLUMNS
 
 
@@ -60,6 +61,30 @@ def with_recorded(config: RunConfig, workload: Workload, names: list[str]) -> tu
     return names, ({"recorded_schedule": f"not replayed: {refusal}"} if has_starts else {})
 
 
+def compare_workers(config: RunConfig, schedulers: int) -> int:
+    """How many processes simulate the `schedulers` of a compare run: the root key `workers`, or for null
+    one per usable CPU; never more than there are schedulers."""
+    wanted = usable_cpus() if config.workers is None else config.workers
+    return max(1, min(wanted, schedulers))
+
+
+def run_schedulers(config: RunConfig, workload: Workload, predictions: dict[Hashable, float],
+                   names: list[str]) -> dict[str, SchedulerRun]:
+    """Each scheduler of `names` simulated on the same jobs and predictions, in that order. With more than one
+    worker (`compare_workers`) they run side by side in forked processes (forked.ordered_map: the same
+    runs, warnings and first error as one after another); the scores' shared parts (SharedScoring) are then
+    computed once per process."""
+    shared = SharedScoring()
+
+    def one(name: str) -> SchedulerRun:
+        return run_scheduler(config, workload, predictions, build_scheduler(config, name), False, shared,
+                             build_placer(config, placer_name(config, name)))
+
+    done = ordered_map(one, names, compare_workers(config, len(names)))
+    shown = tqdm(names, desc="schedulers", unit="scheduler") if config.progress else names  # engine.NO_BAR says why
+    return {name: next(done) for name in shown}
+
+
 @register_task("compare", CompareParams)
 def compare(context: Context) -> RunResult:
     """Every scheduler of task.schedulers on the same jobs and predictions (baselines placed by
@@ -71,11 +96,7 @@ def compare(context: Context) -> RunResult:
     assert workload is not None
     predictions = fit_predictions(config, workload)
     names, recorded = with_recorded(config, workload, scheduler_names(config))
-    runs = {}
-    shared = SharedScoring()
-    for name in tqdm(names, desc="schedulers", disable=not config.progress, unit="scheduler"):
-        runs[name] = run_scheduler(config, workload, predictions, build_scheduler(config, name), False,
-                                   shared, build_placer(config, placer_name(config, name)))
+    runs = run_schedulers(config, workload, predictions, names)
     # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
     # same bytes for a cache hit and a miss.
     comparison = pd.DataFrame([run.scalars for run in runs.values()]).drop(columns=list(VOLATILE))

@@ -1,0 +1,198 @@
+"""Independent calls side by side in forked processes, their results and warnings merged in call order.
+
+`ordered_map(function, items, workers)` gives what `[function(item) for item in items]` gives, warnings and
+first error included, using up to `workers` processes: this one takes items 0, W, 2W, ... and each of W-1
+children forked from it takes its own stride (so the children share every import and every object built
+before, copy-on-write, and nothing is pickled on the way in). Each item runs under
+`warnings.catch_warnings(record=True)`; once every share is done, the warnings of each item are issued
+again here in item order, through the caller's filters (a run's `RunNotes` dedupes and records them as in a
+serial loop), and the first item that raised, in item order, raises here: the same exception, with the
+worker's traceback added as a note; the items after it are dropped, as a loop would never have run them.
+
+Forking is used only where it is safe, else the items run here one after another (`fork_refusal` says
+why): on Linux (fork is its multiprocessing default; elsewhere system libraries may not survive a fork),
+with no other Python thread alive (a thread holding a lock at the fork would leave it held in the child
+forever), and with more than one worker and item. A child that dies without sending its results (killed,
+out of memory) fails the call with a RuntimeError naming its items and exit status; Ctrl-C or SIGTERM
+here kills and reaps every child.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class Outcome:
+    """One item's call: its value or the exception it raised, and the warnings it issued, in order."""
+
+    value: Any = None
+    error: BaseException | None = None
+    caught: list[tuple[Warning, type[Warning], str, int]] = field(default_factory=list)
+    worker_traceback: str = ""
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the platform says it, else the CPU count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def fork_refusal(workers: int, items: int) -> str | None:
+    """Why `items` calls run here one after another rather than in `workers` processes (None: they fork)."""
+    if workers <= 1 or items <= 1:
+        return "one worker or one item"
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return f"fork is used on Linux only (platform {sys.platform})"
+    if threading.active_count() > 1:
+        return f"{threading.active_count() - 1} other thread(s) alive (forking could leave their locks held)"
+    return None
+
+
+def _call(function: Callable[[T], R], item: T) -> Outcome:
+    """function(item) with its warnings recorded and its exception (but not an interrupt) kept."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            outcome = Outcome(value=function(item))
+        except (Exception, SystemExit) as error:
+            outcome = Outcome(error=error, worker_traceback=traceback.format_exc())
+    outcome.caught = [(w.message, w.category, w.filename, w.lineno) for w in caught]  # type: ignore[misc]
+    return outcome
+
+
+def _round_trips(value: Any) -> bool:
+    try:
+        pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        return True
+    except Exception:  # noqa: BLE001 -- whatever fails to travel is replaced, not lost
+        return False
+
+
+def _degraded(outcome: Outcome) -> Outcome:
+    """An outcome that cannot travel, made one that can: an exception (or a value) that does not survive
+    pickling becomes a RuntimeError with its type and message; a warning, a UserWarning with its text."""
+    caught = [entry if _round_trips(entry) else (UserWarning(str(entry[0])), UserWarning, *entry[2:])
+              for entry in outcome.caught]
+    if outcome.error is not None and _round_trips(outcome.error):
+        return Outcome(error=outcome.error, caught=caught, worker_traceback=outcome.worker_traceback)
+    shown = outcome.error if outcome.error is not None else TypeError(
+        f"a result of type {type(outcome.value).__name__} cannot be pickled")
+    error = RuntimeError(f"{type(shown).__name__}: {shown} (in a forked worker; it could not be sent back as it is)")
+    return Outcome(error=error, caught=caught, worker_traceback=outcome.worker_traceback)
+
+
+def _sendable(outcomes: list[Outcome]) -> bytes:
+    """The pickled outcomes, each checked to unpickle (an exception whose constructor takes other
+    arguments than its `args` pickles but does not unpickle); one that does not is `_degraded`."""
+    try:
+        payload = pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(payload)
+        return payload
+    except Exception:  # noqa: BLE001
+        safe = [outcome if _round_trips(outcome) else _degraded(outcome) for outcome in outcomes]
+        return pickle.dumps(safe, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _child(function: Callable[[T], R], items: Sequence[T], share: range, write_fd: int) -> None:
+    """Run this child's share and send its outcomes; never returns (os._exit: no atexit handler, no
+    buffer of the parent's is flushed twice)."""
+    code = 1
+    try:
+        payload = _sendable([_call(function, items[index]) for index in share])
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(payload)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+@dataclass
+class _Worker:
+    pid: int
+    read_fd: int
+    share: range
+    reaped: bool = False
+
+    def receive(self, items: Sequence[Any]) -> list[Outcome]:
+        """The child's outcomes, once it has sent them and exited; a RuntimeError if it died first."""
+        with os.fdopen(self.read_fd, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.reaped = True
+        if status != 0 or not payload:
+            raise RuntimeError(f"the forked worker running items {[items[i] for i in self.share]} died before "
+                               f"sending its results ({_exit_text(status)})")
+        return pickle.loads(payload)
+
+    def stop(self) -> None:
+        if not self.reaped:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.reaped = True
+
+
+def _exit_text(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def _outcomes(function: Callable[[T], R], items: Sequence[T], workers: int) -> list[Outcome]:
+    """Every item's outcome, in item order: W-1 forked children and this process each run a stride."""
+    shares = [range(start, len(items), workers) for start in range(workers)]
+    children: list[_Worker] = []
+    try:
+        for share in shares[1:]:
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                os.close(read_fd)
+                _child(function, items, share, write_fd)
+            os.close(write_fd)
+            children.append(_Worker(pid, read_fd, share))
+        done: dict[int, Outcome] = {index: _call(function, items[index]) for index in shares[0]}
+        for child in children:
+            done.update(zip(child.share, child.receive(items)))
+    finally:
+        for child in children:
+            child.stop()
+    return [done[index] for index in range(len(items))]
+
+
+def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
+    """function(item) for each item, in item order, computed in up to `workers` processes (module doc).
+    Where forking is refused (`fork_refusal`) the iterator calls function(item) as it is advanced, exactly
+    as a loop would; else every item is computed before this returns (so a caller's progress bar, whose
+    monitor thread would refuse the fork, starts after it), and the iterator issues each item's warnings and
+    raises the first error as it reaches them."""
+    if fork_refusal(workers, len(items)) is not None:
+        return (function(item) for item in items)
+    return _merged(_outcomes(function, items, min(workers, len(items))))
+
+
+def _merged(outcomes: list[Outcome]) -> Iterator[Any]:
+    registry: dict[Any, Any] = {}  # once-per-location warnings stay once across the merged items
+    for outcome in outcomes:
+        for message, category, filename, lineno in outcome.caught:
+            warnings.warn_explicit(message, category, filename, lineno, registry=registry)
+        if outcome.error is not None:
+            if outcome.worker_traceback and outcome.error.__traceback__ is None and hasattr(outcome.error, "add_note"):
+                outcome.error.add_note(f"in a forked worker:\n{outcome.worker_traceback.rstrip()}")
+            raise outcome.error
+        yield outcome.value

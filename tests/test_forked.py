@@ -1,0 +1,149 @@
+"""forked.ordered_map: a loop's results, warnings and first error, computed in forked processes."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+import warnings
+
+import pytest
+
+from asrpt_bench.adjustments import Adjustment, AdjustmentWarning
+from asrpt_bench.errors import ConfigError
+from asrpt_bench.forked import fork_refusal, ordered_map
+
+
+@pytest.fixture(autouse=True)
+def forking_is_allowed() -> None:
+    """Each test here exercises the forked path: it must not silently run the serial one."""
+    assert fork_refusal(2, 2) is None
+
+
+def pid_of(item: int) -> tuple[int, int]:
+    return item * item, os.getpid()
+
+
+def test_results_come_in_item_order_from_several_processes() -> None:
+    for workers in (2, 3):
+        results = list(ordered_map(pid_of, list(range(7)), workers))
+        assert [value for value, _ in results] == [i * i for i in range(7)]
+        pids = [pid for _, pid in results]
+        assert pids[0::workers] == [os.getpid()] * len(pids[0::workers])  # this process takes items 0, W, ...
+        assert len(set(pids)) == workers and set(pids[1::workers]) != {os.getpid()}
+
+
+def test_one_worker_or_one_item_runs_here_lazily() -> None:
+    calls: list[int] = []
+
+    def note(item: int) -> int:
+        calls.append(item)
+        return item
+
+    results = ordered_map(note, [1, 2, 3], 1)
+    assert calls == []  # nothing runs before the caller advances the iterator, as in a loop
+    assert next(results) == 1 and calls == [1]
+    assert list(ordered_map(pid_of, [5], 4)) == [(25, os.getpid())]
+    assert fork_refusal(1, 8) == fork_refusal(4, 1) == "one worker or one item"
+
+
+def test_an_alive_thread_refuses_the_fork() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert fork_refusal(2, 4) == "1 other thread(s) alive (forking could leave their locks held)"
+        assert {pid for _, pid in ordered_map(pid_of, [1, 2, 3, 4], 2)} == {os.getpid()}
+    finally:
+        stop.set()
+        thread.join()
+
+
+def warn_twice(item: int) -> int:
+    warnings.warn(f"item {item}", UserWarning)
+    warnings.warn(AdjustmentWarning(Adjustment("dropped_jobs", item, f"dropped {item}")))
+    return item
+
+
+def test_warnings_are_issued_again_here_in_item_order() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert list(ordered_map(warn_twice, [0, 1, 2, 3, 4], 2)) == [0, 1, 2, 3, 4]
+    assert [str(w.message) for w in caught] == [text for i in range(5) for text in (f"item {i}", f"dropped {i}")]
+    adjustments = [w.message.adjustment for w in caught if isinstance(w.message, AdjustmentWarning)]
+    assert adjustments == [Adjustment("dropped_jobs", i, f"dropped {i}") for i in range(5)]
+
+
+def test_an_adjustment_warning_survives_pickling() -> None:
+    warning = AdjustmentWarning(Adjustment("clamped", 3, "clamped 3 values"))
+    again = pickle.loads(pickle.dumps(warning))
+    assert type(again) is AdjustmentWarning and again.adjustment == warning.adjustment and str(again) == str(warning)
+
+
+def fail_at(item: int) -> int:
+    warnings.warn(f"before {item}", UserWarning)
+    if item == 3:
+        raise ConfigError(f"workload.x must be positive, got {item}")
+    if item == 4:
+        raise ValueError("a later failure, which a loop never reaches")
+    if item == 5:
+        raise SystemExit(7)
+    return item
+
+
+def test_the_first_error_in_item_order_is_raised_with_the_workers_traceback() -> None:
+    """Item 3 (a child's with 2 workers) fails first in item order; item 4 (this process's) fails too, but a
+    loop would never have run it: neither it nor its warning surfaces."""
+    got: list[int] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ConfigError) as raised:
+            for value in ordered_map(fail_at, list(range(6)), 2):
+                got.append(value)
+    assert str(raised.value) == "workload.x must be positive, got 3" and got == [0, 1, 2]
+    assert [str(w.message) for w in caught] == ["before 0", "before 1", "before 2", "before 3"]
+    note = "\n".join(getattr(raised.value, "__notes__", []))
+    assert note.startswith("in a forked worker:\nTraceback") and "in fail_at" in note
+
+
+def test_an_error_of_this_process_keeps_its_own_traceback_and_sys_exit_stays_sys_exit() -> None:
+    with pytest.raises(ValueError, match="^a later failure") as raised:
+        list(ordered_map(fail_at, [4, 5], 2))
+    assert not getattr(raised.value, "__notes__", None) and raised.traceback[-1].name == "fail_at"
+    with pytest.raises(SystemExit) as exited:
+        list(ordered_map(fail_at, [0, 5], 2))
+    assert exited.value.code == 7
+
+
+def die_at_one(item: int) -> int:
+    if item == 1:
+        os._exit(3)
+    return item
+
+
+def test_a_child_that_dies_fails_the_call_naming_its_items() -> None:
+    with pytest.raises(RuntimeError, match=r"^the forked worker running items \[1, 3\] died before sending its "
+                                           r"results \(exit status 3\)$"):
+        list(ordered_map(die_at_one, [0, 1, 2, 3], 2))
+
+
+class Unpicklable:
+    def __reduce__(self) -> tuple:
+        raise TypeError("no pickling here")
+
+
+def unpicklable_at_one(item: int) -> object:
+    return Unpicklable() if item == 1 else item
+
+
+def test_a_result_that_cannot_travel_fails_the_call_in_one_line() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        list(ordered_map(unpicklable_at_one, [0, 1], 2))
+    assert str(raised.value) == ("TypeError: a result of type Unpicklable cannot be pickled (in a forked worker; it "
+                                 "could not be sent back as it is)")
+
+
+def test_no_child_is_left_behind() -> None:
+    list(ordered_map(pid_of, list(range(6)), 3))
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
