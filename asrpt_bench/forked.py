@@ -1,9 +1,10 @@
 """Independent calls side by side in forked processes, their results and warnings merged in call order.
 
 `ordered_map(function, items, workers)` gives what `[function(item) for item in items]` gives, warnings and
-first error included, using up to `workers` processes: this one takes items 0, W, 2W, ... and each of W-1
-children forked from it takes its own stride (so the children share every import and every object built
-before, copy-on-write, and nothing is pickled on the way in). Each item runs under
+first error included, using up to `workers` processes: this one and W-1 children forked from it (which share
+every import and every object built before, copy-on-write, so nothing is pickled on the way in) claim the
+items one at a time, in item order, from a pipe of tickets, so a process that another program's load slows
+down takes fewer; each child sends its outcomes back pickled, by item index. Each item runs under
 `warnings.catch_warnings(record=True)`; once every share is done, the warnings of each item are issued
 again here in item order, through the caller's filters (a run's `RunNotes` dedupes and records them as in a
 serial loop), and the first item that raised, in item order, raises here: the same exception, with the
@@ -13,8 +14,8 @@ Forking is used only where it is safe, else the items run here one after another
 why): on Linux (fork is its multiprocessing default; elsewhere system libraries may not survive a fork),
 with no other Python thread alive (a thread holding a lock at the fork would leave it held in the child
 forever), and with more than one worker and item. A child that dies without sending its results (killed,
-out of memory) fails the call with a RuntimeError naming its items and exit status; Ctrl-C or SIGTERM
-here kills and reaps every child.
+out of memory) fails the call with a RuntimeError naming its pid and exit status; Ctrl-C or SIGTERM here
+kills and reaps every child.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 import traceback
@@ -94,24 +96,50 @@ def _degraded(outcome: Outcome) -> Outcome:
     return Outcome(error=error, caught=caught, worker_traceback=outcome.worker_traceback)
 
 
-def _sendable(outcomes: list[Outcome]) -> bytes:
-    """The pickled outcomes, each checked to unpickle (an exception whose constructor takes other
-    arguments than its `args` pickles but does not unpickle); one that does not is `_degraded`."""
+def _sendable(outcomes: dict[int, Outcome]) -> bytes:
+    """The pickled outcomes (by item index), each checked to unpickle (an exception whose constructor takes
+    other arguments than its `args` pickles but does not unpickle); one that does not is `_degraded`."""
     try:
         payload = pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
         pickle.loads(payload)
         return payload
     except Exception:  # noqa: BLE001
-        safe = [outcome if _round_trips(outcome) else _degraded(outcome) for outcome in outcomes]
+        safe = {index: outcome if _round_trips(outcome) else _degraded(outcome) for index, outcome in outcomes.items()}
         return pickle.dumps(safe, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _child(function: Callable[[T], R], items: Sequence[T], share: range, write_fd: int) -> None:
-    """Run this child's share and send its outcomes; never returns (os._exit: no atexit handler, no
-    buffer of the parent's is flushed twice)."""
+TICKET = struct.Struct("<I")
+MAX_TICKETS = 1024
+"""Tickets the pipe holds at most: 4 KiB, one page, what an empty pipe always takes in one atomic write."""
+
+
+def _claimed(tickets_fd: int, items: int) -> Iterator[int]:
+    """The item indices this process claims from the shared ticket pipe, one ticket at a time (a read of
+    a whole ticket is atomic, so no two processes get the same one); a ticket covers a run of consecutive
+    items when there are more than MAX_TICKETS."""
+    per_ticket = -(-items // MAX_TICKETS)
+    while data := os.read(tickets_fd, TICKET.size):
+        first = TICKET.unpack(data)[0] * per_ticket
+        yield from range(first, min(first + per_ticket, items))
+
+
+def _run_claimed(function: Callable[[T], R], items: Sequence[T], tickets_fd: int) -> dict[int, Outcome]:
+    """Run the items this process claims until the tickets run out or one of them fails (every ticket left
+    is of a later item, which a loop would not reach)."""
+    done: dict[int, Outcome] = {}
+    for index in _claimed(tickets_fd, len(items)):
+        done[index] = _call(function, items[index])
+        if done[index].error is not None:
+            break
+    return done
+
+
+def _child(function: Callable[[T], R], items: Sequence[T], tickets_fd: int, write_fd: int) -> None:
+    """Run the items this child claims and send their outcomes; never returns (os._exit: no atexit
+    handler runs and no buffer of the parent's is flushed twice)."""
     code = 1
     try:
-        payload = _sendable([_call(function, items[index]) for index in share])
+        payload = _sendable(_run_claimed(function, items, tickets_fd))
         with os.fdopen(write_fd, "wb") as pipe:
             pipe.write(payload)
         code = 0
@@ -123,18 +151,18 @@ def _child(function: Callable[[T], R], items: Sequence[T], share: range, write_f
 class _Worker:
     pid: int
     read_fd: int
-    share: range
     reaped: bool = False
 
-    def receive(self, items: Sequence[Any]) -> list[Outcome]:
-        """The child's outcomes, once it has sent them and exited; a RuntimeError if it died first."""
+    def receive(self) -> dict[int, Outcome]:
+        """The child's outcomes by item index, once it has sent them and exited; a RuntimeError if it
+        died first."""
         with os.fdopen(self.read_fd, "rb") as pipe:
             payload = pipe.read()
         _, status = os.waitpid(self.pid, 0)
         self.reaped = True
         if status != 0 or not payload:
-            raise RuntimeError(f"the forked worker running items {[items[i] for i in self.share]} died before "
-                               f"sending its results ({_exit_text(status)})")
+            raise RuntimeError(f"a forked worker (pid {self.pid}) died before sending its results "
+                               f"({_exit_text(status)})")
         return pickle.loads(payload)
 
     def stop(self) -> None:
@@ -154,25 +182,32 @@ def _exit_text(status: int) -> str:
 
 
 def _outcomes(function: Callable[[T], R], items: Sequence[T], workers: int) -> list[Outcome]:
-    """Every item's outcome, in item order: W-1 forked children and this process each run a stride."""
-    shares = [range(start, len(items), workers) for start in range(workers)]
+    """Every item's outcome up to the first failure, in item order: W-1 forked children and this process
+    claim items one by one, in item order, from a pipe of tickets (so a process slowed by another
+    program's load takes fewer); the outcomes come back by index."""
+    tickets = min(len(items), MAX_TICKETS)
+    tickets_fd, fill_fd = os.pipe()
     children: list[_Worker] = []
     try:
-        for share in shares[1:]:
+        os.write(fill_fd, b"".join(TICKET.pack(ticket) for ticket in range(tickets)))
+        os.close(fill_fd)
+        for _ in range(workers - 1):
             read_fd, write_fd = os.pipe()
             pid = os.fork()
             if pid == 0:  # the child: never returns
                 os.close(read_fd)
-                _child(function, items, share, write_fd)
+                _child(function, items, tickets_fd, write_fd)
             os.close(write_fd)
-            children.append(_Worker(pid, read_fd, share))
-        done: dict[int, Outcome] = {index: _call(function, items[index]) for index in shares[0]}
+            children.append(_Worker(pid, read_fd))
+        done = _run_claimed(function, items, tickets_fd)
         for child in children:
-            done.update(zip(child.share, child.receive(items)))
+            done.update(child.receive())
     finally:
+        os.close(tickets_fd)
         for child in children:
             child.stop()
-    return [done[index] for index in range(len(items))]
+    failed = min((index for index, outcome in done.items() if outcome.error is not None), default=len(items) - 1)
+    return [done[index] for index in range(failed + 1)]
 
 
 def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
