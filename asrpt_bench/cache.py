@@ -63,7 +63,10 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=1)
 def _library_versions() -> dict[str, str]:
+    """The versions of the libraries whose objects the cache pickles, looked up once per process (each
+    lookup scans the installed distributions, a millisecond; a process keeps the libraries it loaded)."""
     found = {}
     for name in ("asrpt_bench",) + PICKLED_LIBRARIES:
         try:

@@ -38,7 +38,14 @@ def git_revision() -> str | None:
 
 
 def versions() -> dict[str, str]:
-    """Versions of Python, this package and the libraries that shape results."""
+    """Versions of Python, this package and the libraries that shape results (a copy: the caller's to keep)."""
+    return dict(_versions())
+
+
+@lru_cache(maxsize=1)
+def _versions() -> dict[str, str]:
+    """Looked up once per process: each lookup scans the installed distributions (a millisecond), and a
+    process keeps the libraries it loaded."""
     found = {"python": platform.python_version()}
     for package in ("asrpt_bench", "numpy", "pandas", "scipy", "scikit-learn", "networkx", "highspy", "pulp",
                     "ortools"):

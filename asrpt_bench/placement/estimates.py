@@ -14,8 +14,15 @@ from .base import Placer
 from .heavy_edge import HeavyEdgePlacer
 
 
+@lru_cache(maxsize=64)
+def _heavy_edge(timing: TimingModel) -> HeavyEdgePlacer:
+    """The default placer for `timing`, built once: a workload's best durations ask for it per job, and a
+    frozen placer equal to it keys the same cached estimates."""
+    return HeavyEdgePlacer(timing=timing)
+
+
 def _default_placer(timing: TimingModel, placer: Placer | None) -> Placer:
-    return placer if placer is not None else HeavyEdgePlacer(timing=timing)
+    return placer if placer is not None else _heavy_edge(timing)
 
 
 @lru_cache(maxsize=4096)
