@@ -123,12 +123,15 @@ def _claimed(tickets_fd: int, items: int) -> Iterator[int]:
         yield from range(first, min(first + per_ticket, items))
 
 
-def _run_claimed(function: Callable[[T], R], items: Sequence[T], tickets_fd: int) -> dict[int, Outcome]:
+def _run_claimed(function: Callable[[T], R], items: Sequence[T], tickets_fd: int,
+                 finished: Callable[[int], None] | None = None) -> dict[int, Outcome]:
     """Run the items this process claims until the tickets run out or one of them fails (every ticket left
-    is of a later item, which a loop would not reach)."""
+    is of a later item, which a loop would not reach); `finished(1)` after each."""
     done: dict[int, Outcome] = {}
     for index in _claimed(tickets_fd, len(items)):
         done[index] = _call(function, items[index])
+        if finished is not None:
+            finished(1)
         if done[index].error is not None:
             break
     return done
@@ -181,7 +184,8 @@ def _exit_text(status: int) -> str:
     return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
-def _outcomes(function: Callable[[T], R], items: Sequence[T], workers: int) -> list[Outcome]:
+def _outcomes(function: Callable[[T], R], items: Sequence[T], workers: int,
+              finished: Callable[[int], None] | None) -> list[Outcome]:
     """Every item's outcome up to the first failure, in item order: W-1 forked children and this process
     claim items one by one, in item order, from a pipe of tickets (so a process slowed by another
     program's load takes fewer); the outcomes come back by index."""
@@ -199,9 +203,12 @@ def _outcomes(function: Callable[[T], R], items: Sequence[T], workers: int) -> l
                 _child(function, items, tickets_fd, write_fd)
             os.close(write_fd)
             children.append(_Worker(pid, read_fd))
-        done = _run_claimed(function, items, tickets_fd)
+        done = _run_claimed(function, items, tickets_fd, finished)
         for child in children:
-            done.update(child.receive())
+            received = child.receive()
+            done.update(received)
+            if finished is not None and received:
+                finished(len(received))
     finally:
         os.close(tickets_fd)
         for child in children:
@@ -210,15 +217,25 @@ def _outcomes(function: Callable[[T], R], items: Sequence[T], workers: int) -> l
     return [done[index] for index in range(failed + 1)]
 
 
-def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
-    """function(item) for each item, in item order, computed in up to `workers` processes (module doc).
+def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int,
+                finished: Callable[[int], None] | None = None) -> Iterator[R]:
+    """function(item) for each item, in item order, computed in up to `workers` processes (module doc);
+    `finished(n)` says n more items are done (a progress bar's update: called in this process only, once the
+    children are forked, so a bar it starts, whose monitor thread would refuse the fork, starts after it).
     Where forking is refused (`fork_refusal`) the iterator calls function(item) as it is advanced, exactly
-    as a loop would; else every item is computed before this returns (so a caller's progress bar, whose
-    monitor thread would refuse the fork, starts after it), and the iterator issues each item's warnings and
-    raises the first error as it reaches them."""
+    as a loop would; else every item is computed before this returns, and the iterator issues each item's
+    warnings and raises the first error as it reaches them."""
     if fork_refusal(workers, len(items)) is not None:
-        return (function(item) for item in items)
-    return _merged(_outcomes(function, items, min(workers, len(items))))
+        return _one_by_one(function, items, finished)
+    return _merged(_outcomes(function, items, min(workers, len(items)), finished))
+
+
+def _one_by_one(function: Callable[[T], R], items: Sequence[T], finished: Callable[[int], None] | None) -> Iterator[R]:
+    for item in items:
+        value = function(item)
+        if finished is not None:
+            finished(1)
+        yield value
 
 
 def _merged(outcomes: list[Outcome]) -> Iterator[Any]:

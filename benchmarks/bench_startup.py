@@ -19,7 +19,9 @@ into the code's directories; `--as-is` runs with the environment's own bytecode 
               with the largest self time (the after code only)
   warm        the default `asrpt-bench` run (no arguments) on a cache the previous run filled: wall and
               CPU time of the whole process, median of --repeat runs
-  --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time
+  --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time;
+              that run has workers=1, so every scheduler's simulation is in its profile (the default run
+              simulates them in forked workers, whose calls the parent's profile does not see)
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --before /work/main --repeat 7
@@ -109,7 +111,8 @@ def warm_default_run(code: Path, repeat: int, profile_top: int = 0) -> dict[str,
         for index in range(repeat):
             runs.append(timed(code, [*common, f"hydra.run.dir={work / f'warm{index}'}"], work, env))
         if profile_top:
-            print_profile(code, work, env, [*arguments, f"hydra.run.dir={work / 'profiled'}"], profile_top)
+            print_profile(code, work, env, [*arguments, "workers=1", f"hydra.run.dir={work / 'profiled'}"],
+                          profile_top)
         return {"warm default wall s": statistics.median(w for w, _, _ in runs),
                 "warm default CPU s": statistics.median(c for _, c, _ in runs)}
     finally:
@@ -117,8 +120,9 @@ def warm_default_run(code: Path, repeat: int, profile_top: int = 0) -> dict[str,
 
 
 def print_profile(code: Path, work: Path, env: dict[str, str], arguments: list[str], top: int) -> None:
-    """The warm default run of `code` under cProfile: its `top` calls by cumulative time (profiled times
-    are inflated, most for code of many small calls; read them as shares)."""
+    """The warm default run of `code` under cProfile, in one process (`arguments` has workers=1): its `top`
+    calls by cumulative time (profiled times are inflated, most for code of many small calls; read them as
+    shares)."""
     stats = work / "warm.prof"
     timed(code, [sys.executable, "-c", PROFILED.replace("STATS", repr(str(stats))), "-", *arguments], work, env)
     print(f"\ncProfile of the warm default run ({code}), top {top} by cumulative time:")
@@ -155,7 +159,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_startup_pyc_") as bytecode:
         if not args.as_is:
             BYTECODE.update({code: Path(bytecode) / label for label, code in versions.items()})
-        print(load())
+        print(f"{load()}; {len(os.sched_getaffinity(0))} usable CPUs")
         print("bytecode: " + ("as the environment has it (PYTHONDONTWRITEBYTECODE="
                               f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})" if args.as_is
                               else "cached per copy of the code, filled by an untimed run"))

@@ -194,3 +194,18 @@ def test_no_child_is_left_behind() -> None:
     list(ordered_map(pid_of, list(range(6)), 3))
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_finished_counts_every_item_once_in_this_process() -> None:
+    """The progress callback runs here only (after the fork: no bar thread beside it), n items at a time."""
+    for workers in (1, 2, 3):
+        counts: list[int] = []
+        threads: list[int] = []
+
+        def finished(count: int) -> None:
+            counts.append(count)
+            threads.append(threading.active_count())
+
+        assert [value for value, _ in ordered_map(pid_of, list(range(9)), workers, finished)] == [
+            i * i for i in range(9)]
+        assert sum(counts) == 9 and all(count >= 1 for count in counts) and set(threads) == {1}

@@ -61,6 +61,24 @@ def with_recorded(config: RunConfig, workload: Workload, names: list[str]) -> tu
     return names, ({"recorded_schedule": f"not replayed: {refusal}"} if has_starts else {})
 
 
+class SchedulerBar:
+    """The bar of the schedulers done, started at the first one done: a tqdm started before the workers are
+    forked would leave its monitor thread alive, and forked.ordered_map does not fork beside a thread."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bar: tqdm | None = None
+
+    def update(self, count: int) -> None:
+        if self.bar is None:
+            self.bar = tqdm(total=self.total, desc="schedulers", unit="scheduler")
+        self.bar.update(count)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def compare_workers(config: RunConfig, schedulers: int) -> int:
     """How many processes simulate the `schedulers` of a compare run: the root key `workers`, or for null
     one per usable CPU; never more than there are schedulers."""
@@ -80,9 +98,13 @@ def run_schedulers(config: RunConfig, workload: Workload, predictions: dict[Hash
         return run_scheduler(config, workload, predictions, build_scheduler(config, name), False, shared,
                              build_placer(config, placer_name(config, name)))
 
-    done = ordered_map(one, names, compare_workers(config, len(names)))
-    shown = tqdm(names, desc="schedulers", unit="scheduler") if config.progress else names  # engine.NO_BAR says why
-    return {name: next(done) for name in shown}
+    bar = SchedulerBar(len(names)) if config.progress else None
+    try:
+        return dict(zip(names, ordered_map(one, names, compare_workers(config, len(names)),
+                                           bar.update if bar is not None else None)))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 @register_task("compare", CompareParams)
