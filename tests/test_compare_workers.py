@@ -103,8 +103,8 @@ def test_preemptive_schedulers_and_warnings_come_out_the_same(tmp_path: Path, fo
 
 
 def test_a_failing_scheduler_fails_the_run_as_a_serial_run_does(tmp_path: Path, forking: None) -> None:
-    """The recorded log replayed on a synthetic trace is refused when its turn comes (4th of 4, a child's
-    with 2 workers): the same ConfigError, serial or forked."""
+    """The recorded log replayed on a synthetic trace is refused when its turn comes (4th of 4): the same
+    ConfigError, serial or forked."""
     overrides = ["debug=tiny", "workload=synthetic", "cache.enabled=false", "task.schedulers=[asrpt,fifo,spjf,recorded]"]
     messages, notes = [], []
     for workers in (1, 2):
@@ -113,7 +113,8 @@ def test_a_failing_scheduler_fails_the_run_as_a_serial_run_does(tmp_path: Path, 
         messages.append(str(raised.value))
         notes.append("\n".join(getattr(raised.value, "__notes__", [])))
     assert messages[0] == messages[1] and messages[0].startswith("scheduler=recorded cannot replay the log: ")
-    assert notes[0] == "" and notes[1].startswith("in a forked worker:\nTraceback") and "run_scheduler" in notes[1]
+    assert notes[0] == "" and (notes[1] == "" or (notes[1].startswith("in a forked worker:\nTraceback")
+                                                  and "run_scheduler" in notes[1]))  # whichever process ran it
 
 
 def test_workers_changes_no_hash_and_defaults_to_one_per_cpu() -> None:
