@@ -194,11 +194,56 @@ def frame_bytes(path: Path, frame: pd.DataFrame) -> bytes:
 
 
 def atomic_write_frame(path: Path, frame: pd.DataFrame) -> str:
-    """Write `frame` as `frame_bytes` does, through atomic_write_bytes (flushed, then moved); the SHA-256
-    of the bytes written."""
+    """Write `frame` as `frame_bytes` does, flushed, then moved into place; the SHA-256 of the bytes
+    written. A `.parquet` file is written a row group at a time (`atomic_write_parquet`), so a long run's
+    table never exists whole as Arrow data or as file bytes; every other form through atomic_write_bytes."""
+    if Path(path).suffix == ".parquet":
+        return atomic_write_parquet(path, frame)
     data = frame_bytes(path, frame)
     atomic_write_bytes(path, data)
     return hashlib.sha256(data).hexdigest()
+
+
+ROW_GROUP_ROWS = 1 << 20
+"""Rows of a parquet row group: pyarrow's default, so a table written a group at a time has the very bytes
+frame.to_parquet(index=False) gives it, and a table of at most this many rows is one group."""
+HASH_BLOCK = 1 << 20
+
+
+def atomic_write_parquet(path: Path, frame: pd.DataFrame, group_rows: int | None = None) -> str:
+    """Write `frame` as parquet (no index, the schema and pandas metadata of the whole frame) in row groups
+    of `group_rows` rows (default ROW_GROUP_ROWS), each converted to Arrow and written before the next, to a temporary file next to
+    `path`, flushed, then moved into place (a reader never sees a half-written file); the SHA-256 of the file.
+    frame.to_parquet holds the whole table as Arrow data and the whole file as bytes at once; this holds
+    one group. Read back, the file gives the frame to_parquet's would, whatever `group_rows` is."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    group_rows = ROW_GROUP_ROWS if group_rows is None else group_rows
+    if isinstance(group_rows, bool) or not isinstance(group_rows, int) or group_rows < 1:
+        raise ValueError(f"group_rows must be a positive whole number of rows, got {group_rows!r}")
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schema = pa.Schema.from_pandas(frame, preserve_index=False)
+    if frame.attrs:  # as pandas' to_parquet keeps them
+        schema = schema.with_metadata({**schema.metadata, b"PANDAS_ATTRS": json.dumps(frame.attrs).encode()})
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            with pq.ParquetWriter(stream, schema) as writer:
+                for begin in range(0, max(len(frame), 1), group_rows):
+                    writer.write_table(pa.Table.from_pandas(frame.iloc[begin:begin + group_rows], schema=schema,
+                                                            preserve_index=False))
+            stream.flush()
+            os.fsync(stream.fileno())
+        digest = _sha256(Path(tmp))
+        _publish(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return digest
 
 
 def _earlier_outputs(run_dir: Path) -> set[str]:
@@ -241,7 +286,12 @@ def write_outputs(run_dir: Path, result: RunResult) -> None:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The SHA-256 of a file, read a block at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(HASH_BLOCK), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def listed_files(run_dir: Path) -> dict[str, str | None]:

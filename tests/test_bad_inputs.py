@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from asrpt_bench import cache, cli, cli_app, composition, io, rundir, solvers
@@ -254,10 +255,10 @@ def failing_writer(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     io.mark_started(run_dir, {}, [])
     frame = pd.DataFrame({"job_id": ["a"], "end": [1.0]})
 
-    def disk_full(self: pd.DataFrame, *args: Any, **kwargs: Any) -> bytes:
+    def disk_full(self: Any, *args: Any, **kwargs: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", disk_full)  # jobs.parquet is written a row group at a time
     with pytest.raises(OSError) as error:
         io.write_outputs(run_dir, io.RunResult("simulate", {"num_jobs": 1}, jobs=frame))
     left = sorted(path.name for path in run_dir.iterdir())
