@@ -31,3 +31,12 @@ def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
 def test_bench_preemptive_reports_jobs_per_second_beside_asrpt() -> None:
     out = bench("bench_preemptive.py", "--size", "300", "--schedulers", "asrpt", "srtf")
     assert "x asrpt" in out and "srtf" in out
+
+
+@pytest.mark.slow
+def test_bench_parquet_write_reports_the_memory_a_write_adds_beside_another_tree() -> None:
+    out = bench("bench_parquet_write.py", "--rows", "3000", "--base-jobs", "1000", "--before", str(ROOT))
+    before, after = (line.split() for line in out.splitlines()[2:4])
+    assert (before[0], after[0]) == ("before", "after") and before[-1] == after[-1]  # the same bytes
+    assert "Python peak, after / before: " in out and "RSS added, after / before: " in out
+    assert out.count("load average") == 2
