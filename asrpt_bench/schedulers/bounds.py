@@ -7,7 +7,8 @@ job runs) and psjf (fixed at arrival); for las2d until its attained service near
 threshold. Suspendable running jobs sit in one list sorted by (bound, rank), so a walk finds in one
 bisection the jobs that certainly rank before the best waiting job (they are kept whatever happens and
 only their GPUs count) and recomputes exact priorities only for the rest and for expired bounds: usually a
-few, not every running job.
+few, not every running job. Where a bound is the priority itself until it expires (psjf's fixed size,
+las2d's queue), only the expired ones are recomputed.
 """
 
 from __future__ import annotations
@@ -54,16 +55,19 @@ class RunningBounds:
         del self.entries[bisect.bisect_left(self.entries, entry)]
         self.suspendable_gpus -= job.gpus
 
-    def take(self, first: tuple[float, int], now: float) -> list[int]:
+    def take(self, first: tuple[float, int], now: float, exact: bool = False) -> list[int]:
         """Take out the entries whose bound does not rank them before `first` (priority, rank) or has expired
-        by `now`; their input orders."""
+        by `now`; their input orders. With `exact` bounds (each is its job's priority until it expires), only
+        the expired ones: the others are already what a recomputation would give."""
         expiries, entry_of, entries = self.expiries, self.entry_of, self.entries
         orders = []
         while expiries and expiries[0][0] <= now:
             _, order, entry = heapq.heappop(expiries)
-            if entry_of.get(order) is entry and entry < first:
+            if entry_of.get(order) is entry and (exact or entry < first):
                 del entries[bisect.bisect_left(entries, entry)]
                 orders.append(order)
+        if exact:
+            return orders
         start = bisect.bisect_left(entries, first)
         orders += [entry[2] for entry in entries[start:]]
         del entries[start:]

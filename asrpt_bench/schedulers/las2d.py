@@ -72,6 +72,7 @@ class LAS2D(AdmissionScheduler):
 
     settles = True  # priorities change only at its own timers (demotions, promotions)
     bounded = True  # a running job's queue holds until it nears the next threshold (bound_until)
+    exact_bounds = True  # and the bound is the priority itself until then
 
     def __init__(self, queue_thresholds: tuple[float, ...] = LAS2DParams.queue_thresholds,
                  promote_knob: float | None = LAS2DParams.promote_knob) -> None:

@@ -216,6 +216,12 @@ class AdmissionScheduler:
     later ones from above: the walk then looks only at the running jobs whose bound does not rank them
     before the best waiting job (`_bounded_walk`)."""
 
+    exact_bounds: ClassVar[bool] = False
+    """True when, moreover, a running job's priority stays equal to its bound until the bound expires
+    (psjf: fixed at arrival; las2d: its queue until it nears the next threshold), so a walk recomputes only
+    the expired bounds; srtf's remaining time shrinks below its bound, so it recomputes every bound that does
+    not rank its job before the best waiting job."""
+
     def __init__(self, name: str, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
         PreemptRuleParams(preempt_rule=preempt_rule).check("scheduler")
         self.name = name
@@ -364,7 +370,7 @@ class AdmissionScheduler:
             return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
         best = min(heads)
         first = (best[0], int(self.columns_["rank"][best[2]]))
-        stale = bounds.take(first, now)
+        stale = bounds.take(first, now, self.exact_bounds)
         if len(stale) > ONE_BY_ONE:
             self._bound_all(stale, ctx)
         else:

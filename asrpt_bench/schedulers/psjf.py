@@ -28,6 +28,7 @@ class PSJF(AdmissionScheduler):
     oracle = False
     settles = True  # every job's rank is fixed at its arrival
     bounded = True  # a running job's priority never grows
+    exact_bounds = True  # and the bound is the priority itself until then
 
     def __init__(self, preempt_rule: str = PreemptRuleParams.preempt_rule) -> None:
         super().__init__(self.label, preempt_rule)
