@@ -10,6 +10,7 @@ import pytest
 from asrpt_bench.config import PredictorConfig, RunConfig, TaskConfig, WorkloadConfig
 from asrpt_bench.core import Cluster
 from asrpt_bench.experiment import run_experiment
+from asrpt_bench.tasks.scoring import owner_table, with_owners
 from asrpt_bench.tasks.users import fairness, user_table
 
 LOGS = Path(__file__).parent / "data" / "joblogs"
@@ -70,3 +71,19 @@ def test_every_compare_and_simulate_run_writes_users_with_the_fairness_in_the_su
     alone = run_experiment(config)
     assert alone.tables["users"].columns.tolist() == ["user", "jobs", "mean_wait_s", "mean_slowdown", "gpu_hours"]
     assert "jain_user_slowdown" in alone.summary
+
+
+@pytest.mark.parametrize("table", [
+    pd.DataFrame({"job_id": ["c", "a", "a", "x"], "user": ["u1", "u2", "u3", "u9"], "group": [None, "g", "h", "k"]}),
+    pd.DataFrame({"job_id": [1, 2], "user": ["u", None]}),
+    pd.DataFrame({"job_id": ["a", "b"], "partition": pd.Series([None, "p"], dtype=object)}),
+    pd.DataFrame({"job_id": ["a", "b", "c", "d"], "user": pd.Categorical(["x", "y", "x", None])}),
+], ids=["strings-first-row-wins-missing-job", "int-ids", "object-column", "categorical"])
+def test_owners_are_appended_as_a_left_merge_appends_them(table: pd.DataFrame) -> None:
+    """with_owners gives the frame of a left merge on job_id (values, dtypes, missing owners, row order and
+    index), without copying the per-job columns."""
+    per_job = pd.DataFrame({"job_id": pd.Series(["d", "a", "b", "c"], dtype="str"), "end": [4.0, 1.0, 2.0, 3.0]})
+    owners = owner_table(table)
+    merged = per_job.merge(owners, on="job_id", how="left", validate="one_to_one")
+    pd.testing.assert_frame_equal(with_owners(per_job, owners), merged, check_exact=True)
+    assert with_owners(per_job, None) is per_job

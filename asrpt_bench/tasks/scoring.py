@@ -119,10 +119,12 @@ def owner_table(table: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def with_owners(jobs: pd.DataFrame, owners: pd.DataFrame | None) -> pd.DataFrame:
-    """`jobs` with the owner columns of `owners` (owner_table), by job id."""
+    """`jobs` with the owner columns of `owners` (owner_table) appended, by job id (missing for a job it
+    lacks): the frame a left merge gives, without the merge's copy of every column of `jobs`."""
     if owners is None:
         return jobs
-    return jobs.merge(owners, on="job_id", how="left", validate="one_to_one")
+    aligned = owners.set_index("job_id").reindex(jobs["job_id"])
+    return jobs.assign(**{column: aligned[column].set_axis(jobs.index) for column in aligned.columns})
 
 
 @dataclass
@@ -207,7 +209,7 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
         "sim_wall_time_s": time.perf_counter() - started,
         "warnings": " | ".join(str(w.message) for w in caught),
     }
-    jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]].copy()
+    jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]]  # a new frame: list indexing never views
     jobs["job_id"] = jobs["job_id"].astype(str)
     jobs = with_owners(jobs, shared.owners_of(workload.table))
     segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
