@@ -400,10 +400,11 @@ class AdmissionScheduler:
         columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
         columns["seconds_now"][table] = run_seconds
         picked = np.array(orders)
-        for order, priority, seconds, rank in zip(orders, columns["priority_now"][picked].tolist(),
-                                                 columns["seconds_now"][picked].tolist(),
-                                                 columns["rank"][picked].tolist()):
-            self.bounds_.put((priority, rank, order), self.bound_until(self.running_[order], seconds, now))
+        running, bound_until = self.running_, self.bound_until
+        untils = [bound_until(running[order], seconds, now)
+                  for order, seconds in zip(orders, columns["seconds_now"][picked].tolist())]
+        self.bounds_.put_all(list(zip(columns["priority_now"][picked].tolist(), columns["rank"][picked].tolist(),
+                                      orders)), untils)
 
     def _suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         ctx.suspend(job)
