@@ -18,7 +18,8 @@ into the code's directories; `--as-is` runs with the environment's own bytecode 
   importtime  `python -X importtime -c "import asrpt_bench.cli"`: its cumulative total and the modules
               with the largest self time (the after code only)
   warm        the default `asrpt-bench` run (no arguments) on a cache the previous run filled: wall and
-              CPU time of the whole process, median of --repeat runs
+              CPU time of the whole process (its forked workers included), median of --repeat runs; for
+              the after code also with workers=1 (every scheduler in the one process), alternated with it
   --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time;
               that run has workers=1, so every scheduler's simulation is in its profile (the default run
               simulates them in forked workers, whose calls the parent's profile does not see)
@@ -98,23 +99,35 @@ finally:
 """
 
 
-def warm_default_run(code: Path, repeat: int, profile_top: int = 0) -> dict[str, float]:
+SERIAL = ", workers=1"
+"""The label of the after code's warm runs in one process (its schedulers simulated one after another)."""
+
+
+def warm_default_run(code: Path, repeat: int, profile_top: int = 0, serial: bool = False) -> dict[str, float]:
     """Median wall and CPU seconds of the default run on a filled cache (a first run fills it, unreported);
-    with `profile_top`, one more run under cProfile and its `profile_top` costliest calls by cumulative time."""
+    with `serial`, also of the same run with workers=1, alternated with the default one so that both see the
+    same load; with `profile_top`, one more run under cProfile and its `profile_top` costliest calls by
+    cumulative time."""
     work = Path(tempfile.mkdtemp(prefix="bench_startup_"))
     env = {"XDG_CACHE_HOME": str(work / "xdg"), "HYDRA_FULL_ERROR": "1"}
     arguments = ["progress=false", f"cache.dir={work / 'cache'}"]
     common = [sys.executable, "-m", "asrpt_bench.cli", *arguments]
     try:
         timed(code, [*common, f"hydra.run.dir={work / 'fill'}"], work, env)
-        runs = []
+        variants = {"": [], **({SERIAL: ["workers=1"]} if serial else {})}
+        runs: dict[str, list[tuple[float, float, str]]] = {label: [] for label in variants}
         for index in range(repeat):
-            runs.append(timed(code, [*common, f"hydra.run.dir={work / f'warm{index}'}"], work, env))
+            for number, (label, extra) in enumerate(variants.items()):
+                run_dir = work / f"warm{number}-{index}"
+                runs[label].append(timed(code, [*common, *extra, f"hydra.run.dir={run_dir}"], work, env))
         if profile_top:
             print_profile(code, work, env, [*arguments, "workers=1", f"hydra.run.dir={work / 'profiled'}"],
                           profile_top)
-        return {"warm default wall s": statistics.median(w for w, _, _ in runs),
-                "warm default CPU s": statistics.median(c for _, c, _ in runs)}
+        figures = {}
+        for label, done in runs.items():
+            figures[f"warm default{label} wall s"] = statistics.median(w for w, _, _ in done)
+            figures[f"warm default{label} CPU s"] = statistics.median(c for _, c, _ in done)
+        return figures
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -173,7 +186,8 @@ def measure_all(versions: dict[str, Path], repeat: int, profile_top: int) -> dic
     for label, code in versions.items():  # interleaved, so a change of load falls on both
         figures[label].update(import_cost(code, repeat))
     for label, code in versions.items():
-        figures[label].update(warm_default_run(code, repeat, profile_top if label == "after" else 0))
+        after = label == "after"
+        figures[label].update(warm_default_run(code, repeat, profile_top if after else 0, serial=after))
     return figures
 
 
@@ -181,9 +195,10 @@ def print_figures(figures: dict[str, dict[str, float]], versions: dict[str, Path
     width = max(map(len, figures["after"]))
     print(f"\n{'':{width}}  " + "  ".join(f"{label:>8}" for label in versions) + ("  after/before" if ratios else ""))
     for key in figures["after"]:
-        values = [figures[label][key] for label in versions]
-        ratio = f"  {values[0] / values[1]:12.2f}" if ratios else ""
-        print(f"{key:{width}}  " + "  ".join(f"{value:8.3f}" for value in values) + ratio)
+        values = [figures[label].get(key) for label in versions]
+        ratio = f"  {values[0] / values[1]:12.2f}" if ratios and values[1] is not None else ""
+        print(f"{key:{width}}  " + "  ".join("       -" if value is None else f"{value:8.3f}" for value in values)
+              + ratio)
 
 
 if __name__ == "__main__":
