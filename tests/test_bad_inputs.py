@@ -1136,6 +1136,8 @@ CASES: list[Case] = [
                                                             "task=simulate"]))),
     case("number-for-a-flag", CONFIG, "cache.enabled must be true or false, got 3")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["cache.enabled=3"]))),
+    case("no-workers", CONFIG, "workers must be null or an integer >= 1, got 0")(
+        lambda tmp: refusal(lambda: composition.compose_run_config(["workers=0"]))),
     case("time-key-beyond-exact-times", CONFIG,
          "preemption.restart_s must be a number of seconds in [0, 1e+12], got 1e+17")(
         lambda tmp: refusal(lambda: composition.compose_run_config(["preemption.restart_s=1e17", "task.schedulers=[srtf]"]))),
@@ -1285,6 +1287,8 @@ CASES: list[Case] = [
         lambda tmp: refusal(lambda: compare(frame(iterations=[2.5, 3]), ["fifo"]))),
     case("api-table-no-rows", API, "the in-memory table: no job rows")(
         lambda tmp: refusal(lambda: compare(frame().iloc[:0], ["fifo"]))),
+    case("api-workers-as-a-flag", API, "workers must be null or an integer >= 1, got True")(
+        lambda tmp: refusal(lambda: compare(frame(), ["fifo", "spjf"], workers=True))),
     case("plugin-table-unknown-column", API,
          "workload 'door_plugin': unknown column 'vc'; the job table's columns are ['job_id', 'release', 'gpus', "
          "'iterations', 'model', 'config', 'alpha', 'alpha_max', 'alpha_spread', 'user', 'group', 'duration', "
