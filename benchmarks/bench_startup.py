@@ -19,7 +19,9 @@ into the code's directories; `--as-is` runs with the environment's own bytecode 
               with the largest self time (the after code only)
   warm        the default `asrpt-bench` run (no arguments) on a cache the previous run filled: wall and
               CPU time of the whole process (its forked workers included), median of --repeat runs; for
-              the after code also with workers=1 (every scheduler in the one process), alternated with it
+              the after code also with workers=1 (every scheduler in the one process), alternated with it;
+              before and after the figures, the time of a CPU-bound loop split over 2 forked processes
+              over its time in one (0.5: a second CPU is idle; near 1: the workers cannot gain)
   --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time;
               that run has workers=1, so every scheduler's simulation is in its profile (the default run
               simulates them in forked workers, whose calls the parent's profile does not see)
@@ -48,6 +50,33 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def load() -> str:
     return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def _spin(rounds: int) -> int:
+    total = 0
+    for i in range(rounds):
+        total += i * i
+    return total
+
+
+def fork_headroom(rounds: int = 3_000_000, repeat: int = 3) -> float:
+    """How much a second CPU helps right now: the wall time of a CPU-bound loop split over two forked
+    processes over that of the whole loop in one, median of `repeat` (0.5: an idle second CPU; near 1:
+    other programs keep the CPUs busy, and forked workers cannot gain)."""
+    ratios = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        _spin(2 * rounds)
+        serial = time.perf_counter() - started
+        started = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            _spin(rounds)
+            os._exit(0)
+        _spin(rounds)
+        os.waitpid(pid, 0)
+        ratios.append((time.perf_counter() - started) / serial)
+    return statistics.median(ratios)
 
 
 BYTECODE: dict[Path, Path] = {}
@@ -172,13 +201,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_startup_pyc_") as bytecode:
         if not args.as_is:
             BYTECODE.update({code: Path(bytecode) / label for label, code in versions.items()})
-        print(f"{load()}; {len(os.sched_getaffinity(0))} usable CPUs")
+        print(f"{load()}; {len(os.sched_getaffinity(0))} usable CPUs; a CPU-bound loop split over 2 forked "
+              f"processes takes {fork_headroom():.2f} of its time in one")
         print("bytecode: " + ("as the environment has it (PYTHONDONTWRITEBYTECODE="
                               f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})" if args.as_is
                               else "cached per copy of the code, filled by an untimed run"))
         print_figures(measure_all(versions, args.repeat, args.profile), versions, bool(args.before))
         importtime_profile(ROOT, args.top)
-    print(f"\n{load()}")
+    print(f"\n{load()}; the split loop: {fork_headroom():.2f}")
 
 
 def measure_all(versions: dict[str, Path], repeat: int, profile_top: int) -> dict[str, dict[str, float]]:
