@@ -40,3 +40,20 @@ def test_bench_parquet_write_reports_the_memory_a_write_adds_beside_another_tree
     assert (before[0], after[0]) == ("before", "after") and before[-1] == after[-1]  # the same bytes
     assert "Python peak, after / before: " in out and "RSS added, after / before: " in out
     assert out.count("load average") == 2
+
+
+def test_bench_startup_shows_a_dash_for_a_figure_only_the_after_code_has(capsys: pytest.CaptureFixture) -> None:
+    """The before code knows no `workers`: its serial row is a dash, with no ratio; the split loop's ratio
+    is a positive number (0.5 with an idle second CPU)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_startup
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    figures = {"after": {"warm default wall s": 1.5, "warm default, workers=1 wall s": 2.0},
+               "before": {"warm default wall s": 3.0}}
+    bench_startup.print_figures(figures, {"after": ROOT, "before": ROOT}, True)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["warm", "default", "wall", "s", "1.500", "3.000", "0.50"]
+    assert lines[3].split() == ["warm", "default,", "workers=1", "wall", "s", "2.000", "-"]
+    assert 0 < bench_startup.fork_headroom(rounds=100_000, repeat=1) < 10
