@@ -125,14 +125,17 @@ def _claimed(tickets_fd: int, items: int) -> Iterator[int]:
 
 def _run_claimed(function: Callable[[T], R], items: Sequence[T], tickets_fd: int,
                  finished: Callable[[int], None] | None = None) -> dict[int, Outcome]:
-    """Run the items this process claims until the tickets run out or one of them fails (every ticket left
-    is of a later item, which a loop would not reach); `finished(1)` after each."""
+    """Run the items this process claims until the tickets run out or one of them fails; then it takes every
+    ticket left, which is of a later item, one a loop would not reach, so no process starts another one.
+    `finished(1)` after each item."""
     done: dict[int, Outcome] = {}
     for index in _claimed(tickets_fd, len(items)):
         done[index] = _call(function, items[index])
         if finished is not None:
             finished(1)
         if done[index].error is not None:
+            while os.read(tickets_fd, 4096):
+                pass
             break
     return done
 
