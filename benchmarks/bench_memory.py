@@ -9,7 +9,9 @@ peak RSS ~ N^b and simulate() CPU time ~ N^b, fitted in log-log over the sizes, 
 With --write the child then builds the run's per-job table (result.frame()) and writes it as jobs.parquet
 the way a run does (io.atomic_write_frame, into a temporary directory), and also prints the RSS once the table
 is built, the peak RSS during the write (Linux's VmHWM, reset through /proc/self/clear_refs just before it),
-what the write added to the RSS before it, and the CPU seconds of the write.
+what the write added to the RSS before it (after a replay the write reuses memory the replay freed, so this
+misses most of it), the peak of what the write allocated as Python objects and NumPy arrays (tracemalloc:
+the whole file's bytes, where a writer builds them) and the CPU seconds of the write.
 
     python benchmarks/bench_memory.py                                  # 1e5, 1e6, 3e6 jobs, strict A-SRPT
     python benchmarks/bench_memory.py --sizes 1e5,3e5 --scheduler srtf_oracle
@@ -27,7 +29,7 @@ import sys
 import numpy as np
 
 CHILD = """
-import json, re, resource, sys, tempfile, time
+import json, re, resource, sys, tempfile, time, tracemalloc
 from pathlib import Path
 from asrpt_bench import io
 from asrpt_bench.cache import CacheSettings
@@ -60,10 +62,12 @@ if write:
     frame = result.frame()
     row["table_mb"] = status_mb("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")
+    tracemalloc.start()
     started = time.process_time()
     with tempfile.TemporaryDirectory() as folder:
         io.atomic_write_frame(Path(folder) / io.JOBS, frame)
     row["write_s"], row["write_peak_mb"] = time.process_time() - started, status_mb("VmHWM")
+    row["write_python_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
 print(json.dumps(row))
 """
 
@@ -87,7 +91,7 @@ def main() -> None:
     print(f"synthetic workload, 64 x 8 GPUs, Heavy-Edge, oracle predictions, audit on, {args.scheduler}; "
           f"{load_average()} at the start", flush=True)
     print(f"{'jobs':>10} {'build CPU s':>11} {'simulate CPU s':>14} {'jobs/CPU-s':>10} {'peak RSS MB':>11} "
-          f"{'KB/job':>7}" + (f" {'table RSS MB':>12} {'write peak MB':>13} {'added MB':>8} {'write CPU s':>11}"
+          f"{'KB/job':>7}" + (f" {'table RSS MB':>12} {'write peak MB':>13} {'added MB':>8} {'Python MB':>9} {'write CPU s':>11}"
                               if args.write else ""),
           flush=True)
     rows = []
@@ -102,7 +106,8 @@ def main() -> None:
               f"{row['jobs'] / row['simulate_s']:10,.0f} {row['peak_mb']:11,.0f} "
               f"{row['peak_mb'] * 1024 / row['jobs']:7.2f}" +
               (f" {row['table_mb']:12,.0f} {row['write_peak_mb']:13,.0f} "
-               f"{row['write_peak_mb'] - row['table_mb']:8,.0f} {row['write_s']:11.1f}"
+               f"{row['write_peak_mb'] - row['table_mb']:8,.0f} {row['write_python_mb']:9,.1f} "
+               f"{row['write_s']:11.1f}"
                if args.write else ""), flush=True)
     if len(rows) > 1:
         jobs = [row["jobs"] for row in rows]

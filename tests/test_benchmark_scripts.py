@@ -57,3 +57,10 @@ def test_bench_startup_shows_a_dash_for_a_figure_only_the_after_code_has(capsys:
     assert lines[2].split() == ["warm", "default", "wall", "s", "1.500", "3.000", "0.50"]
     assert lines[3].split() == ["warm", "default,", "workers=1", "wall", "s", "2.000", "-"]
     assert 0 < bench_startup.fork_headroom(rounds=100_000, repeat=1) < 10
+
+
+@pytest.mark.slow
+def test_bench_loader_memory_reports_both_steps_per_job() -> None:
+    out = bench("bench_loader_memory.py")
+    assert [line.split()[:2] for line in out.splitlines()[2:4]] == [["table", "82,247"], ["workload", "82,247"]]
+    assert out.count("load average") == 2
