@@ -13,7 +13,9 @@ worker's traceback added as a note; the items after it are dropped, as a loop wo
 Forking is used only where it is safe, else the items run here one after another (`fork_refusal` says
 why): on Linux (fork is its multiprocessing default; elsewhere system libraries may not survive a fork),
 with no other Python thread alive (a thread holding a lock at the fork would leave it held in the child
-forever), and with more than one worker and item. A child that dies without sending its results (killed,
+forever), and with more than one worker and item. tqdm's monitor thread, which its first bar starts (even a
+disabled one, as on a pipe) and which outlives every bar, is stopped when no bar is open rather than counted
+(tqdm starts it again with its next bar). A child that dies without sending its results (killed,
 out of memory) fails the call with a RuntimeError naming its pid and exit status; Ctrl-C or SIGTERM here
 kills and reaps every child.
 """
@@ -58,9 +60,22 @@ def fork_refusal(workers: int, items: int) -> str | None:
         return "one worker or one item"
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return f"fork is used on Linux only (platform {sys.platform})"
+    _stop_idle_tqdm_monitor()
     if threading.active_count() > 1:
         return f"{threading.active_count() - 1} other thread(s) alive (forking could leave their locks held)"
     return None
+
+
+def _stop_idle_tqdm_monitor() -> None:
+    """Stop tqdm's monitor thread if no bar is open (module doc); it is joined, so it is gone on return."""
+    tqdm_module = sys.modules.get("tqdm.std")
+    if tqdm_module is None:
+        return
+    bar_class = tqdm_module.tqdm
+    monitor = bar_class.monitor
+    if monitor is not None and not bar_class._instances:
+        monitor.exit()
+        bar_class.monitor = None
 
 
 def _call(function: Callable[[T], R], item: T) -> Outcome:

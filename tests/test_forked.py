@@ -22,6 +22,23 @@ def forking_is_allowed() -> None:
     assert fork_refusal(2, 2) is None
 
 
+def test_a_closed_progress_bar_does_not_refuse_the_fork() -> None:
+    """tqdm starts a monitor thread with its first bar, even a disabled one, and keeps it after the bar
+    closes: with no bar open it is stopped, and the items still run in several processes."""
+    from tqdm import tqdm
+
+    with tqdm(total=1, disable=True):
+        pass
+    with open(os.devnull, "w") as devnull, tqdm(total=1, file=devnull) as bar:
+        bar.update()
+    assert tqdm.monitor is not None and tqdm.monitor.is_alive()
+    assert fork_refusal(2, 8) is None
+    assert tqdm.monitor is None and threading.active_count() == 1
+    with open(os.devnull, "w") as devnull, tqdm(total=1, file=devnull):  # an open bar keeps its monitor
+        assert fork_refusal(2, 8) == "1 other thread(s) alive (forking could leave their locks held)"
+    assert fork_refusal(2, 8) is None
+
+
 def pid_of(item: int) -> tuple[int, int]:
     return item * item, os.getpid()
 
