@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -97,7 +98,9 @@ def main() -> None:
     rows = []
     for size in sizes:
         done = subprocess.run([sys.executable, "-c", CHILD, str(size), args.scheduler,
-                               "write" if args.write else "-"], capture_output=True, text=True)
+                               "write" if args.write else "-"], capture_output=True, text=True,
+                              cwd=tempfile.gettempdir())  # `python -c` imports from its working directory first:
+        # run from a checkout, the child would measure that checkout rather than what PYTHONPATH names
         if done.returncode != 0:
             sys.exit(f"bench_memory: the run of {size:,} jobs failed:\n{done.stderr[-2000:]}")
         row = json.loads(done.stdout.strip().splitlines()[-1])
