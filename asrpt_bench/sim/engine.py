@@ -47,23 +47,6 @@ ARRIVAL_CHUNK = 4096
 """Arrival indices converted to Python ints at a time."""
 
 
-class _NoBar:
-    """The bar of a run without progress. Not a disabled tqdm: creating any tqdm starts tqdm's monitor
-    thread, which a disabled bar never stops, and a live thread makes a later compare run refuse to fork
-    its schedulers' workers (forked.py)."""
-
-    disable = True
-
-    def update(self, n: float = 1) -> None:
-        """Shows nothing."""
-
-    def close(self) -> None:
-        """Shows nothing."""
-
-
-NO_BAR = _NoBar()
-
-
 @dataclass(frozen=True)
 class SimulationResult:
     records: Sequence[JobRecord]
@@ -268,8 +251,7 @@ class _Simulation:
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
         self.running: dict[int, RunningJob] = {}  # job index -> what its scheduler may know of it, in start order
-        self.bar = (tqdm(total=len(jobs), desc=f"simulate {scheduler.name}", unit="job") if progress
-                    else NO_BAR)
+        self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
     def pool_idle(self) -> tuple[int, ...]:
         """Idle GPUs per pool."""
