@@ -21,6 +21,11 @@ What changes the fold, and how much of it is kept:
   it there.
 - Cutting the fold returns the GPUs of the reservations cut; the next pass that reaches them computes
   them again. Reservations that start now are exactly the jobs the full pass would start, in queue order.
+- The profile itself is made once, from the running jobs at the first decision that needs it, and kept
+  for the whole run: a fold cut to nothing, or a queue that empties, leaves the profile of the running
+  jobs, which the changes above keep equal to one rebuilt from them (tests/test_reservation_profile.py
+  checks it at every decision). A head that starts off its reservation (the fold held it for later, or it
+  began before now) cuts the whole fold, so every kept reservation is a queued job's.
 - A pass computes the positions after the fold only as far as this instant needs them (`_walk`): up to a
   job never reached (its first reservation is a promise, counted against its start) or a job that fits
   the idle GPUs and has room in the profile from now for its length. Positions left out only take GPUs,
@@ -112,7 +117,6 @@ class ConservativeFold(Generic[T]):
             started.append(item)
             self._head_started(key, job_of(item), now)
         if head is None:
-            self._forget()
             return started
         self._refresh(ctx, head, hold_until)
         if not self.entries:
@@ -248,9 +252,8 @@ class ConservativeFold(Generic[T]):
             del self.keys[0]
             entry.live = False
             self._run(entry, now)
-        elif self.entries:
-            self._forget()  # the head started although the fold held it for later: recompute everything
         else:
+            self._cut(0)  # a head started off its reservation (or before any): the fold is cut whole
             end = self.backfill.running.end_of(job.order, now)
             self.assumed[job.order] = (end, job.gpus)
             if end > now:
@@ -300,10 +303,7 @@ class ConservativeFold(Generic[T]):
         if entries and (self.keys[0] != head[0] or hold_until(head[1]) > entries[0].begin):
             cut = 0  # a new head, or the head's delay budget began (its reservation waits for the deadline)
         self._cut(cut)
-        if not self.entries:
-            self._rebuild(ctx)
-        else:
-            profile.forget_before(now)
+        profile.forget_before(now)
 
     def _first_displaced(self, begin: float, end: float) -> int:
         """The first position whose reservation no longer fits after GPUs were taken over [begin, end): at a
@@ -357,16 +357,11 @@ class ConservativeFold(Generic[T]):
         del self.entries[k:], self.keys[k:]
 
     def _rebuild(self, ctx: DispatchContext) -> None:
-        """An empty fold on the profile of the running jobs now."""
-        self._forget()
+        """The profile of the running jobs now, made by the first decision that needs one (the fold is empty
+        until then); from then on it is kept for the whole run and only changed (module docstring)."""
         now, running = ctx.now, self.backfill.running
         self.profile = Profile(now, ctx.idle_gpus, list(running.ends(now)))
         self.assumed = {order: (running.end_of(order, now), gpus) for order, gpus in running.jobs()}
-
-    def _forget(self) -> None:
-        """Drop the fold whole: its entries leave with the due heap, the only place their `live` is read."""
-        self.profile = None
-        self.entries, self.keys, self.changes, self.due, self.assumed = [], [], [], [], {}
 
     def _settle(self, now: float) -> None:
         """Jobs started in the pass leave the fold and become running jobs of the profile."""
