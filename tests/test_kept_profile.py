@@ -2,7 +2,8 @@
 made once from the running jobs, then only changed. Checked at every decision of real replays against what
 the fold would hold if it were made again: whenever the fold holds no reservation, the kept profile is the
 one rebuilt from the running jobs (the same free-GPU count at every time from now on), and every kept
-reservation belongs to a job still queued."""
+reservation belongs to a job still queued. The heap of reservations that may come due holds few that left the
+fold: it used to keep every reservation ever computed until its begin passed."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class FoldWatch:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.empty_checked = 0
         self.decisions = 0
+        self.largest_due = 0
         decide, refresh = conservative.ConservativeFold.decide, conservative.ConservativeFold._refresh
         watch = self
 
@@ -45,7 +47,10 @@ class FoldWatch:
             queued = {key for key, _ in queue.after(None)}
             assert set(fold.keys) <= queued, "a kept reservation belongs to a job no longer queued"
             watch.decisions += 1
-            return decide(fold, ctx, queue, job_of, try_start, hold_until)
+            started = decide(fold, ctx, queue, job_of, try_start, hold_until)
+            watch.largest_due = max(watch.largest_due, len(fold.due))
+            assert len(fold.due) <= 2 * len(fold.entries) + conservative.COMPACT_SLACK + 2 * len(started)
+            return started
 
         def checked_refresh(fold, ctx, head, hold_until):
             refresh(fold, ctx, head, hold_until)
@@ -73,3 +78,4 @@ def test_the_kept_profile_is_the_one_rebuilt_from_the_running_jobs(monkeypatch, 
     simulate(jobs, Cluster(4, 8), make_scheduler(name, overrun=overrun), HeavyEdgePlacer(), predictions=predictions)
     assert watch.decisions > 300
     assert watch.empty_checked > 50
+    assert watch.largest_due > conservative.COMPACT_SLACK  # the bound on the heap was put to the test

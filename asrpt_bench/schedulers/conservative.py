@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from .views import DispatchContext, JobView
 
 T = TypeVar("T")
+COMPACT_SLACK = 64
+"""The due heap is compacted when it holds more than twice the fold's entries plus this."""
 
 
 @dataclass(eq=False, slots=True)
@@ -355,6 +357,17 @@ class ConservativeFold(Generic[T]):
                 returned.append((entry.begin, entry.end, entry.job.gpus))
         self.profile.add_all(returned)
         del self.entries[k:], self.keys[k:]
+        self._compact_due()
+
+    def _compact_due(self) -> None:
+        """Drop the due heap's entries that left the fold (cut or started) once they outnumber the fold's
+        entries, which bound the live ones: read only as they come due, a dead entry is skipped there, but
+        after deep cuts the heap held every reservation ever computed until its begin passed. Each compaction
+        at least halves the heap, so it costs O(1) per reservation; the live entries come due as before."""
+        due = self.due
+        if len(due) > 2 * len(self.entries) + COMPACT_SLACK:
+            self.due = [pair for pair in due if pair[2].live]
+            heapq.heapify(self.due)
 
     def _rebuild(self, ctx: DispatchContext) -> None:
         """The profile of the running jobs now, made by the first decision that needs one (the fold is empty
