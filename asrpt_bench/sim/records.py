@@ -208,22 +208,43 @@ def record_column(records: Sequence[JobRecord], name: str) -> np.ndarray | list[
     return list(map(attrgetter(name), records))
 
 
-def records_frame(records: Sequence[JobRecord]) -> pd.DataFrame:
-    """One row per job with every record field plus `first_start_delay_s`, `wait_s` and `jct`.
+def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_COLUMNS) -> pd.DataFrame:
+    """One row per job with `columns` of RECORD_COLUMNS, in that order (default: every record field plus
+    `first_start_delay_s`, `wait_s` and `jct`).
 
     `placement` and `gpu_ids` become space-separated strings so the frame stays flat
-    (and writes to CSV or parquet unchanged). Built column by column (a RecordTable gives its columns; other
-    records are read whole by one attrgetter each, which zip turns into columns).
+    (and writes to CSV or parquet unchanged), one string per distinct list. Built column by column (a
+    RecordTable gives its columns; other records are read whole by one attrgetter each, which zip turns into
+    columns). Asking for only the columns a table needs builds no others: a caller that keeps some of them
+    never holds the whole frame beside its selection (a replay of millions of jobs).
     """
+    unknown = [name for name in columns if name not in RECORD_COLUMNS]
+    if unknown:
+        raise ValueError(f"records_frame: unknown column(s) {unknown}; a record has {list(RECORD_COLUMNS)}")
     if not records:
-        return pd.DataFrame([], columns=list(RECORD_COLUMNS))
+        return pd.DataFrame([], columns=list(columns))
     if isinstance(records, RecordTable):
-        columns = {name: records.column(name) for name in RECORD_COLUMNS}
+        data = {name: records.column(name) for name in columns}
     else:
-        columns = dict(zip(RECORD_COLUMNS, map(list, zip(*map(_ROW, records)))))
+        every = dict(zip(RECORD_COLUMNS, map(list, zip(*map(_ROW, records)))))
+        data = {name: every[name] for name in columns}
     for name in ("placement", "gpu_ids"):
-        columns[name] = [" ".join(map(str, value)) for value in columns[name]]
-    return pd.DataFrame(columns, columns=list(RECORD_COLUMNS))
+        if name in data:
+            data[name] = _joined(data[name])
+    return pd.DataFrame(data, columns=list(columns))
+
+
+def _joined(values: Sequence[tuple[int, ...]]) -> list[str]:
+    """Each tuple as its space-separated string, one string object per distinct tuple (most jobs share a few
+    GPU and server lists: a million rows hold a few thousand strings, not a million)."""
+    strings: dict[tuple[int, ...], str] = {}
+    joined = []
+    for value in values:
+        text = strings.get(value)
+        if text is None:
+            text = strings[value] = " ".join(map(str, value))
+        joined.append(text)
+    return joined
 
 
 _ROW = attrgetter(*RECORD_COLUMNS)

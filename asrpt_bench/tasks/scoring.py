@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any, Hashable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,7 @@ from ..placement.base import Placer
 from ..schedulers import Scheduler
 from ..sim import simulate
 from ..sim.run import POOLED_REPLAY
-from ..sim.records import comm_heavy_labels
+from ..sim.records import comm_heavy_labels, record_column, records_frame, segments_frame
 from ..theory.bound import theory_symbols
 from ..theory.lower_bounds import alpha_min_for_jobs, lower_bound, typed_lower_bound
 from ..workloads.pipeline import Workload
@@ -40,8 +40,11 @@ def safe_alpha_min(config: RunConfig, jobs: list[Job], cluster: Cluster,
                    cache: dict[Hashable, float] | None = None) -> np.ndarray:
     """Per job, a value <= its true alpha_min from `theory.alpha_min_source` (never the scheduler's
     Heavy-Edge estimate, which can exceed it). `cache` (job_id -> value) is filled and reused, so the
-    schedulers of one `compare` run share the computation."""
-    cache = {} if cache is None else cache
+    schedulers of one `compare` run share the computation; without it the values are computed for `jobs`
+    alone (the same values)."""
+    if cache is None:  # nothing to share: no job_id -> value dict of every job
+        return np.array(alpha_min_for_jobs(jobs, cluster, config.timing, config.theory.alpha_min_source,
+                                           config.solver), dtype=float)
     missing = [job for job in jobs if job.job_id not in cache]
     if missing:
         values = alpha_min_for_jobs(missing, cluster, config.timing, config.theory.alpha_min_source, config.solver)
@@ -127,6 +130,37 @@ def with_owners(jobs: pd.DataFrame, owners: pd.DataFrame | None) -> pd.DataFrame
     return jobs.assign(**{column: aligned[column].set_axis(jobs.index) for column in aligned.columns})
 
 
+def owners_in_row_order(table: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame | None:
+    """`jobs` with the table's owner columns taken as they are, when the table's rows are the jobs' rows (the
+    same ids, as strings, in the same order, each once); None otherwise. It is the frame `with_owners` gives
+    for these rows (a left merge on job_id), without building the owner table (a copy of the owner columns
+    and a hash table of every id) or reindexing it."""
+    present = [c for c in OWNER_COLUMNS if c in table.columns and table[c].notna().any()]
+    if not present or len(table) != len(jobs):
+        return None
+    ids = jobs["job_id"]
+    if not (table["job_id"].astype(str).array.equals(ids.array) and ids.is_unique):
+        return None
+    return jobs.assign(**{column: table[column].set_axis(jobs.index) for column in present})
+
+
+def kept_jobs(jobs: list[Job], ids: Sequence[Hashable]) -> list[Job]:
+    """The jobs with these ids, in the order of `ids` (a schedule's records: the simulated jobs in input
+    order, the dropped ones left out). Matched in one walk when `ids` follow the order of `jobs`, as the event
+    loops write them, else through a job_id -> job dict."""
+    walk = iter(jobs)
+    kept = []
+    for job_id in ids:
+        for job in walk:
+            if job.job_id == job_id:
+                kept.append(job)
+                break
+        else:
+            by_id = {job.job_id: job for job in jobs}
+            return [by_id[job_id] for job_id in ids]
+    return kept
+
+
 @dataclass
 class SharedScoring:
     """What the schedulers of one run on one workload share, each computed once (a `compare` run scores
@@ -143,6 +177,12 @@ class SharedScoring:
         if not self.owners_known:
             self.owners, self.owners_known = owner_table(table), True
         return self.owners
+
+    def with_owners(self, jobs: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+        """`jobs` with the owner columns of the job table (`with_owners`), read straight from the table when
+        its rows are the jobs' rows (`owners_in_row_order`), else through the shared owner table."""
+        aligned = owners_in_row_order(table, jobs)
+        return aligned if aligned is not None else with_owners(jobs, self.owners_of(table))
 
     def lower_bound(self, kept: list[Job], cluster: Cluster, alpha_min: np.ndarray, source: str) -> float:
         key = tuple(job.job_id for job in kept)
@@ -170,6 +210,7 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     `lower_bound` and the Theorem 1 symbols use the same valid alpha_min (`safe_alpha_min`);
     jobs.parquet keeps the scheduler's own estimate in `alpha_min`. `shared` carries what the schedulers
     of one run on this workload share; `placer` defaults to the placement group's."""
+    alpha_min_cache = None if shared is None else shared.alpha_min
     shared = SharedScoring() if shared is None else shared
     if getattr(scheduler, "replays_log", False):
         refusal = replay_refusal(config, workload)
@@ -182,15 +223,19 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
                           predictions=predictions,
                           timing=workload.timing, drop_oversize=workload.drop_oversize, progress=progress,
                           preemption=config.preemption)
+    del predictions  # a caller that passed them on without a name frees them here
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-    frame = result.frame()
-    frame["comm_heavy"] = comm_heavy_labels(frame, comm_heavy_threshold(config))
-    metrics = dict(result.metrics)
+    # Only the columns jobs.parquet keeps, then the records go: a replay of millions of jobs never holds the
+    # records, the whole per-job frame and its selection at once.
+    frame = records_frame(result.records, [c for c in JOB_COLUMNS if c != "comm_heavy"])
+    frame.insert(JOB_COLUMNS.index("comm_heavy"), "comm_heavy", comm_heavy_labels(frame, comm_heavy_threshold(config)))
+    kept = kept_jobs(workload.jobs, record_column(result.records, "job_id")) if len(frame) else []  # frame row order
+    metrics, segment_list = dict(result.metrics), result.segments
+    scheduler_name, placer_name = result.scheduler, result.placer
+    del result
     source = config.theory.alpha_min_source
-    by_id = {job.job_id: job for job in workload.jobs}
-    kept = [by_id[job_id] for job_id in frame["job_id"]] if len(frame) else []  # frame row order
-    alpha_min = safe_alpha_min(config, kept, workload.cluster, shared.alpha_min)
+    alpha_min = safe_alpha_min(config, kept, workload.cluster, alpha_min_cache)
     lower = shared.lower_bound(kept, workload.cluster, alpha_min, source)
     if not kept:
         theorem1 = undefined_theorem1("no job was simulated")
@@ -199,9 +244,10 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
                                       f"({workload.cluster.describe()})")
     else:
         theorem1 = theorem1_scalars(config, frame, alpha_min, workload.cluster.total_gpus, scheduler, source)
+    del kept, alpha_min
     scalars = {
-        "scheduler": result.scheduler,
-        "placer": result.placer,
+        "scheduler": scheduler_name,
+        "placer": placer_name,
         **metrics,
         "lower_bound": lower,
         "ratio_to_lower_bound": metrics["sum_completion"] / lower if lower > 0 else float("nan"),
@@ -209,10 +255,11 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
         "sim_wall_time_s": time.perf_counter() - started,
         "warnings": " | ".join(str(w.message) for w in caught),
     }
-    jobs = frame[[c for c in JOB_COLUMNS if c in frame.columns]]  # a new frame: list indexing never views
+    jobs = frame  # its columns are JOB_COLUMNS, in that order
     jobs["job_id"] = jobs["job_id"].astype(str)
-    jobs = with_owners(jobs, shared.owners_of(workload.table))
-    segments = result.segments_frame().assign(job_id=lambda f: f["job_id"].astype(str)) if result.segments else None
+    jobs = shared.with_owners(jobs, workload.table)
+    segments = segments_frame(segment_list).assign(job_id=lambda f: f["job_id"].astype(str)) if segment_list else None
+    del segment_list
     users = user_table(jobs, segments)
     scalars.update(fairness(users))
     return SchedulerRun(scalars, jobs, users, segments)

@@ -14,9 +14,12 @@ def simulate_one(context: Context) -> RunResult:
     """The scheduler group's scheduler on the workload."""
     config, workload = context.config, context.workload
     assert workload is not None
-    predictions = fit_predictions(config, workload)
+    # the prediction figures before the replay (the predictor is fit here, as fit_predictions would), so that
+    # this pass over the jobs does not add to the memory the replay's records and tables hold; the predictions
+    # are passed on without a name, so that scoring frees them once the replay is done
+    predicted = prediction_scalars(config, workload)
     scheduler = build_scheduler(config)
-    run = run_scheduler(config, workload, predictions, scheduler, config.progress)
-    summary = {**context.provenance, **prediction_scalars(config, workload), **run.scalars}
+    run = run_scheduler(config, workload, fit_predictions(config, workload), scheduler, config.progress)
+    summary = {**context.provenance, **predicted, **run.scalars}
     return RunResult(task="simulate", summary=summary, jobs=run.jobs, segments=run.segments,
                      tables={"users": run.users})
