@@ -75,6 +75,18 @@ def test_wrong_completion_time_is_caught(records):
         audit_schedule(bad, CLUSTER, JOBS)
 
 
+def test_records_in_another_order_are_matched_to_their_jobs(records):
+    assert audit_schedule(records[::-1], CLUSTER, JOBS) is None
+    with pytest.raises(ScheduleAuditError, match=r"GPU 0 is held by jobs 'a' and 'c' at time 3.0"):
+        audit_schedule(corrupt(records, "c", start=3.0, end=5.0)[::-1], CLUSTER, JOBS)
+
+
+def test_a_repeated_id_is_caught_even_with_the_records_in_input_order(records):
+    """Records matching the jobs one by one still fail when an id repeats in both (the in-order path checks it)."""
+    with pytest.raises(ScheduleAuditError, match=r"job 'a' completed 2 times"):
+        audit_schedule(records + records[:1], CLUSTER, JOBS + JOBS[:1])
+
+
 def test_missing_and_repeated_jobs_are_caught(records):
     with pytest.raises(ScheduleAuditError, match=r"job 'c' completed 0 times"):
         audit_schedule(records[:2], CLUSTER, JOBS)

@@ -18,6 +18,7 @@ adds up to its iterations, and no GPU holds two segments at once.
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections import defaultdict
 from itertools import chain
@@ -115,6 +116,18 @@ def _check_job(record: JobRecord, job: Job, cluster: Cluster, timing: TimingMode
                                  f"from {record.start} to {record.end}")
 
 
+def _jobs_of_records(records: Sequence[JobRecord], jobs: Sequence[Job]) -> Sequence[Job]:
+    """The job of every record, in record order, once each job is known to have exactly one record
+    (_check_jobs_once). When the records are the jobs' in input order (as the event loops write them) and no
+    id repeats, that is `jobs` itself: no job_id -> job dict is held through the rest of the audit (a replay
+    of millions of jobs)."""
+    ids = record_column(records, "job_id")
+    if (len(ids) == len(jobs) and all(map(operator.eq, ids, map(attrgetter("job_id"), jobs)))
+            and len(set(ids)) == len(ids)):
+        return jobs
+    return list(map(_check_jobs_once(records, jobs).__getitem__, ids))
+
+
 def _field(items: Sequence[object], name: str, dtype: type) -> np.ndarray:
     """Attribute `name` (dotted names allowed) of every item (job or segment) as one array."""
     return np.fromiter(map(attrgetter(name), items), dtype=dtype, count=len(items))
@@ -138,7 +151,7 @@ def _distinct_per_row(rows: np.ndarray, values: np.ndarray, width: int, n: int) 
     return np.bincount(keys[first] // width, minlength=n)
 
 
-def _expected_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.ndarray, cluster: Cluster,
+def _expected_alpha(records: Sequence[JobRecord], jobs: Sequence[Job], single: np.ndarray, cluster: Cluster,
                     timing: TimingModel) -> np.ndarray:
     """alpha of every record's placement: per plan for single-server placements, else per plan and shape."""
     identity = np.fromiter(map(id, map(attrgetter("plan"), jobs)), dtype=np.int64, count=len(jobs))
@@ -153,7 +166,7 @@ def _expected_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.nd
     return expected
 
 
-def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: list[Job], single: np.ndarray, first_pool: np.ndarray,
+def _expected_pooled_alpha(records: Sequence[JobRecord], jobs: Sequence[Job], single: np.ndarray, first_pool: np.ndarray,
                            cluster: Cluster, timing: TimingModel) -> np.ndarray:
     """alpha of every record's placement in its pool (`first_pool`: the pool of its first server), for the
     job's plan on that pool's type (NaN where the type cannot run it, which then fails): per pool and plan
@@ -185,7 +198,7 @@ def _lengths_match(records: Sequence[JobRecord], job_gpus: np.ndarray) -> bool:
                                                     count=len(records))) for name in ("placement", "gpu_ids"))
 
 
-def _first_failing_record(records: Sequence[JobRecord], jobs: list[Job], job_gpus: np.ndarray, cluster: Cluster,
+def _first_failing_record(records: Sequence[JobRecord], jobs: Sequence[Job], job_gpus: np.ndarray, cluster: Cluster,
                           timing: TimingModel) -> int | None:
     """Index of the first record that breaks a rule of _check_job, in one vectorised pass (records
     whose GPU and server lists have their job's length); the no-double-booking sweep comes after it."""
@@ -234,14 +247,18 @@ def _check_occupancy(records: Sequence[JobRecord] | Sequence[Segment], rows: np.
     interval may start when the previous one ends). Zero-length intervals hold nothing.
     `rows`/`gpu`: record index and GPU of every held GPU; `start`/`end` per record."""
     held = (end > start)[rows]
-    rows, gpu = rows[held], gpu[held]
-    begins, ends = start[rows], end[rows]
+    if not held.all():  # else no copies of the two longest arrays
+        rows, gpu = rows[held], gpu[held]
+    del held
+    begins = start[rows]
     order = np.lexsort((rows, begins, gpu))
-    rows, gpu, begins, ends = rows[order], gpu[order], begins[order], ends[order]
+    begins = begins[order]  # each array sorted in turn, its unsorted copy let go before the next is made
+    ends = end[rows[order]]
+    gpu = gpu[order]
     clash = np.flatnonzero((gpu[1:] == gpu[:-1]) & (begins[1:] < ends[:-1]))
     if clash.size:
         k = clash[np.argmin(begins[clash + 1])]
-        holder, other = records[rows[k]], records[rows[k + 1]]
+        holder, other = records[rows[order[k]]], records[rows[order[k + 1]]]
         raise ScheduleAuditError(f"GPU {gpu[k]} is held by jobs {holder.job_id!r} and {other.job_id!r} "
                                  f"at time {float(begins[k + 1])}")
 
@@ -249,8 +266,7 @@ def _check_occupancy(records: Sequence[JobRecord] | Sequence[Segment], rows: np.
 def audit_schedule(records: Sequence[JobRecord], cluster: Cluster, jobs: Sequence[Job],
                    timing: TimingModel = DEFAULT_TIMING) -> None:
     """Raise ScheduleAuditError naming the first violated rule; return None for a valid schedule."""
-    by_id = _check_jobs_once(records, jobs)
-    job_of = list(map(by_id.__getitem__, record_column(records, "job_id")))
+    job_of = _jobs_of_records(records, jobs)
     job_gpus = _field(job_of, "plan.gpus", np.int64)
     if not _lengths_match(records, job_gpus):
         for record, job in zip(records, job_of):
