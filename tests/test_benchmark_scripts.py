@@ -64,3 +64,23 @@ def test_bench_loader_memory_reports_both_steps_per_job() -> None:
     out = bench("bench_loader_memory.py")
     assert [line.split()[:2] for line in out.splitlines()[2:4]] == [["table", "82,247"], ["workload", "82,247"]]
     assert out.count("load average") == 2
+
+
+@pytest.mark.slow
+def test_bench_memory_cli_runs_the_one_command_in_both_trees() -> None:
+    """--cli: one line per tree with the run's own job count, a peak RSS, and the same table hashes in both trees
+    (srtf_oracle writes segments.parquet too)."""
+    out = bench("bench_memory.py", "--cli", "--sizes", "300", "--scheduler", "srtf_oracle", "--before", str(ROOT))
+    lines = out.splitlines()
+    assert "task=simulate workload=synthetic workload.synthetic_jobs=N" in lines[0] and "scheduler=srtf_oracle" in lines[0]
+    before, after = (line.split() for line in lines[2:4])
+    assert (before[:2], after[:2]) == (["before", "300"], ["after", "300"])
+    assert float(before[2].replace(",", "")) > 50 and before[-6:] == after[-6:]
+    assert after[-6::2] == ["jobs.parquet", "users.csv", "segments.parquet"]
+    assert lines[4] == "300 jobs: the two trees' tables are the same bytes" and out.count("load average") == 2
+
+
+def test_bench_memory_refuses_tree_options_without_cli() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_memory.py"), "--before", str(ROOT)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--before and --repeat measure the CLI replay: add --cli" in done.stderr
