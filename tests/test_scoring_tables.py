@@ -5,6 +5,7 @@ the bytes the earlier construction gave: the whole records frame, its selection,
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from asrpt_bench.build import build_placer, build_scheduler
 from asrpt_bench.composition import compose_run_config
 from asrpt_bench.config import RunConfig
-from asrpt_bench.prepare import fit_predictions, load_workload
+from asrpt_bench.prepare import fit_predictions, load_workload, simulated_predictions
 from asrpt_bench.sim import simulate
 from asrpt_bench.sim.records import RECORD_COLUMNS, comm_heavy_labels, records_frame
 from asrpt_bench.tasks.base import comm_heavy_threshold
@@ -136,3 +137,23 @@ def test_records_frame_builds_only_the_columns_asked(small: tuple[RunConfig, Wor
     assert records_frame((), columns).columns.tolist() == columns
     with pytest.raises(ValueError, match=r"records_frame: unknown column\(s\) \['user'\]"):
         records_frame(result.records, ["jct", "user"])
+
+
+def test_predictions_by_job_key_the_jobs_own_ids_when_the_rows_are_the_jobs(small: tuple[RunConfig, Workload]) -> None:
+    config, workload = small
+    predictions = simulated_predictions(config, workload)
+    by_job = predictions.by_job(workload)
+    assert by_job == dict(zip(workload.table["job_id"].tolist(), predictions.predicted.tolist()))
+    assert all(key is job.job_id for key, job in zip(by_job, workload.jobs))
+    shuffled = dataclasses.replace(workload, jobs=workload.jobs[::-1])  # rows no longer the jobs: the table's ids
+    again = predictions.by_job(shuffled)
+    assert again == by_job and not any(key is job.job_id for key, job in zip(again, workload.jobs))
+
+
+def test_records_frame_keeps_its_new_columns_without_stacking_a_copy(small: tuple[RunConfig, Workload]) -> None:
+    config, workload = small
+    result = simulate(workload.jobs, workload.cluster, build_scheduler(config, "asrpt"), build_placer(config),
+                      timing=workload.timing, drop_oversize=True, progress=False)
+    frame = records_frame(result.records, ["end", "start", "gpus"])
+    assert frame._mgr.nblocks == 3  # one block per column: float64 columns not stacked into one copy
+    assert frame["end"].tolist() == [record.end for record in result.records]

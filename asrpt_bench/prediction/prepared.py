@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import time
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Hashable
 
 import numpy as np
@@ -36,8 +38,14 @@ class Predictions:
     unseen: np.ndarray
 
     def by_job(self, workload: Workload) -> dict[Hashable, float]:
-        """job_id -> predicted iterations."""
-        return dict(zip(workload.table["job_id"].tolist(), self.predicted.tolist()))
+        """job_id -> predicted iterations. When the table's rows are the workload's jobs (the same ids in the same
+        order) the keys are the jobs' own id objects, so a replay of millions of jobs holds no second string per
+        id while it simulates."""
+        ids = workload.table["job_id"].tolist()
+        jobs = workload.jobs
+        if len(jobs) == len(ids) and all(map(operator.eq, map(attrgetter("job_id"), jobs), ids)):
+            ids = list(map(attrgetter("job_id"), jobs))
+        return dict(zip(ids, self.predicted.tolist()))
 
 
 def _fit_inputs(spec: TableSpec, train_fraction: float, name: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -216,7 +216,8 @@ def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_
     (and writes to CSV or parquet unchanged), one string per distinct list. Built column by column (a
     RecordTable gives its columns; other records are read whole by one attrgetter each, which zip turns into
     columns). Asking for only the columns a table needs builds no others: a caller that keeps some of them
-    never holds the whole frame beside its selection (a replay of millions of jobs).
+    never holds the whole frame beside its selection (a replay of millions of jobs). The frame keeps the
+    column arrays it was given, one block each, rather than stacking a copy of them by type.
     """
     unknown = [name for name in columns if name not in RECORD_COLUMNS]
     if unknown:
@@ -231,7 +232,7 @@ def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_
     for name in ("placement", "gpu_ids"):
         if name in data:
             data[name] = _joined(data[name])
-    return pd.DataFrame(data, columns=list(columns))
+    return pd.DataFrame(data, columns=list(columns), copy=False)  # the columns are new: no second copy of them
 
 
 def _joined(values: Sequence[tuple[int, ...]]) -> list[str]:
