@@ -140,3 +140,18 @@ def test_wrong_completion_time_is_caught_at_two_seconds_an_iteration():
     audit_schedule([record], Cluster(1, 1), jobs)
     with pytest.raises(ScheduleAuditError, match=r"^job 'a' ends at 7.0, expected S \+ n \* alpha = 6.0$"):
         audit_schedule([replace(record, end=7.0)], Cluster(1, 1), jobs)
+
+
+def test_distinct_per_row_counts_each_rows_distinct_values():
+    """The in-place key sort of the vectorised pass: per row, the number of distinct values (clipped into
+    [0, width)), rows without values counting 0."""
+    import numpy as np
+    from asrpt_bench.sim.audit import _distinct_per_row
+
+    rng = np.random.default_rng(7)
+    counts = rng.integers(0, 6, size=300)
+    rows = np.repeat(np.arange(300), counts)
+    values = rng.integers(-2, 12, size=len(rows))
+    expected = [len({min(max(v, 0), 9) for v in values[rows == k]}) for k in range(300)]
+    assert _distinct_per_row(rows, values, 10, 300).tolist() == expected
+    assert _distinct_per_row(rows[:0], values[:0], 10, 3).tolist() == [0, 0, 0]

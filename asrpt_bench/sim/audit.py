@@ -144,11 +144,17 @@ def _flat(records: Sequence[JobRecord] | Sequence[Segment], name: str) -> np.nda
 
 
 def _distinct_per_row(rows: np.ndarray, values: np.ndarray, width: int, n: int) -> np.ndarray:
-    """Number of distinct `values` (each in [0, width)) per row, by sorting row-major keys."""
-    keys = np.sort(rows * width + np.clip(values, 0, width - 1))
+    """Number of distinct `values` (each in [0, width)) per row, by sorting row-major keys (built and sorted in
+    place: one array of keys at a time, on a replay's millions of GPUs)."""
+    keys = rows * width
+    keys += np.clip(values, 0, width - 1)
+    keys.sort()
     first = np.ones(len(keys), dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    return np.bincount(keys[first] // width, minlength=n)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    keys = keys[first]
+    del first
+    keys //= width
+    return np.bincount(keys, minlength=n)
 
 
 def _expected_alpha(records: Sequence[JobRecord], jobs: Sequence[Job], single: np.ndarray, cluster: Cluster,
@@ -207,13 +213,16 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: Sequence[Job], job
     eligible = _column(records, "eligible", float)
     bad = (start < release) | (release != _field(jobs, "release", float))
     bad |= (start < eligible) | (eligible < release)
+    del eligible  # each array let go once checked: the pass holds a few of a replay's millions of rows at once
     bad |= _column(records, "gpus", np.int64) != job_gpus
     rows = np.repeat(np.arange(n), job_gpus)
     gpu, server = _flat(records, "gpu_ids"), _flat(records, "placement")
     total = cluster.total_gpus
     mismatch = (gpu < 0) | (gpu >= total) | (cluster.server_of_gpus(gpu) != server)
     bad |= np.bincount(rows[mismatch], minlength=n) > 0
+    del mismatch
     bad |= _distinct_per_row(rows, gpu, total, n) != job_gpus
+    del gpu
     servers_used = _distinct_per_row(rows, server, cluster.server_count, n)
     bad |= _column(records, "servers_used", np.int64) != servers_used
     if cluster.pooled:
@@ -231,6 +240,7 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: Sequence[Job], job
         first = np.cumsum(job_gpus) - job_gpus
         alpha = _expected_pooled_alpha(records, jobs, servers_used == 1, pool[first], cluster, timing)
     else:
+        del rows, server
         alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
     iterations = _field(jobs, "iterations", np.int64)
     bad |= ~_close_all(alpha, _column(records, "alpha", float))
