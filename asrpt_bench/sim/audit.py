@@ -209,11 +209,11 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: Sequence[Job], job
     """Index of the first record that breaks a rule of _check_job, in one vectorised pass (records
     whose GPU and server lists have their job's length); the no-double-booking sweep comes after it."""
     n = len(records)
-    release, start, end = (_column(records, name, float) for name in ("release", "start", "end"))
-    eligible = _column(records, "eligible", float)
+    release, start, eligible = (_column(records, name, float) for name in ("release", "start", "eligible"))
     bad = (start < release) | (release != _field(jobs, "release", float))
     bad |= (start < eligible) | (eligible < release)
-    del eligible  # each array let go once checked: the pass holds a few of a replay's millions of rows at once
+    del release, start, eligible  # each array let go once checked (start read again with end for the last
+    # checks): the pass holds a few of a replay's millions of rows at once
     bad |= _column(records, "gpus", np.int64) != job_gpus
     rows = np.repeat(np.arange(n), job_gpus)
     gpu, server = _flat(records, "gpu_ids"), _flat(records, "placement")
@@ -243,6 +243,7 @@ def _first_failing_record(records: Sequence[JobRecord], jobs: Sequence[Job], job
         del rows, server
         alpha = _expected_alpha(records, jobs, servers_used == 1, cluster, timing)
     iterations = _field(jobs, "iterations", np.int64)
+    start, end = (_column(records, name, float) for name in ("start", "end"))
     bad |= ~_close_all(alpha, _column(records, "alpha", float))
     bad |= _column(records, "iterations", np.int64) != iterations
     bad |= ~_close_all(end, start + iterations * alpha)
