@@ -135,6 +135,9 @@ def test_records_frame_builds_only_the_columns_asked(small: tuple[RunConfig, Wor
         pd.testing.assert_frame_equal(records_frame(records, columns), whole[columns], check_exact=True)
     assert whole["gpu_ids"].tolist() == [" ".join(map(str, record.gpu_ids)) for record in result.records]
     assert records_frame((), columns).columns.tolist() == columns
+    by_hand = [dataclasses.replace(record, placement=list(record.placement), gpu_ids=list(record.gpu_ids))
+               for record in result.records]  # a hand-made record may hold lists: the same strings
+    pd.testing.assert_frame_equal(records_frame(by_hand, columns), whole[columns], check_exact=True)
     with pytest.raises(ValueError, match=r"records_frame: unknown column\(s\) \['user'\]"):
         records_frame(result.records, ["jct", "user"])
 

@@ -235,15 +235,17 @@ def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_
     return pd.DataFrame(data, columns=list(columns), copy=False)  # the columns are new: no second copy of them
 
 
-def _joined(values: Sequence[tuple[int, ...]]) -> list[str]:
-    """Each tuple as its space-separated string, one string object per distinct tuple (most jobs share a few
-    GPU and server lists: a million rows hold a few thousand strings, not a million)."""
+def _joined(values: Sequence[Sequence[int]]) -> list[str]:
+    """Each list as its space-separated string, one string object per distinct list (most jobs share a few
+    GPU and server lists: a million rows hold a few thousand strings, not a million). The simulator's lists
+    are tuples; a hand-made record's list is looked up as a tuple."""
     strings: dict[tuple[int, ...], str] = {}
     joined = []
     for value in values:
-        text = strings.get(value)
+        key = value if type(value) is tuple else tuple(value)
+        text = strings.get(key)
         if text is None:
-            text = strings[value] = " ".join(map(str, value))
+            text = strings[key] = " ".join(map(str, value))
         joined.append(text)
     return joined
 
