@@ -23,7 +23,7 @@ What changes the fold, and how much of it is kept:
   them again. Reservations that start now are exactly the jobs the full pass would start, in queue order.
 - The profile itself is made once, from the running jobs at the first decision that needs it, and kept
   for the whole run: a fold cut to nothing, or a queue that empties, leaves the profile of the running
-  jobs, which the changes above keep equal to one rebuilt from them (tests/test_reservation_profile.py
+  jobs, which the changes above keep equal to one rebuilt from them (tests/test_kept_profile.py
   checks it at every decision). A head that starts off its reservation (the fold held it for later, or it
   began before now) cuts the whole fold, so every kept reservation is a queued job's.
 - A pass computes the positions after the fold only as far as this instant needs them (`_walk`): up to a
