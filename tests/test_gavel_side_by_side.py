@@ -3,20 +3,16 @@ refuses inputs it cannot match."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+import tool_scripts
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("gavel_side_by_side", ROOT / "tools" / "gavel_side_by_side.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_scripts.load_tool("gavel_side_by_side")
 
 
 GAVEL_STDOUT = """Total duration: 400.000 seconds (0.11 hours)

@@ -3,19 +3,15 @@ test looping forever (as a mutant of a search loop can) into a failure instead o
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+import tool_scripts
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("mutation_tool", ROOT / "tools" / "mutation.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_scripts.load_tool("mutation")
 
 
 def test_docs_page_and_readme_scores_are_generated_from_the_recorded_runs() -> None:
