@@ -16,11 +16,16 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from operator import itemgetter
+from typing import Sequence
+
+import numpy as np
 
 from .views import JobView
 
-BoundEntry = tuple[float, int, int]
-"""(priority bound, rank, input order): ranks are unique, so entries never tie."""
+BoundEntry = tuple[float, int, int, int]
+"""(priority bound, rank, input order, GPUs): ranks are unique, so entries never tie (and (bound, rank)
+compares below the entry it begins)."""
 
 
 class RunningBounds:
@@ -80,17 +85,21 @@ class RunningBounds:
         if until != math.inf:
             heapq.heappush(self.expiries, (until, entry[2], entry))
 
-    def put_all(self, entries: list[BoundEntry], untils: list[float]) -> None:
+    def put_all(self, entries: list[BoundEntry], untils: np.ndarray) -> None:
         """`put` for many entries at once: appended and the list sorted again (one C sort that merges them
-        in, rather than a bisection and an insertion each)."""
+        in, rather than a bisection and an insertion each); only the finite `untils` are booked."""
         self.entries += entries
         self.entries.sort()
-        entry_of, expiries = self.entry_of, self.expiries
-        for entry, until in zip(entries, untils):
-            entry_of[entry[2]] = entry
-            if until != math.inf:
-                heapq.heappush(expiries, (until, entry[2], entry))
+        self.entry_of.update(zip(map(itemgetter(2), entries), entries))
+        expiries = self.expiries
+        for k in np.flatnonzero(untils != math.inf).tolist():
+            entry = entries[k]
+            heapq.heappush(expiries, (float(untils[k]), entry[2], entry))
 
-    def after(self, first: tuple[float, int]) -> list[BoundEntry]:
-        """The entries that do not rank before `first` (priority, rank), in order (a copy)."""
-        return self.entries[bisect.bisect_left(self.entries, first):]
+    def after(self, first: tuple[float, int]) -> tuple[Sequence[float], Sequence[int], Sequence[int], Sequence[int]]:
+        """The entries that do not rank before `first` (priority, rank), in order, as four columns: their
+        priority bounds, ranks, input orders and GPUs."""
+        ranked = self.entries[bisect.bisect_left(self.entries, first):]
+        if not ranked:
+            return (), (), (), ()
+        return tuple(zip(*ranked))  # type: ignore[return-value]

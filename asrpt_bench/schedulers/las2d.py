@@ -111,6 +111,14 @@ class LAS2D(AdmissionScheduler):
             return math.inf
         return now + (self.thresholds[queue] - ATTAINED_TOLERANCE - attained) / job.gpus - BOUND_MARGIN_S
 
+    def bounds_until(self, orders: np.ndarray, run_seconds: np.ndarray, now: float) -> np.ndarray:
+        gpus = self.columns_["gpus"][orders]
+        attained = gpus * (run_seconds - self.columns_["offset"][orders])
+        queue = np.searchsorted(self.thresholds, attained + ATTAINED_TOLERANCE, "right")
+        ends = np.append(self.thresholds, math.inf)[queue]  # the next threshold; none in the last queue
+        return np.where(queue == len(self.thresholds), math.inf,
+                        now + (ends - ATTAINED_TOLERANCE - attained) / gpus - BOUND_MARGIN_S)
+
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
         attained = self.columns_["gpus"][orders] * (run_seconds - self.columns_["offset"][orders])
         return np.searchsorted(self.thresholds, attained + ATTAINED_TOLERANCE, "right").astype(float)

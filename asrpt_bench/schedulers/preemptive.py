@@ -266,6 +266,10 @@ class AdmissionScheduler:
         from above while it keeps running (math.inf: for as long as it runs)."""
         return math.inf
 
+    def bounds_until(self, orders: np.ndarray, run_seconds: np.ndarray, now: float) -> np.ndarray:
+        """`bound_until` of the running jobs with these input orders, elementwise (the same floats)."""
+        return np.full(len(orders), math.inf)
+
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
         """`priority` of the running jobs with these input orders, elementwise (the same floats)."""
         raise NotImplementedError
@@ -377,20 +381,18 @@ class AdmissionScheduler:
             jobs = [running[order] for order in stale]
             for job, state in zip(jobs, ctx.running_states(jobs)):
                 self._bound(job, state, now)
-        ranked = bounds.after(first)
-        gpus = [running[order].gpus for _, _, order in ranked]
-        dropped, admitted = admission_walk([entry[0] for entry in ranked], [entry[1] for entry in ranked], gpus,
-                                           self.waiting_, self.columns_["rank"],
+        priority, rank, orders, gpus = bounds.after(first)
+        dropped, admitted = admission_walk(priority, rank, gpus, self.waiting_, self.columns_["rank"],
                                            budget - bounds.suspendable_gpus + sum(gpus))
         for place in dropped:
-            self._suspend(running[ranked[place][2]], ctx)
+            self._suspend(running[orders[place]], ctx)
         return self._admit(admitted, ctx)
 
     def _bound(self, job: JobView, state: tuple[bool, float, float], now: float) -> None:
         """Sort a suspendable running job into `bounds_` with its exact priority now."""
         _, progress, run_seconds = state
-        self.bounds_.put((self.priority(job, progress, run_seconds), int(self.columns_["rank"][job.order]), job.order),
-                         self.bound_until(job, run_seconds, now))
+        self.bounds_.put((self.priority(job, progress, run_seconds), int(self.columns_["rank"][job.order]), job.order,
+                          job.gpus), self.bound_until(job, run_seconds, now))
 
     def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
         """`_bound` for many running jobs: their priorities from one vectorised step over the running table
@@ -400,11 +402,9 @@ class AdmissionScheduler:
         columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
         columns["seconds_now"][table] = run_seconds
         picked = np.array(orders)
-        running, bound_until = self.running_, self.bound_until
-        untils = [bound_until(running[order], seconds, now)
-                  for order, seconds in zip(orders, columns["seconds_now"][picked].tolist())]
+        untils = self.bounds_until(picked, columns["seconds_now"][picked], now)
         self.bounds_.put_all(list(zip(columns["priority_now"][picked].tolist(), columns["rank"][picked].tolist(),
-                                      orders)), untils)
+                                      orders, columns["gpus"][picked].tolist())), untils)
 
     def _suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         ctx.suspend(job)
