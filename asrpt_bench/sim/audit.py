@@ -23,7 +23,7 @@ import sys
 from collections import defaultdict
 from itertools import chain
 from operator import attrgetter
-from typing import Hashable, Sequence
+from typing import Hashable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -341,25 +341,156 @@ def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart
         raise ScheduleAuditError(f"{name}: its record does not match its {len(own)} segment(s)")
 
 
+class _SegmentColumns(NamedTuple):
+    """The fields of every segment that the audit reads, each read once: a replay has hundreds of thousands."""
+
+    start: np.ndarray
+    end: np.ndarray
+    restart: np.ndarray
+    alpha: np.ndarray
+    gpu: np.ndarray
+    """Every segment's GPU ids, concatenated (as `server`, its placement)."""
+    server: np.ndarray
+    widths: np.ndarray
+    """The number of GPU ids of every segment."""
+
+
+def _segment_columns(segments: Sequence[Segment]) -> _SegmentColumns:
+    return _SegmentColumns(*(_field(segments, name, float) for name in ("start", "end", "restart_s", "alpha")),
+                           _flat(segments, "gpu_ids"), _flat(segments, "placement"),
+                           np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), dtype=np.int64,
+                                       count=len(segments)))
+
+
+def _suspect_segments(segments: Sequence[Segment], columns: _SegmentColumns, jobs: Sequence[Job], cluster: Cluster,
+                      alphas: list[AlphaByShape]) -> np.ndarray:
+    """Per segment, whether it may break a rule of `_check_segment`, in one vectorised pass with the same float
+    operations (and the same memoised alphas): every segment that breaks one is flagged, and the flagged ones
+    are checked again one by one, which names the rule."""
+    n = len(segments)
+    job_gpus = _field(jobs, "plan.gpus", np.int64)
+    if not _lengths_match(segments, job_gpus):  # type: ignore[arg-type]
+        return np.ones(n, dtype=bool)
+    start, end, restart, gpu, server = columns.start, columns.end, columns.restart, columns.gpu, columns.server
+    bad = start < _field(jobs, "release", float)
+    bad |= ~((start <= end) & (0 <= restart) & (restart <= end - start))
+    rows = np.repeat(np.arange(n), job_gpus)
+    total = cluster.total_gpus
+    bad |= np.bincount(rows[(gpu < 0) | (gpu >= total) | (cluster.server_of_gpus(gpu) != server)], minlength=n) > 0
+    bad |= _distinct_per_row(rows, gpu, total, n) != job_gpus
+    single = _distinct_per_row(rows, server, cluster.server_count, n) == 1
+    if cluster.pooled:
+        pool = cluster.pool_of_server[np.clip(server, 0, cluster.server_count - 1)]
+        bad |= _distinct_per_row(rows, pool, len(cluster.pool_list), n) != 1
+    expected = _segment_alphas(segments, jobs, ~bad, single, cluster, alphas)
+    return bad | ~_close_all(expected, columns.alpha)
+
+
+def _segment_alphas(segments: Sequence[Segment], jobs: Sequence[Job], valid: np.ndarray, single: np.ndarray,
+                    cluster: Cluster, alphas: list[AlphaByShape]) -> np.ndarray:
+    """The alpha `_check_segment` expects of every valid segment (its GPUs match its one pool's servers), NaN
+    elsewhere: on one pool, once per plan for single-server placements (AlphaByShape keys them by plan and GPU
+    count) and per segment for the others; on several, per segment in its pool for the job's plan on its type."""
+    expected = np.full(len(segments), np.nan)
+    placements = record_column(segments, "placement")  # type: ignore[arg-type]
+    if cluster.pooled:
+        pools = cluster.pool_list
+        for k, plans in zip(np.flatnonzero(valid).tolist(), pool_plans_of([jobs[k] for k in np.flatnonzero(valid)],
+                                                                          cluster)):
+            pool = cluster.pool_of(placements[k][0])
+            plan = plans[pool.index]
+            if plan is not None:
+                expected[k] = alphas[pool.index].alpha(plan, Placement(pool.to_local(placements[k])))
+        return expected
+    shapes = alphas[0]
+    alone = valid & single
+    identity = np.fromiter(map(id, map(attrgetter("plan"), jobs)), dtype=np.int64, count=len(jobs))
+    picked = np.flatnonzero(alone)
+    if picked.size:
+        _, first, code = np.unique(identity[picked], return_index=True, return_inverse=True)
+        per_plan = np.array([shapes.alpha(jobs[k].plan, Placement(placements[k])) for k in picked[first].tolist()])
+        expected[picked] = per_plan[code]
+    for k in np.flatnonzero(valid & ~single).tolist():
+        expected[k] = shapes.alpha(jobs[k].plan, Placement(placements[k]))
+    return expected
+
+
+def _suspect_jobs(records: Sequence[JobRecord], jobs: Sequence[Job], segments: Sequence[Segment],
+                  columns: _SegmentColumns, row: np.ndarray, restart_s: float, cluster: Cluster) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per record (its job `jobs[r]`), whether it may break a rule of `_check_job_segments`, in one vectorised
+    pass over the segments sorted by (record `row`, start, end) with the same float operations (a job's sums
+    add its segments in that order, as the check does); and the sort, each record's first sorted segment and
+    its count, from which the flagged ones are checked again one by one."""
+    n = len(records)
+    if not segments:  # every job completed without running
+        nothing = np.zeros(n, dtype=np.int64)
+        return np.ones(n, dtype=bool), nothing[:0], nothing, nothing
+    start, end, restart, alpha = columns.start, columns.end, columns.restart, columns.alpha
+    order = np.lexsort((end, start, row))
+    start, end, restart, alpha, row = start[order], end[order], restart[order], alpha[order], row[order]
+    count = np.bincount(row, minlength=n)
+    first = np.cumsum(count) - count
+    bad = count == 0
+    ran = count > 0
+    head = np.zeros(len(order), dtype=bool)
+    head[first[ran]] = True
+    bad[row[1:][~head[1:] & (start[1:] < end[:-1])]] = True
+    expected = np.where(head, 0.0, np.minimum(restart_s, end - start))
+    bad[row[~_close_all(restart, expected)]] = True
+    running = end - start - restart
+    with np.errstate(divide="ignore", invalid="ignore"):
+        done = np.bincount(row, np.where(running > 0, running / alpha, 0.0), minlength=n)
+        slack = 64 * sys.float_info.epsilon * np.bincount(row, np.where(alpha > 0, np.fmax(1.0, np.abs(end)) / alpha, 0.0),
+                                                          minlength=n)
+    iterations = _field(jobs, "iterations", float)
+    bad |= np.abs(done - iterations) > RELATIVE_TOLERANCE * np.fmax(1.0, iterations) + slack
+    last = np.where(ran, first + count - 1, 0)
+    bad |= _column(records, "release", float) != _field(jobs, "release", float)
+    bad |= _column(records, "iterations", float) != iterations
+    bad |= _column(records, "gpus", np.int64) != _field(jobs, "plan.gpus", np.int64)
+    bad |= (_column(records, "start", float) != start[np.where(ran, first, 0)]) | \
+        (_column(records, "end", float) != end[last]) | (_column(records, "alpha", float) != alpha[last])
+    bad |= _column(records, "preemptions", np.int64) != count - 1
+    bad |= ~_close_all(_column(records, "restore_s", float), np.bincount(row, restart, minlength=n))
+    bad |= ~_close_all(_column(records, "service_s", float), np.bincount(row, end - start - restart, minlength=n))
+    finals = [segments[k] for k in order[last].tolist()]
+    for name in ("placement", "gpu_ids"):
+        bad |= np.fromiter(map(operator.ne, record_column(records, name), map(attrgetter(name), finals)),
+                           dtype=bool, count=n)
+    if cluster.pooled:
+        bad |= np.fromiter((pool != cluster.pool_of(final.placement[0]).name
+                            for pool, final in zip(record_column(records, "pool"), finals)), dtype=bool, count=n)
+    return bad, order, first, count
+
+
 def audit_preemptive(records: Sequence[JobRecord], segments: Sequence[Segment], cluster: Cluster,
                      jobs: Sequence[Job], timing: TimingModel = DEFAULT_TIMING, restart_s: float = 0.0) -> None:
     """Raise ScheduleAuditError naming the first violated rule of a preemptive schedule; None if valid.
 
-    `restart_s`: the price every resumed segment must pay."""
+    `restart_s`: the price every resumed segment must pay. Segments are checked in their order, then jobs in
+    record order, each by a vectorised pass whose flagged rows are checked again one by one (the first that
+    breaks a rule raises, with its message), then the GPUs for double booking."""
     by_id = _check_jobs_once(records, jobs)
     alphas = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
-    per_job: dict[Hashable, list[Segment]] = defaultdict(list)
-    for segment in segments:
-        job = by_id.get(segment.job_id)
-        if job is None:
-            raise ScheduleAuditError(f"job {segment.job_id!r} has a segment but is not in the workload")
-        _check_segment(segment, job, cluster, alphas)
-        per_job[segment.job_id].append(segment)
-    for record in records:
-        own = sorted(per_job.get(record.job_id, []), key=attrgetter("start", "end"))
-        _check_job_segments(record, by_id[record.job_id], own, restart_s, cluster)
+    ids = list(map(attrgetter("job_id"), segments))
+    segment_jobs = list(map(by_id.get, ids))
+    if None in segment_jobs:
+        unknown = segment_jobs.index(None)
+        for k in range(unknown):
+            _check_segment(segments[k], segment_jobs[k], cluster, alphas)  # type: ignore[arg-type]
+        raise ScheduleAuditError(f"job {ids[unknown]!r} has a segment but is not in the workload")
+    columns = _segment_columns(segments)
     if segments:
-        widths = np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), dtype=np.int64, count=len(segments))
-        rows = np.repeat(np.arange(len(segments)), widths)
-        _check_occupancy(segments, rows, _flat(segments, "gpu_ids"), _field(segments, "start", float),
-                         _field(segments, "end", float))
+        for k in np.flatnonzero(_suspect_segments(segments, columns, segment_jobs, cluster, alphas)).tolist():  # type: ignore[arg-type]
+            _check_segment(segments[k], segment_jobs[k], cluster, alphas)  # type: ignore[arg-type]
+    record_ids = record_column(records, "job_id")
+    row_of = {job_id: r for r, job_id in enumerate(record_ids)}
+    row = np.fromiter(map(row_of.__getitem__, ids), dtype=np.int64, count=len(ids))
+    job_of = [by_id[job_id] for job_id in record_ids]
+    suspects, order, first, count = _suspect_jobs(records, job_of, segments, columns, row, restart_s, cluster)
+    for r in np.flatnonzero(suspects).tolist():
+        own = [segments[k] for k in order[first[r]:first[r] + count[r]].tolist()]
+        _check_job_segments(records[r], job_of[r], own, restart_s, cluster)
+    if segments:
+        _check_occupancy(segments, np.repeat(np.arange(len(segments)), columns.widths), columns.gpu, columns.start,
+                         columns.end)
