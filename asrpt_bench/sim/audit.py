@@ -133,8 +133,8 @@ def _field(items: Sequence[object], name: str, dtype: type) -> np.ndarray:
     return np.fromiter(map(attrgetter(name), items), dtype=dtype, count=len(items))
 
 
-def _column(records: Sequence[JobRecord], name: str, dtype: type) -> np.ndarray:
-    """Field `name` of every record as one array."""
+def _column(records: Sequence[JobRecord] | Sequence[Segment], name: str, dtype: type) -> np.ndarray:
+    """Field `name` of every record (or segment) as one array."""
     return np.asarray(record_column(records, name), dtype=dtype)
 
 
@@ -356,9 +356,9 @@ class _SegmentColumns(NamedTuple):
 
 
 def _segment_columns(segments: Sequence[Segment]) -> _SegmentColumns:
-    return _SegmentColumns(*(_field(segments, name, float) for name in ("start", "end", "restart_s", "alpha")),
+    return _SegmentColumns(*(_column(segments, name, float) for name in ("start", "end", "restart_s", "alpha")),
                            _flat(segments, "gpu_ids"), _flat(segments, "placement"),
-                           np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), dtype=np.int64,
+                           np.fromiter(map(len, record_column(segments, "gpu_ids")), dtype=np.int64,
                                        count=len(segments)))
 
 
@@ -472,7 +472,7 @@ def audit_preemptive(records: Sequence[JobRecord], segments: Sequence[Segment], 
     breaks a rule raises, with its message), then the GPUs for double booking."""
     by_id = _check_jobs_once(records, jobs)
     alphas = [AlphaByShape(timing, pool.cluster) for pool in cluster.pool_list]
-    ids = list(map(attrgetter("job_id"), segments))
+    ids = record_column(segments, "job_id")
     segment_jobs = list(map(by_id.get, ids))
     if None in segment_jobs:
         unknown = segment_jobs.index(None)

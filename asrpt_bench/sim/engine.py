@@ -55,8 +55,8 @@ class SimulationResult:
     dropped: tuple[Hashable, ...]
     scheduler: str
     placer: str
-    segments: tuple[Segment, ...] = ()
-    """Every run segment of a preemptive run (sim/preemptive.py); empty without preemption."""
+    segments: Sequence[Segment] = ()
+    """Every run segment of a preemptive run (a SegmentTable, sim/preemptive.py); empty without preemption."""
 
     def frame(self) -> pd.DataFrame:
         return records_frame(self.records)

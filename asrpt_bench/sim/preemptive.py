@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from enum import IntEnum
-from operator import attrgetter
+from operator import itemgetter
 from typing import Hashable, Sequence
 
 import numpy as np
@@ -29,7 +29,7 @@ from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
-from .records import JobRecord, RecordTable, Segment, new_segment, record_column
+from .records import JobRecord, RecordTable, Segment, SegmentTable, record_column
 from .running import RunningTable
 
 
@@ -131,7 +131,7 @@ class _PreemptiveSimulation(_Simulation):
         self.first_start = [math.nan] * n
         self.preemptions = [0] * n
         self.restarted = [0.0] * n
-        self.segments: list[Segment] = []
+        self.segments = SegmentTable()
         self.timer: float | None = None
         self.table = RunningTable(cluster.total_gpus)
         self.unprotected: list[int] = []  # jobs whose protected window ended at the current instant
@@ -176,10 +176,8 @@ class _PreemptiveSimulation(_Simulation):
 
     def _end_segment(self, i: int) -> None:
         now, start = self.now, self.segment_start[i]
-        self.segments.append(new_segment(
-            job_id=self.jobs[i].job_id, start=start, end=now,
-            restart_s=min(self.run_start[i], now) - start, alpha=self.alpha[i],
-            placement=self.placement[i], gpu_ids=self.gpu_ids[i]))
+        self.segments.append(self.jobs[i].job_id, start, now, min(self.run_start[i], now) - start, self.alpha[i],
+                             self.placement[i], self.gpu_ids[i])
         self.restarted[i] += min(self.run_start[i], now) - start
         self.ran[i] += max(0.0, now - self.run_start[i])
         self.running[i] = False
@@ -255,7 +253,7 @@ class _PreemptiveSimulation(_Simulation):
         return self.records
 
 
-def preemptive_metrics(records: Sequence[JobRecord], segments: list[Segment], cluster: Cluster,
+def preemptive_metrics(records: Sequence[JobRecord], segments: Sequence[Segment], cluster: Cluster,
                        dropped: int) -> dict[str, float | int]:
     """schedule_metrics, with utilization and busy_share from the segments (busy GPU-seconds, restarts
     included, over G x (makespan - first release), and over the release span), the total number of
@@ -266,21 +264,29 @@ def preemptive_metrics(records: Sequence[JobRecord], segments: list[Segment], cl
         release = np.asarray(record_column(records, "release"), dtype=float)
         first, last = float(release.min()), float(release.max())
         span = metrics["makespan"] - first
-        count = len(segments)
-        starts = np.fromiter(map(attrgetter("start"), segments), float, count)
-        ends = np.fromiter(map(attrgetter("end"), segments), float, count)
-        widths = np.fromiter(map(len, map(attrgetter("gpu_ids"), segments)), float, count)
+        starts, ends = (np.asarray(record_column(segments, name), dtype=float) for name in ("start", "end"))
+        widths = np.fromiter(map(len, record_column(segments, "gpu_ids")), float, len(segments))
         busy = math.fsum((widths * (ends - starts)).tolist())
         metrics["utilization"] = busy / (cluster.total_gpus * span) if span > 0 else 0.0
         metrics["busy_share"] = busy_share(starts, ends, widths, first, last, cluster.total_gpus)
     metrics["preemptions"] = int(np.sum(record_column(records, "preemptions"), dtype=np.int64))
     metrics.update(preemption_counts(records))
     if cluster.pooled:
-        busy = dict.fromkeys(cluster.types, 0.0)
-        for segment in segments:
-            busy[cluster.pool_of(segment.placement[0]).type] += len(segment.gpu_ids) * (segment.end - segment.start)
-        metrics.update(type_metrics(records, cluster, metrics, busy))
+        metrics.update(type_metrics(records, cluster, metrics, _busy_by_type(segments, cluster)))
     return metrics
+
+
+def _busy_by_type(segments: Sequence[Segment], cluster: Cluster) -> dict[str, float]:
+    """GPU-seconds the segments held on each GPU type (a segment runs in the pool of its first server), each
+    type's sum taken in segment order."""
+    types = list(cluster.types)
+    type_of_pool = np.array([types.index(pool.type) for pool in cluster.pool_list], dtype=np.int64)
+    count = len(segments)
+    first_server = np.fromiter(map(itemgetter(0), record_column(segments, "placement")), np.int64, count)
+    held = np.fromiter(map(len, record_column(segments, "gpu_ids")), float, count)
+    held *= np.asarray(record_column(segments, "end"), dtype=float) - np.asarray(record_column(segments, "start"), dtype=float)
+    busy = np.bincount(type_of_pool[cluster.pool_of_server[first_server]], weights=held, minlength=len(types))
+    return dict(zip(types, busy.tolist()))
 
 
 def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
@@ -293,7 +299,7 @@ def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[Jo
         simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress,
                                            preemption)
         records = simulation.run()
-        segments = tuple(simulation.segments)
+        segments = simulation.segments
         audit_preemptive(records, segments, cluster, kept, timing, simulation.restart_s)
-    metrics = preemptive_metrics(records, list(segments), cluster, len(dropped))
+    metrics = preemptive_metrics(records, segments, cluster, len(dropped))
     return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name, segments)

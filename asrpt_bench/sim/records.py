@@ -125,12 +125,7 @@ class RecordTable(Sequence[JobRecord]):
         rows, index = self._rows, self._row_index
         if not rows:
             return
-        block = np.empty((len(rows), len(NUMBER_FIELDS)))
-        for k, (column, kind) in enumerate(zip(zip(*rows), NUMBER_TYPES)):
-            if set(map(type, column)) != {kind}:
-                self._unusual.update((i, row) for i, row in zip(index, rows) if type(row[k]) is not kind)
-            block[:, k] = np.fromiter(column, dtype=float, count=len(rows))
-        self._numbers[index] = block
+        self._numbers[index] = _number_block(rows, index, NUMBER_TYPES, self._unusual)
         self._rows, self._row_index = [], []
 
     def written(self, i: int) -> bool:
@@ -185,25 +180,43 @@ class RecordTable(Sequence[JobRecord]):
             return self._objects[OBJECT_FIELDS.index(name)]
         self._flush()
         k = NUMBER_FIELDS.index(name)
-        values = self._numbers[:, k]
-        values = values.astype(np.int64) if NUMBER_TYPES[k] is int else values.copy()
-        unusual = [(i, numbers[k]) for i, numbers in self._unusual.items() if type(numbers[k]) is not NUMBER_TYPES[k]]
-        if not unusual:
-            return values
-        listed = values.tolist()
-        for i, value in unusual:
-            listed[i] = value
-        return listed
+        return _read_column(self._numbers[:, k], k, NUMBER_TYPES[k], self._unusual)
+
+
+def _number_block(rows: list[tuple], index: Sequence[int], types: tuple[type, ...],
+                  unusual: dict[int, tuple]) -> np.ndarray:
+    """The rows' numbers as one float64 block, moved in column by column (a row written alone into a numpy
+    array, its types checked one by one, costs about three times as much); a row holding a number not of
+    `types` is also kept as given in `unusual`, under its index, so that it reads back exactly."""
+    block = np.empty((len(rows), len(types)))
+    for k, (column, kind) in enumerate(zip(zip(*rows), types)):
+        if set(map(type, column)) != {kind}:
+            unusual.update((i, row) for i, row in zip(index, rows) if type(row[k]) is not kind)
+        block[:, k] = np.fromiter(column, dtype=float, count=len(rows))
+    return block
+
+
+def _read_column(values: np.ndarray, k: int, kind: type, unusual: dict[int, tuple]) -> np.ndarray | list[Any]:
+    """Column k of a number block as an array of `kind` (float64, or int64 for counts), or a list where a row
+    kept in `unusual` holds a number of another type there."""
+    values = values.astype(np.int64) if kind is int else values.copy()
+    odd = [(i, numbers[k]) for i, numbers in unusual.items() if type(numbers[k]) is not kind]
+    if not odd:
+        return values
+    listed = values.tolist()
+    for i, value in odd:
+        listed[i] = value
+    return listed
 
 
 def _array(values: np.ndarray | list[Any]) -> np.ndarray:
     return values if isinstance(values, np.ndarray) else np.asarray(values)
 
 
-def record_column(records: Sequence[JobRecord], name: str) -> np.ndarray | list[Any]:
-    """Field (or derived column) `name` of every record: from the columns of a RecordTable, else read record by
-    record (a list)."""
-    if isinstance(records, RecordTable):
+def record_column(records: Sequence[JobRecord] | Sequence[Segment], name: str) -> np.ndarray | list[Any]:
+    """Field (or derived column) `name` of every record (or segment): from the columns of a RecordTable (or
+    SegmentTable), else read one by one (a list)."""
+    if isinstance(records, (RecordTable, SegmentTable)):
         return records.column(name)
     return list(map(attrgetter(name), records))
 
@@ -282,10 +295,106 @@ class Segment:
 
 new_segment = frozen_builder(Segment)
 SEGMENT_COLUMNS = ("job_id", "start", "end", "restart_s", "iterations", "alpha", "gpus", "placement", "gpu_ids")
+SEGMENT_NUMBERS = ("start", "end", "restart_s", "alpha")
+SEGMENT_TYPES = (float,) * len(SEGMENT_NUMBERS)
+
+
+class SegmentTable(Sequence[Segment]):
+    """The run segments of a preemptive run, in the order they ended, as columns: a segment's four numbers in
+    one row of a float64 array, its job id and its server and GPU lists in lists, each distinct list held once
+    (as RecordTable does; a number of another type is also kept as given). About 60 bytes a segment where a
+    Segment, its floats and its references take about 190, and a million-job srtf replay has four to five
+    million segments. Indexing and iteration build Segments; `column` reads a field (or `iterations`, `gpus`)
+    of every segment at once."""
+
+    def __init__(self) -> None:
+        self._blocks: list[np.ndarray] = []
+        self._rows: list[tuple[float, float, float, float]] = []
+        self._job_ids: list[Hashable] = []
+        self._lists: tuple[list[tuple[int, ...]], list[tuple[int, ...]]] = ([], [])  # placement, gpu_ids
+        self._shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._unusual: dict[int, tuple] = {}
+
+    def append(self, job_id: Hashable, start: float, end: float, restart_s: float, alpha: float,
+               placement: tuple[int, ...], gpu_ids: tuple[int, ...]) -> None:
+        shared = self._shared
+        self._job_ids.append(job_id)
+        self._lists[0].append(shared.setdefault(placement, placement))
+        self._lists[1].append(shared.setdefault(gpu_ids, gpu_ids))
+        self._rows.append((start, end, restart_s, alpha))
+        if len(self._rows) == CHUNK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows = self._rows
+        if rows:
+            first = len(self._job_ids) - len(rows)
+            self._blocks.append(_number_block(rows, range(first, first + len(rows)), SEGMENT_TYPES, self._unusual))
+            self._rows = []
+
+    def _numbers(self) -> np.ndarray:
+        """Every segment's numbers, as one array (the blocks joined once, when first read)."""
+        self._flush()
+        if len(self._blocks) != 1:
+            self._blocks = [np.concatenate(self._blocks) if self._blocks else np.empty((0, len(SEGMENT_NUMBERS)))]
+        return self._blocks[0]
+
+    def __len__(self) -> int:
+        return len(self._job_ids)
+
+    @overload
+    def __getitem__(self, index: int) -> Segment: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Segment, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Segment | tuple[Segment, ...]:
+        if isinstance(index, slice):
+            return tuple(self[k] for k in range(*index.indices(len(self))))
+        k = range(len(self))[index]
+        numbers = self._unusual.get(k)
+        if numbers is None:
+            numbers = self._numbers()[k].tolist()
+        return new_segment(job_id=self._job_ids[k], start=numbers[0], end=numbers[1], restart_s=numbers[2],
+                           alpha=numbers[3], placement=self._lists[0][k], gpu_ids=self._lists[1][k])
+
+    def __iter__(self) -> Iterator[Segment]:
+        return map(self.__getitem__, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (SegmentTable, tuple, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def column(self, name: str) -> np.ndarray | list[Any]:
+        """Field `name` of every segment (or `iterations`, done in it, or `gpus`, the GPUs it held): an array
+        of the numbers, or a list where the values are objects or some row holds a number of another type."""
+        if name == "job_id":
+            return self._job_ids
+        if name in ("placement", "gpu_ids"):
+            return self._lists[name == "gpu_ids"]
+        if name == "gpus":
+            return np.fromiter(map(len, self._lists[1]), dtype=np.int64, count=len(self))
+        if name == "iterations":  # Segment.iterations, elementwise
+            start, end, restart, alpha = (_array(self.column(field)) for field in SEGMENT_NUMBERS)
+            running = end - start - restart
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(running > 0, running / alpha, 0.0)
+        k = SEGMENT_NUMBERS.index(name)
+        return _read_column(self._numbers()[:, k], k, float, self._unusual)
 
 
 def segments_frame(segments: Sequence[Segment]) -> pd.DataFrame:
-    """One row per segment; `placement` and `gpu_ids` as space-separated strings (as in records_frame)."""
-    rows = [(s.job_id, s.start, s.end, s.restart_s, s.iterations, s.alpha, len(s.gpu_ids),
-             " ".join(map(str, s.placement)), " ".join(map(str, s.gpu_ids))) for s in segments]
-    return pd.DataFrame(rows, columns=list(SEGMENT_COLUMNS))
+    """One row per segment; `placement` and `gpu_ids` as space-separated strings (as in records_frame), one
+    string per distinct list."""
+    if not isinstance(segments, SegmentTable):
+        table = SegmentTable()
+        for s in segments:
+            table.append(s.job_id, s.start, s.end, s.restart_s, s.alpha, s.placement, s.gpu_ids)
+        segments = table
+    data = {name: segments.column(name) for name in SEGMENT_COLUMNS}
+    for name in ("placement", "gpu_ids"):
+        data[name] = _joined(data[name])  # type: ignore[arg-type]
+    return pd.DataFrame(data, columns=list(SEGMENT_COLUMNS))
