@@ -7,13 +7,15 @@ with alpha from its new placement, it first holds its GPUs for `restart_s` secon
 after each (re)start it cannot be suspended until it has made `min_run_s` seconds of progress.
 
 Decision instants: arrivals, completions, ends of restarts, ends of min-run windows and the
-scheduler's own timers. Events of one instant are handled in that order, then the scheduler decides
-once. Every run segment is recorded and the schedule is audited (audit.audit_preemptive).
+scheduler's own timers. Events of one instant are handled completions first, then arrivals (read in
+release order beside the event heap), then the others in the order of `Event`, and the scheduler
+decides once. Every run segment is recorded and the schedule is audited (audit.audit_preemptive).
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from enum import IntEnum
 from operator import itemgetter
@@ -27,17 +29,23 @@ from ..schedulers.base import JobView, Proposal
 from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
-from .engine import EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
+from .engine import ARRIVAL_CHUNK, EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
 from .records import JobRecord, RecordTable, Segment, SegmentTable, record_column
 from .running import RunningTable
+
+
+EVENTS_PER_RUNNING = 3
+"""A running job has at most three live events: its completion, the end of its restart and of its min-run window."""
+COMPACT_SLACK = 64
+"""The event heap is compacted when it holds more than twice the live events a run can have plus this."""
 
 
 class Event(IntEnum):
     """Event kinds in the order they are handled at one instant."""
 
     COMPLETION = 0
-    ARRIVAL = 1
+    ARRIVAL = 1  # arrivals are read beside the heap, in this place of the order
     RESTART_END = 2
     MIN_RUN_END = 3
     TIMER = 4
@@ -136,6 +144,16 @@ class _PreemptiveSimulation(_Simulation):
         self.table = RunningTable(cluster.total_gpus)
         self.unprotected: list[int] = []  # jobs whose protected window ended at the current instant
 
+    def _compact(self) -> None:
+        """Drop the heap's dead events once they outnumber the live ones: a suspended or finished job's events
+        (its epoch moved on) and timers the scheduler replaced. Read only as they come due, a dead event is
+        skipped there, but every suspension leaves its job's completion in the heap until that time passes.
+        A live event belongs to a running job (at most EVENTS_PER_RUNNING each) or is the timer, so each
+        compaction at least halves the heap; the live events come due as before."""
+        epoch, timer = self.epoch, self.timer
+        self.heap[:] = [event for event in self.heap if (event[4] == epoch[event[3]] if event[3] >= 0 else event[0] == timer)]
+        heapq.heapify(self.heap)
+
     def schedule(self, time: float, kind: Event, i: int) -> None:
         heapq.heappush(self.heap, (time, int(kind), next(self.sequence), i, self.epoch[i] if i >= 0 else 0))
 
@@ -209,30 +227,46 @@ class _PreemptiveSimulation(_Simulation):
     def run(self) -> RecordTable:
         scheduler: PreemptiveScheduler = self.scheduler  # type: ignore[assignment]
         scheduler.reset(self.cluster)
-        for release, i in sorted((job.release, i) for i, job in enumerate(self.jobs)):
-            self.schedule(release, Event.ARRIVAL, i)
+        # arrivals in (release, input order), read beside the heap as the engine's loop reads them (a heap of
+        # every arrival would hold a tuple and three ints per job from the start); at one instant completions
+        # come before them and the other kinds after them, as Event orders them
+        jobs = self.jobs
+        order = np.argsort(np.fromiter((job.release for job in jobs), dtype=float, count=len(jobs)), kind="stable")
+        arrivals = itertools.chain.from_iterable(order[k:k + ARRIVAL_CHUNK].tolist()
+                                                 for k in range(0, len(order), ARRIVAL_CHUNK))
+        upcoming = next(arrivals, None)
+        next_arrival = math.inf if upcoming is None else jobs[upcoming].release
         heap, views, epoch = self.heap, self.views, self.epoch
-        completion, arrival, timer_kind = int(Event.COMPLETION), int(Event.ARRIVAL), int(Event.TIMER)
+        completion, timer_kind = int(Event.COMPLETION), int(Event.TIMER)
         progress = None if self.bar.disable else self.bar.update
         context = _PreemptiveContext(self)
-        while heap:
-            self.now = now = heap[0][0]
+        while heap or next_arrival != math.inf:
+            now = next_arrival
+            if heap and heap[0][0] <= now:
+                now = heap[0][0]
+            self.now = now
             decide = False
             self.unprotected = unprotected = []
+            while heap and heap[0][0] == now and heap[0][1] == completion:
+                _, _, _, i, stamp = heapq.heappop(heap)
+                if stamp == epoch[i]:
+                    self.complete(i)
+                    if progress is not None:
+                        progress(1)
+                    decide = True
+            while next_arrival == now:
+                i, upcoming = upcoming, next(arrivals, None)
+                next_arrival = math.inf if upcoming is None else jobs[upcoming].release
+                scheduler.on_arrival(views[i], now)
+                decide = True
             while heap and heap[0][0] == now:
                 _, kind, _, i, stamp = heapq.heappop(heap)
-                if kind == arrival:
-                    scheduler.on_arrival(views[i], now)
-                elif kind == timer_kind:
+                if kind == timer_kind:
                     if now != self.timer:
                         continue
                     self.timer = None
                 elif stamp != epoch[i]:
                     continue
-                elif kind == completion:
-                    self.complete(i)
-                    if progress is not None:
-                        progress(1)
                 elif now >= self.protected_until[i]:  # the end of a restart or min-run window that ends protection
                     unprotected.append(i)
                 decide = True
@@ -245,6 +279,8 @@ class _PreemptiveSimulation(_Simulation):
                     raise RuntimeError(f"scheduler {scheduler.name!r} asked for a timer at {timer} <= now {now}")
                 self.timer = timer
                 self.schedule(timer, Event.TIMER, -1)
+            if len(heap) > 2 * EVENTS_PER_RUNNING * self.table.size + COMPACT_SLACK:
+                self._compact()
         self.bar.close()
         never = self.records.missing()
         if never:
