@@ -24,7 +24,7 @@ from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
 from asrpt_bench.timing import DEFAULT_TIMING
 from asrpt_bench.sim.audit import (AlphaByShape, ScheduleAuditError, _check_job_segments, _check_jobs_once,
-                                   _check_occupancy, _check_segment, _field, _flat, _segment_columns, _suspect_jobs,
+                                   _check_occupancy, _check_segment, _field, _flat, _suspect_jobs,
                                    _suspect_segments, audit_preemptive)
 
 RESTART_S = 3.0
@@ -67,9 +67,8 @@ def suspects(records, segments, cluster, jobs) -> np.ndarray:
     segment_jobs = [by_id[s.job_id] for s in segments]
     row_of = {record.job_id: r for r, record in enumerate(records)}
     row = np.array([row_of[s.job_id] for s in segments])
-    columns = _segment_columns(segments)
-    flagged, *_ = _suspect_jobs(records, [by_id[r.job_id] for r in records], segments, columns, row, RESTART_S, cluster)
-    return np.concatenate([_suspect_segments(segments, columns, segment_jobs, cluster, alphas), flagged])
+    flagged, *_ = _suspect_jobs(records, [by_id[r.job_id] for r in records], segments, row, RESTART_S, cluster)
+    return np.concatenate([_suspect_segments(segments, segment_jobs, cluster, alphas), flagged])
 
 
 def graph_jobs(rng: np.random.Generator, n: int) -> list[Job]:

@@ -23,7 +23,7 @@ import sys
 from collections import defaultdict
 from itertools import chain
 from operator import attrgetter
-from typing import Hashable, NamedTuple, Sequence
+from typing import Hashable, Sequence
 
 import numpy as np
 
@@ -341,49 +341,34 @@ def _check_job_segments(record: JobRecord, job: Job, own: list[Segment], restart
         raise ScheduleAuditError(f"{name}: its record does not match its {len(own)} segment(s)")
 
 
-class _SegmentColumns(NamedTuple):
-    """The fields of every segment that the audit reads, each read once: a replay has hundreds of thousands."""
-
-    start: np.ndarray
-    end: np.ndarray
-    restart: np.ndarray
-    alpha: np.ndarray
-    gpu: np.ndarray
-    """Every segment's GPU ids, concatenated (as `server`, its placement)."""
-    server: np.ndarray
-    widths: np.ndarray
-    """The number of GPU ids of every segment."""
-
-
-def _segment_columns(segments: Sequence[Segment]) -> _SegmentColumns:
-    return _SegmentColumns(*(_column(segments, name, float) for name in ("start", "end", "restart_s", "alpha")),
-                           _flat(segments, "gpu_ids"), _flat(segments, "placement"),
-                           np.fromiter(map(len, record_column(segments, "gpu_ids")), dtype=np.int64,
-                                       count=len(segments)))
-
-
-def _suspect_segments(segments: Sequence[Segment], columns: _SegmentColumns, jobs: Sequence[Job], cluster: Cluster,
+def _suspect_segments(segments: Sequence[Segment], jobs: Sequence[Job], cluster: Cluster,
                       alphas: list[AlphaByShape]) -> np.ndarray:
     """Per segment, whether it may break a rule of `_check_segment`, in one vectorised pass with the same float
     operations (and the same memoised alphas): every segment that breaks one is flagged, and the flagged ones
-    are checked again one by one, which names the rule."""
+    are checked again one by one, which names the rule. Each column is read when a check needs it and let go
+    after it (a replay has millions of segments; a SegmentTable reads a column as one copy)."""
     n = len(segments)
     job_gpus = _field(jobs, "plan.gpus", np.int64)
     if not _lengths_match(segments, job_gpus):  # type: ignore[arg-type]
         return np.ones(n, dtype=bool)
-    start, end, restart, gpu, server = columns.start, columns.end, columns.restart, columns.gpu, columns.server
+    start, end, restart = (_column(segments, name, float) for name in ("start", "end", "restart_s"))
     bad = start < _field(jobs, "release", float)
     bad |= ~((start <= end) & (0 <= restart) & (restart <= end - start))
+    del start, end, restart
     rows = np.repeat(np.arange(n), job_gpus)
+    gpu, server = _flat(segments, "gpu_ids"), _flat(segments, "placement")
     total = cluster.total_gpus
     bad |= np.bincount(rows[(gpu < 0) | (gpu >= total) | (cluster.server_of_gpus(gpu) != server)], minlength=n) > 0
     bad |= _distinct_per_row(rows, gpu, total, n) != job_gpus
+    del gpu
     single = _distinct_per_row(rows, server, cluster.server_count, n) == 1
     if cluster.pooled:
         pool = cluster.pool_of_server[np.clip(server, 0, cluster.server_count - 1)]
         bad |= _distinct_per_row(rows, pool, len(cluster.pool_list), n) != 1
+        del pool
+    del rows, server
     expected = _segment_alphas(segments, jobs, ~bad, single, cluster, alphas)
-    return bad | ~_close_all(expected, columns.alpha)
+    return bad | ~_close_all(expected, _column(segments, "alpha", float))
 
 
 def _segment_alphas(segments: Sequence[Segment], jobs: Sequence[Job], valid: np.ndarray, single: np.ndarray,
@@ -415,51 +400,62 @@ def _segment_alphas(segments: Sequence[Segment], jobs: Sequence[Job], valid: np.
     return expected
 
 
-def _suspect_jobs(records: Sequence[JobRecord], jobs: Sequence[Job], segments: Sequence[Segment],
-                  columns: _SegmentColumns, row: np.ndarray, restart_s: float, cluster: Cluster) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _suspect_jobs(records: Sequence[JobRecord], jobs: Sequence[Job], segments: Sequence[Segment], row: np.ndarray,
+                  restart_s: float, cluster: Cluster) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per record (its job `jobs[r]`), whether it may break a rule of `_check_job_segments`, in one vectorised
     pass over the segments sorted by (record `row`, start, end) with the same float operations (a job's sums
     add its segments in that order, as the check does); and the sort, each record's first sorted segment and
-    its count, from which the flagged ones are checked again one by one."""
+    its count, from which the flagged ones are checked again one by one. Each sorted column is let go once
+    its checks are done."""
     n = len(records)
     if not segments:  # every job completed without running
         nothing = np.zeros(n, dtype=np.int64)
         return np.ones(n, dtype=bool), nothing[:0], nothing, nothing
-    start, end, restart, alpha = columns.start, columns.end, columns.restart, columns.alpha
+    start, end = _column(segments, "start", float), _column(segments, "end", float)
     order = np.lexsort((end, start, row))
-    start, end, restart, alpha, row = start[order], end[order], restart[order], alpha[order], row[order]
+    start, end, row = start[order], end[order], row[order]
     count = np.bincount(row, minlength=n)
     first = np.cumsum(count) - count
     bad = count == 0
     ran = count > 0
+    last = np.where(ran, first + count - 1, 0)
     head = np.zeros(len(order), dtype=bool)
     head[first[ran]] = True
     bad[row[1:][~head[1:] & (start[1:] < end[:-1])]] = True
-    expected = np.where(head, 0.0, np.minimum(restart_s, end - start))
-    bad[row[~_close_all(restart, expected)]] = True
+    restart = _column(segments, "restart_s", float)[order]
+    bad[row[~_close_all(restart, np.where(head, 0.0, np.minimum(restart_s, end - start)))]] = True
+    del head
     running = end - start - restart
+    restored = np.bincount(row, restart, minlength=n)
+    del restart
+    served = np.bincount(row, running, minlength=n)
+    alpha = _column(segments, "alpha", float)[order]
     with np.errstate(divide="ignore", invalid="ignore"):
         done = np.bincount(row, np.where(running > 0, running / alpha, 0.0), minlength=n)
+        del running
         slack = 64 * sys.float_info.epsilon * np.bincount(row, np.where(alpha > 0, np.fmax(1.0, np.abs(end)) / alpha, 0.0),
                                                           minlength=n)
+    del row
+    bad |= (_column(records, "start", float) != start[np.where(ran, first, 0)]) | \
+        (_column(records, "end", float) != end[last]) | (_column(records, "alpha", float) != alpha[last])
+    del start, end, alpha
     iterations = _field(jobs, "iterations", float)
     bad |= np.abs(done - iterations) > RELATIVE_TOLERANCE * np.fmax(1.0, iterations) + slack
-    last = np.where(ran, first + count - 1, 0)
     bad |= _column(records, "release", float) != _field(jobs, "release", float)
     bad |= _column(records, "iterations", float) != iterations
     bad |= _column(records, "gpus", np.int64) != _field(jobs, "plan.gpus", np.int64)
-    bad |= (_column(records, "start", float) != start[np.where(ran, first, 0)]) | \
-        (_column(records, "end", float) != end[last]) | (_column(records, "alpha", float) != alpha[last])
     bad |= _column(records, "preemptions", np.int64) != count - 1
-    bad |= ~_close_all(_column(records, "restore_s", float), np.bincount(row, restart, minlength=n))
-    bad |= ~_close_all(_column(records, "service_s", float), np.bincount(row, end - start - restart, minlength=n))
-    finals = [segments[k] for k in order[last].tolist()]
+    bad |= ~_close_all(_column(records, "restore_s", float), restored)
+    bad |= ~_close_all(_column(records, "service_s", float), served)
+    finals = order[last].tolist()  # each record's last segment
     for name in ("placement", "gpu_ids"):
-        bad |= np.fromiter(map(operator.ne, record_column(records, name), map(attrgetter(name), finals)),
+        lists = record_column(segments, name)
+        bad |= np.fromiter(map(operator.ne, record_column(records, name), map(lists.__getitem__, finals)),
                            dtype=bool, count=n)
     if cluster.pooled:
-        bad |= np.fromiter((pool != cluster.pool_of(final.placement[0]).name
-                            for pool, final in zip(record_column(records, "pool"), finals)), dtype=bool, count=n)
+        placements = record_column(segments, "placement")
+        bad |= np.fromiter((pool != cluster.pool_of(placements[k][0]).name
+                            for pool, k in zip(record_column(records, "pool"), finals)), dtype=bool, count=n)
     return bad, order, first, count
 
 
@@ -479,18 +475,19 @@ def audit_preemptive(records: Sequence[JobRecord], segments: Sequence[Segment], 
         for k in range(unknown):
             _check_segment(segments[k], segment_jobs[k], cluster, alphas)  # type: ignore[arg-type]
         raise ScheduleAuditError(f"job {ids[unknown]!r} has a segment but is not in the workload")
-    columns = _segment_columns(segments)
     if segments:
-        for k in np.flatnonzero(_suspect_segments(segments, columns, segment_jobs, cluster, alphas)).tolist():  # type: ignore[arg-type]
+        for k in np.flatnonzero(_suspect_segments(segments, segment_jobs, cluster, alphas)).tolist():  # type: ignore[arg-type]
             _check_segment(segments[k], segment_jobs[k], cluster, alphas)  # type: ignore[arg-type]
     record_ids = record_column(records, "job_id")
     row_of = {job_id: r for r, job_id in enumerate(record_ids)}
     row = np.fromiter(map(row_of.__getitem__, ids), dtype=np.int64, count=len(ids))
     job_of = [by_id[job_id] for job_id in record_ids]
-    suspects, order, first, count = _suspect_jobs(records, job_of, segments, columns, row, restart_s, cluster)
+    suspects, order, first, count = _suspect_jobs(records, job_of, segments, row, restart_s, cluster)
     for r in np.flatnonzero(suspects).tolist():
         own = [segments[k] for k in order[first[r]:first[r] + count[r]].tolist()]
         _check_job_segments(records[r], job_of[r], own, restart_s, cluster)
-    if segments:
-        _check_occupancy(segments, np.repeat(np.arange(len(segments)), columns.widths), columns.gpu, columns.start,
-                         columns.end)
+    del row, order
+    if segments:  # after the passes above have let go of their arrays
+        widths = np.fromiter(map(len, record_column(segments, "gpu_ids")), dtype=np.int64, count=len(segments))
+        _check_occupancy(segments, np.repeat(np.arange(len(segments)), widths), _flat(segments, "gpu_ids"),
+                         _column(segments, "start", float), _column(segments, "end", float))
