@@ -105,13 +105,14 @@ _STORED: dict[str, tuple] = {}
 
 
 def _registered(config_dir: Path) -> tuple:
-    return (str(config_dir), tuple((kind, name, component_registry(kind).params_type(name))
-                                   for kind in COMPONENT_GROUPS for name in component_registry(kind)))
+    """The config directory and every component name, registered or declared (registry.py), without
+    importing a declared one's module: a schema's parameters are read when Hydra first loads it."""
+    return (str(config_dir), tuple((kind, tuple(component_registry(kind).known())) for kind in COMPONENT_GROUPS))
 
 
 def store_schemas(config_dir: Path = CONFIG_DIR) -> None:
-    """Store the root schema and every registered component's schema (again after plugins register;
-    not again when nothing was registered since the last time, which costs a run a tenth of a second)."""
+    """Store the root schema and every component's schema (again after plugins register a new name; not
+    again when no name was added since the last time, which costs a run a tenth of a second)."""
     registered = _registered(config_dir)
     if _STORED.get("last") == registered:
         return
@@ -123,12 +124,10 @@ def _store_schemas(config_dir: Path) -> None:
     store = ConfigStore.instance()
     store.store(name="run_config_schema", node=root_schema())
     for kind in COMPONENT_GROUPS:
-        registry = component_registry(kind)
-        for name in registry:
-            schema = (registry.params_type(name), f"{name}_{kind}", name, (kind, name))
-            _store_lazily(store, f"{SCHEMA_GROUP}/{kind}", name, schema)
+        for name in component_registry(kind).known():
+            _store_lazily(store, f"{SCHEMA_GROUP}/{kind}", name, (kind, name))
             if not (config_dir / kind / f"{name}.yaml").exists():
-                _store_lazily(store, kind, name, schema)
+                _store_lazily(store, kind, name, (kind, name))
 
 
 @functools.cache
@@ -140,35 +139,39 @@ def _structured(params: type[Params], class_name: str, name: str, owner: tuple[s
 class _LazySchema(ConfigNode):
     """A ConfigStore entry whose schema is built when Hydra first loads it: a run composes one option of
     each group, and building all ~90 schemas up front (then deep-copying them, as each composition copies
-    the store) cost a default run a tenth of its CPU time. A deep copy stays lazy (the schema is built
-    from immutable parts, and ConfigStore.load deep-copies what it returns); a shallow copy (which
-    ConfigStore.load makes of the entry) or a pickle (launchers ship the store to workers) is the plain
-    ConfigNode that ConfigStore.store would have made."""
+    the store) cost a default run a tenth of its CPU time; nor is a built-in's module imported before its
+    schema is loaded (registry.py). The schema is that of the component registered under the name when it
+    is loaded, so a plugin that replaces a built-in (`replace=True`) needs no new entry. A deep copy stays
+    lazy (the schema is built from immutable parts, and ConfigStore.load deep-copies what it returns); a
+    shallow copy (which ConfigStore.load makes of the entry) or a pickle (launchers ship the store to
+    workers) is the plain ConfigNode that ConfigStore.store would have made."""
 
-    def __init__(self, name: str, group: str, schema: tuple) -> None:
+    def __init__(self, name: str, group: str, component: tuple[str, str]) -> None:
         self.name, self.group, self.package, self.provider = name, group, None, None
-        self._schema = schema
+        self._component = component
 
     @property  # type: ignore[override]
     def node(self) -> DictConfig:
-        return _structured(*self._schema)
+        kind, name = self._component
+        return _structured(component_registry(kind).params_type(name), f"{name}_{kind}", name, (kind, name))
 
     def __copy__(self) -> ConfigNode:
         return ConfigNode(self.name, self.node, self.group, self.package, self.provider)
 
     def __deepcopy__(self, memo: dict) -> "_LazySchema":
-        return _LazySchema(self.name, self.group, self._schema)
+        return _LazySchema(self.name, self.group, self._component)
 
     def __reduce__(self) -> tuple:
         return ConfigNode, (self.name, self.node, self.group, self.package, self.provider)
 
 
-def _store_lazily(store: ConfigStore, group: str, name: str, schema: tuple) -> None:
-    """What `store.store(group=group, name=name, node=schema_node(*schema))` does, the schema built on load."""
+def _store_lazily(store: ConfigStore, group: str, name: str, component: tuple[str, str]) -> None:
+    """What `store.store(group=group, name=name, node=<the schema of component (kind, name)>)` does, the
+    schema built on load."""
     folder = store.repo
     for part in group.split("/"):
         folder = folder.setdefault(part, {})
-    folder[f"{name}.yaml"] = _LazySchema(f"{name}.yaml", group, schema)
+    folder[f"{name}.yaml"] = _LazySchema(f"{name}.yaml", group, component)
 
 
 def plugins_in(overrides: list[str]) -> list[str]:

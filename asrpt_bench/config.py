@@ -132,8 +132,9 @@ COMPONENT_GROUPS: dict[str, type[ComponentConfig]] = {
 
 BUILT_IN_COMPONENTS = ("asrpt_bench.schedulers", "asrpt_bench.placement", "asrpt_bench.prediction",
                        "asrpt_bench.workloads", "asrpt_bench.tasks")
-"""The packages whose import registers the built-in components (imported on first use, so that this
-module stays below them in the layer order: they import it for RunConfig)."""
+"""The packages whose import creates the component registries and declares the built-ins in them (a
+built-in's module is imported when its name is first looked up; registry.py). Imported on first use, so
+that this module stays below them in the layer order: they import it for RunConfig."""
 
 
 def is_preemptive(registry: Registry, name: str) -> bool:
@@ -149,7 +150,7 @@ def variant_rule(registry: Registry, name: str) -> str | None:
 
 
 def component_registry(kind: str) -> Registry:
-    """The registry of one component kind, with every built-in registered."""
+    """The registry of one component kind, with every built-in declared (registry.py)."""
     for module in BUILT_IN_COMPONENTS:
         importlib.import_module(module)
     return REGISTRIES[kind]

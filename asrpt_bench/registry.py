@@ -8,10 +8,17 @@ arguments are the parameters), or, if it has an argument named `params`, the dat
 component does not have; `make(name, params, **dependencies)` constructs it. Registering a taken name
 is refused unless the registrant says `replace=True`, which is said once as a warning and counted in
 the run's summary (`adjustments.replaced_components`).
+
+A registry also knows the built-in names of its kind before their modules are imported (`declare`, which
+each component package's `__init__` calls): looking a name up imports its module, so a run imports the
+components it names and not the others (a warm default run would otherwise import some eighty modules it
+never uses); listing the registry (iterating it, `names()`, the "known: ..." of an unknown name) imports
+them all first, so a list is always complete. Plugins register by being imported, as before.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import warnings
 from dataclasses import dataclass, field
@@ -60,6 +67,10 @@ class Registry(MutableMapping[str, Entry[T]], Generic[T]):
             raise ConfigError(f"a registry of kind {kind!r} exists already")
         self.kind = kind
         self._entries: dict[str, Entry[T]] = {}
+        self._declared: dict[str, str] = {}
+        """Built-in name -> the module whose import registers it (`declare`)."""
+        self._pending: dict[str, str] = {}
+        """The declared names whose module has not been imported by a lookup yet."""
         REGISTRIES[kind] = self
 
     def register(self, name: str, params: type[Params] = NoParams, *, needs: tuple[str, ...] = (),
@@ -78,6 +89,7 @@ class Registry(MutableMapping[str, Entry[T]], Generic[T]):
                 raise ConfigError(f"{self.kind} {name!r}: {getattr(factory, '__qualname__', factory)} does not "
                                   f"accept parameter(s) {missing} of {params.__name__}")
             module = getattr(factory, "__module__", "?")
+            self._load(name)  # a built-in of this name registers first, so `replace` replaces it as before
             if name in self._entries:
                 taken = self._entries[name].module
                 if not replace:
@@ -99,25 +111,62 @@ class Registry(MutableMapping[str, Entry[T]], Generic[T]):
         return True
 
     def __iter__(self) -> Iterator[str]:
+        self._load_all()
         return iter(self._entries)
 
     def __len__(self) -> int:
+        self._load_all()
         return len(self._entries)
 
     def __getitem__(self, name: str) -> Entry[T]:
+        self._load(name)
         return self._entries[name]
+
+    def declare(self, modules: Mapping[str, str]) -> None:
+        """Built-in names and the module whose import registers each (absolute dotted names), imported when
+        the name is first looked up (module doc)."""
+        self._declared.update(modules)
+        self._pending.update((name, module) for name, module in modules.items() if name not in self._entries)
+
+    @property
+    def declared(self) -> dict[str, str]:
+        """Every declared built-in name -> its module (a copy)."""
+        return dict(self._declared)
+
+    def _load(self, name: object) -> None:
+        """Import the module of a declared built-in `name` that no lookup has imported yet (once; the module
+        now being imported, the one registering the name, is not imported again)."""
+        module = self._pending.pop(name, None) if isinstance(name, str) else None
+        if module is not None:
+            importlib.import_module(module)
+
+    def _load_all(self) -> None:
+        for name in list(self._pending):
+            self._load(name)
+
+    def known(self) -> list[str]:
+        """Every name, registered or declared, without importing a declared one's module (registered names
+        first, in registration order, then the declared ones not imported yet)."""
+        return [*self._entries, *(name for name in self._pending if name not in self._entries)]
+
+    def is_known(self, name: str) -> bool:
+        """Whether `name` is registered or declared, without importing its module."""
+        return name in self._entries or name in self._pending
 
     def __setitem__(self, name: str, entry: Entry[T]) -> None:
         """Swap an entry in as it is, without the checks of `register` (for tests: monkeypatch.setitem)."""
         if not isinstance(entry, Entry):
             raise TypeError(f"a {self.kind} registry holds Entry objects, got {type(entry).__name__}")
+        self._load(name)
         self._entries[name] = entry
 
     def __delitem__(self, name: str) -> None:
+        self._load(name)
         del self._entries[name]
 
     def names(self) -> list[str]:
-        return sorted(self._entries)
+        """Every registered name, sorted (the declared built-ins' modules imported first)."""
+        return sorted(self)
 
     def entry(self, name: str) -> Entry[T]:
         try:

@@ -52,7 +52,7 @@ class SchedulerRegistry(Registry):
 
     def variant_rule(self, name: str) -> str | None:
         """The dispatch rule a variant's name sets (`fifo+easy`: easy); None for a registered name."""
-        return None if name in self.names() or self._variant(name) is None else name.partition(VARIANT_SEPARATOR)[2]
+        return None if self.is_known(name) or self._variant(name) is None else name.partition(VARIANT_SEPARATOR)[2]
 
     def parse(self, name: str, values: Mapping[str, Any] | None = None, prefix: str | None = None,
               acts: bool = True) -> Params:
@@ -67,7 +67,7 @@ class SchedulerRegistry(Registry):
         if not isinstance(name, str) or VARIANT_SEPARATOR not in name:
             return None
         base_name, _, rule = name.partition(VARIANT_SEPARATOR)
-        if base_name not in self.names() or rule not in DISPATCH_RULES:
+        if not self.is_known(base_name) or rule not in DISPATCH_RULES:
             return None
         base = super().__getitem__(base_name)
         if "dispatch" not in base.params.names():
