@@ -18,8 +18,10 @@ into the code's directories; `--as-is` runs with the environment's own bytecode 
   importtime  `python -X importtime -c "import asrpt_bench.cli"`: its cumulative total and the modules
               with the largest self time (the after code only)
   warm        the default `asrpt-bench` run (no arguments) on a cache the previous run filled: wall and
-              CPU time of the whole process (its forked workers included), median of --repeat runs; for
-              the after code also with workers=1 (every scheduler in the one process), alternated with it;
+              CPU time of the whole process (its forked workers included), median of --repeat runs, the
+              copies' runs interleaved round by round (after, after workers=1, before; then again), so a
+              load that changes during the bench falls on both; for the after code also with workers=1
+              (every scheduler in the one process);
               before and after the figures, the time of a CPU-bound loop split over 2 forked processes
               over its time in one (0.5: a second CPU is idle; near 1: the workers cannot gain)
   --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time;
@@ -132,33 +134,41 @@ SERIAL = ", workers=1"
 """The label of the after code's warm runs in one process (its schedulers simulated one after another)."""
 
 
-def warm_default_run(code: Path, repeat: int, profile_top: int = 0, serial: bool = False) -> dict[str, float]:
-    """Median wall and CPU seconds of the default run on a filled cache (a first run fills it, unreported);
-    with `serial`, also of the same run with workers=1, alternated with the default one so that both see the
-    same load; with `profile_top`, one more run under cProfile and its `profile_top` costliest calls by
-    cumulative time."""
-    work = Path(tempfile.mkdtemp(prefix="bench_startup_"))
-    env = {"XDG_CACHE_HOME": str(work / "xdg"), "HYDRA_FULL_ERROR": "1"}
-    arguments = ["progress=false", f"cache.dir={work / 'cache'}"]
-    common = [sys.executable, "-m", "asrpt_bench.cli", *arguments]
+def warm_default_runs(versions: dict[str, Path], repeat: int, profile_top: int = 0) -> dict[str, dict[str, float]]:
+    """Median wall and CPU seconds of the default run on a filled cache (a first run of each copy fills its
+    own, unreported), the copies' runs interleaved round by round so that a change of load falls on all of
+    them; the after code also with workers=1, alternated with its default run. With `profile_top`, one
+    more run of the after code under cProfile and its `profile_top` costliest calls by cumulative time."""
+    works = {label: Path(tempfile.mkdtemp(prefix=f"bench_startup_{label}_")) for label in versions}
+    env = {label: {"XDG_CACHE_HOME": str(work / "xdg"), "HYDRA_FULL_ERROR": "1"} for label, work in works.items()}
+    arguments = {label: ["progress=false", f"cache.dir={work / 'cache'}"] for label, work in works.items()}
+    variants = {label: {"": [], **({SERIAL: ["workers=1"]} if label == "after" else {})} for label in versions}
     try:
-        timed(code, [*common, f"hydra.run.dir={work / 'fill'}"], work, env)
-        variants = {"": [], **({SERIAL: ["workers=1"]} if serial else {})}
-        runs: dict[str, list[tuple[float, float, str]]] = {label: [] for label in variants}
+        for label, code in versions.items():
+            timed(code, [sys.executable, "-m", "asrpt_bench.cli", *arguments[label],
+                         f"hydra.run.dir={works[label] / 'fill'}"], works[label], env[label])
+        runs: dict[str, dict[str, list[tuple[float, float, str]]]] = {
+            label: {variant: [] for variant in variants[label]} for label in versions}
         for index in range(repeat):
-            for number, (label, extra) in enumerate(variants.items()):
-                run_dir = work / f"warm{number}-{index}"
-                runs[label].append(timed(code, [*common, *extra, f"hydra.run.dir={run_dir}"], work, env))
-        if profile_top:
-            print_profile(code, work, env, [*arguments, "workers=1", f"hydra.run.dir={work / 'profiled'}"],
+            for label, code in versions.items():
+                for number, (variant, extra) in enumerate(variants[label].items()):
+                    run_dir = works[label] / f"warm{number}-{index}"
+                    runs[label][variant].append(timed(code, [sys.executable, "-m", "asrpt_bench.cli", *arguments[label],
+                                                             *extra, f"hydra.run.dir={run_dir}"],
+                                                      works[label], env[label]))
+        if profile_top and "after" in versions:
+            print_profile(versions["after"], works["after"], env["after"],
+                          [*arguments["after"], "workers=1", f"hydra.run.dir={works['after'] / 'profiled'}"],
                           profile_top)
-        figures = {}
-        for label, done in runs.items():
-            figures[f"warm default{label} wall s"] = statistics.median(w for w, _, _ in done)
-            figures[f"warm default{label} CPU s"] = statistics.median(c for _, c, _ in done)
+        figures: dict[str, dict[str, float]] = {label: {} for label in versions}
+        for label, by_variant in runs.items():
+            for variant, done in by_variant.items():
+                figures[label][f"warm default{variant} wall s"] = statistics.median(w for w, _, _ in done)
+                figures[label][f"warm default{variant} CPU s"] = statistics.median(c for _, c, _ in done)
         return figures
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        for work in works.values():
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def print_profile(code: Path, work: Path, env: dict[str, str], arguments: list[str], top: int) -> None:
@@ -215,9 +225,8 @@ def measure_all(versions: dict[str, Path], repeat: int, profile_top: int) -> dic
     figures: dict[str, dict[str, float]] = {label: {} for label in versions}
     for label, code in versions.items():  # interleaved, so a change of load falls on both
         figures[label].update(import_cost(code, repeat))
-    for label, code in versions.items():
-        after = label == "after"
-        figures[label].update(warm_default_run(code, repeat, profile_top if after else 0, serial=after))
+    for label, warm in warm_default_runs(versions, repeat, profile_top).items():
+        figures[label].update(warm)
     return figures
 
 
