@@ -128,7 +128,7 @@ def load_workload(name: str, params: Params, *, seed: int, cluster: Cluster, tim
     assert isinstance(params, TraceParams), f"trace source {name!r} has parameters {type(params).__name__}"
     spec = TableSpec.of(name, params, seed, cluster, timing)
     cached, table_status = _assigned_table(spec, cache)
-    full = cached.copy()
+    full = cached.copy(deep=not copies_on_write())
     full.attrs.update(cached.attrs)
     history, later = chronological_split(full, params.train_fraction)
     table = select_jobs(later, params, seed)
@@ -142,6 +142,14 @@ def load_workload(name: str, params: Params, *, seed: int, cluster: Cluster, tim
     workload = _scaled_and_injected(workload, params, seed)
     _return_freed_arrow_memory()
     return workload
+
+
+def copies_on_write() -> bool:
+    """Whether pandas copies a column shared by two frames when one of them writes it (copy-on-write: always
+    from pandas 3, the `mode.copy_on_write` option before). Then the run's table is a shallow copy of the
+    memoised one, so a replay of millions of jobs holds its numeric and object columns once, not twice, and a
+    write into the run's table still never reaches the memo."""
+    return int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
 
 
 def _return_freed_arrow_memory() -> None:
