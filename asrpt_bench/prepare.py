@@ -50,11 +50,16 @@ def simulated_predictions(config: RunConfig, workload: Workload) -> prepared.Pre
                                           config.progress)
 
 
-def fit_predictions(config: RunConfig, workload: Workload) -> dict[Hashable, float]:
-    """job_id -> predicted iterations from the predictor fit on the workload's history."""
-    return simulated_predictions(config, workload).by_job(workload)
+def fit_predictions(config: RunConfig, workload: Workload,
+                    predictions: prepared.Predictions | None = None) -> dict[Hashable, float]:
+    """job_id -> predicted iterations from the predictor fit on the workload's history (`predictions`: the run's
+    simulated_predictions, when the caller already has them)."""
+    return (simulated_predictions(config, workload) if predictions is None else predictions).by_job(workload)
 
 
-def prediction_scalars(config: RunConfig, workload: Workload) -> dict[str, float]:
-    """What the run reports about its predictions (prediction.prepared.prediction_scalars)."""
-    return prepared.prediction_scalars(workload, simulated_predictions(config, workload))
+def prediction_scalars(config: RunConfig, workload: Workload,
+                       predictions: prepared.Predictions | None = None) -> dict[str, float]:
+    """What the run reports about its predictions (prediction.prepared.prediction_scalars; `predictions` as in
+    fit_predictions)."""
+    return prepared.prediction_scalars(workload, simulated_predictions(config, workload) if predictions is None
+                                       else predictions)

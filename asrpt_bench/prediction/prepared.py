@@ -16,7 +16,7 @@ import operator
 import time
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Hashable
+from typing import Any, Hashable, Mapping
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from ..workloads.pipeline import TableSpec, Workload, assigned_table
 from ..workloads.slicing import chronological_split
 from .accuracy import accuracy_summary, prediction_errors
 from .base import IterationPredictor, make_predictor
+from .by_job import JobPredictions
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +38,14 @@ class Predictions:
     predicted: np.ndarray
     unseen: np.ndarray
 
-    def by_job(self, workload: Workload) -> dict[Hashable, float]:
+    def by_job(self, workload: Workload) -> Mapping[Hashable, float]:
         """job_id -> predicted iterations. When the table's rows are the workload's jobs (the same ids in the same
-        order) the keys are the jobs' own id objects, so a replay of millions of jobs holds no second string per
-        id while it simulates."""
+        order) a JobPredictions over the jobs (their own id objects, the values as one array: a replay of millions
+        of jobs holds no second string per id nor a dict of every job while it simulates), else a dict."""
         ids = workload.table["job_id"].tolist()
         jobs = workload.jobs
         if len(jobs) == len(ids) and all(map(operator.eq, map(attrgetter("job_id"), jobs), ids)):
-            ids = list(map(attrgetter("job_id"), jobs))
+            return JobPredictions(jobs, self.predicted)
         return dict(zip(ids, self.predicted.tolist()))
 
 

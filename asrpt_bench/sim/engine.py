@@ -142,9 +142,20 @@ def _require_component(name: str, value: Any, method: str) -> None:
 
 
 def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None) -> list[float]:
-    """Predicted iterations per job; None means perfect predictions."""
+    """Predicted iterations per job; None means perfect predictions. A mapping that holds its values in its jobs'
+    order (prediction.by_job.JobPredictions) gives them whole when these are its jobs."""
     if predictions is None:
         return [float(job.iterations) for job in jobs]
+    aligned = getattr(predictions, "aligned_values", None)
+    values = aligned(jobs) if callable(aligned) else None
+    if values is not None:
+        array = np.asarray(values, dtype=float)
+        bad = ~(np.isfinite(array) & (array >= 0))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ConfigError(f"job {jobs[k].job_id!r}: predicted iterations must be finite and >= 0, got "
+                              f"{values[k]!r}")
+        return values
     values = []
     for job in jobs:
         if job.job_id not in predictions:

@@ -16,7 +16,7 @@ from ..forked import ordered_map, usable_cpus
 from ..io import RunResult
 from ..params import Params, param
 from ..rules import Rule
-from ..prepare import Workload, fit_predictions, prediction_scalars
+from ..prepare import Workload, fit_predictions, prediction_scalars, simulated_predictions
 from .base import Context, placer_name, reference_scheduler, register_task, scheduler_names
 from .scoring import RECORDED, VOLATILE, SchedulerRun, SharedScoring, replay_refusal, run_scheduler
 from .users import USER_COLUMNS
@@ -116,7 +116,8 @@ def compare(context: Context) -> RunResult:
     name `asrpt_reduction` that every collected table has."""
     config, workload = context.config, context.workload
     assert workload is not None
-    predictions = fit_predictions(config, workload)
+    predicted = simulated_predictions(config, workload)  # once: a trace workload's are keyed by a hash of its table
+    predictions = fit_predictions(config, workload, predicted)
     names, recorded = with_recorded(config, workload, scheduler_names(config))
     runs = run_schedulers(config, workload, predictions, names)
     # Wall times differ run to run: they stay in summary.json (per_scheduler), so comparison.csv is the
@@ -125,7 +126,7 @@ def compare(context: Context) -> RunResult:
     reference = reference_scheduler(config, list(runs))
     primary = runs[reference]
     comparison["asrpt_reduction"] = 1.0 - primary.scalars["total_jct"] / comparison["total_jct"]
-    workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload)}
+    workload_scalars = {"offered_load": context.provenance["offered_load"], **prediction_scalars(config, workload, predicted)}
     comparison = comparison.assign(**workload_scalars)
     jobs = pd.concat([run.jobs.assign(scheduler=name) for name, run in runs.items()], ignore_index=True)
     preempted = [run.segments.assign(scheduler=name) for name, run in runs.items() if run.segments is not None]

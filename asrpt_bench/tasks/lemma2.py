@@ -16,7 +16,7 @@ import pandas as pd
 from ..build import build_scheduler
 from ..core import ConfigError
 from ..io import RunResult
-from ..prepare import fit_predictions, prediction_scalars
+from ..prepare import fit_predictions, prediction_scalars, simulated_predictions
 from ..theory.lemma2 import lemma2_report
 from .base import A_SRPT_SCHEDULERS, Context, register_task
 from .scoring import run_scheduler
@@ -38,12 +38,13 @@ def check_lemma2_steps(context: Context) -> RunResult:
     if config.scheduler.name not in A_SRPT_SCHEDULERS:
         raise ConfigError(f"task=lemma2 checks A-SRPT's schedule: scheduler must be one of {list(A_SRPT_SCHEDULERS)}, "
                           f"got {config.scheduler.name!r}")
-    predictions = fit_predictions(config, workload)
+    predicted = simulated_predictions(config, workload)  # once: a trace workload's are keyed by a hash of its table
+    predictions = fit_predictions(config, workload, predicted)
     scheduler = build_scheduler(config)
     run = run_scheduler(config, workload, predictions, scheduler, config.progress)
     report = lemma2_report(run.jobs, G=workload.cluster.total_gpus, tau=float(scheduler.tau))
     checked = {key: value for key, value in report.summary.items() if key != "num_jobs"}
-    summary = {**context.provenance, **prediction_scalars(config, workload), **run.scalars, **checked,
+    summary = {**context.provenance, **prediction_scalars(config, workload, predicted), **run.scalars, **checked,
                **worst_eq12(report.per_job)}
     per_job = report.per_job.assign(job_id=report.per_job["job_id"].astype(str))
     return RunResult(task="lemma2", summary=summary, jobs=run.jobs, tables={"lemma2_check": per_job})
