@@ -458,3 +458,33 @@ def test_record_table_gathers_rows_in_chunks_written_in_any_order(monkeypatch):
     assert table.column("iterations").tolist() == [10 * i for i in range(8)]
     assert table.column("release")[6] == 6 and type(table.column("release")[6]) is int
     assert table.column("end").tolist() == [numbers(i)[3] for i in range(8)]
+
+
+def test_record_table_columns_are_read_only_views_of_its_arrays():
+    """A numeric column is the table's own array, not a copy (the audit and the metrics of a replay of millions of
+    jobs read it as it is), and cannot be written through; ints stay int64. A frame copies the columns, unless
+    it takes them: then the records give their numbers up to it (scoring's per-job table)."""
+    import numpy as np
+
+    records = simulate([fixed("a", 0, 1, 3, alpha=2.0), fixed("b", 1.5, 2, 4, alpha=0.5)], Cluster(1, 4),
+                       make_scheduler("asrpt"), FirstFitPlacer()).records
+    end, gpus = records.column("end"), records.column("gpus")
+    assert np.shares_memory(end, records.column("end")) and np.shares_memory(gpus, records.column("gpus"))
+    ends = [record.end for record in records]
+    assert end.tolist() == ends and gpus.dtype == np.int64 and gpus.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="read-only"):
+        end[0] = 0.0
+    copied = records_frame(records, ["end", "gpus"])
+    assert not np.shares_memory(copied["end"].to_numpy(), end)
+    copied.loc[0, "end"] = -1.0
+    assert records[0].end == ends[0] != -1.0 and records.column("end").tolist() == ends
+    taken = records_frame(records, ["job_id", "end", "gpus", "jct"], take=True)
+    assert np.shares_memory(taken["end"].to_numpy(), end) and np.shares_memory(taken["gpus"].to_numpy(), gpus)
+    assert taken["end"].tolist() == ends and taken["jct"].tolist() == [e - r for e, r in zip(ends, [0, 1.5])]
+    taken.loc[1, "gpus"] = 3  # the frame's own arrays now
+    assert taken["gpus"].tolist() == [1, 3] and records.column("job_id") == ["a", "b"]
+    with pytest.raises(RuntimeError, match="handed over"):
+        records.column("end")
+    with pytest.raises(RuntimeError, match="handed over"):
+        records[0]
+

@@ -81,22 +81,26 @@ NUMBER_FIELDS = ("release", "eligible", "start", "end", "alpha", "alpha_min", "a
                  "comm_ratio", "restore_s", "service_s", "gpus", "servers_used", "iterations", "preemptions")
 NUMBER_TYPES = (float,) * 11 + (int,) * 4
 """The numeric fields of a record and the type each has in a run built from a job table."""
+FLOAT_FIELDS, INT_FIELDS = NUMBER_FIELDS[:11], NUMBER_FIELDS[11:]
 OBJECT_FIELDS = ("job_id", "model", "config", "placement", "gpu_ids", "pool")
 CHUNK_ROWS = 4096
 """Rows a RecordTable gathers before it moves their numbers into its array."""
 
 
 class RecordTable(Sequence[JobRecord]):
-    """The records of one run, as columns: a record's numbers in one row of a float64 array (a count below
-    2^53, as every GPU, server, iteration and suspension count is, round-trips exactly), its id, names and GPU
-    lists in lists, each distinct GPU or server list held once (most jobs run on one server, on a few sets of
-    GPUs): about 170 bytes a job where a JobRecord, its floats and tuples take 560. A row whose
-    numbers are not of NUMBER_TYPES (an int release of a hand-made instance) is also kept as given, so what is
-    read back, by record or by column, is exactly what was written. Indexing and iteration build JobRecords;
-    `column` reads a field (or a derived column: first_start_delay_s, wait_s, jct) of every record at once."""
+    """The records of one run, as columns: each numeric field in one contiguous array of every record's value
+    (float64 for the times and rates, int64 for the counts), its id, names and GPU lists in lists, each distinct
+    GPU or server list held once (most jobs run on one server, on a few sets of GPUs): about 170 bytes a job
+    where a JobRecord, its floats and tuples take 560. A row whose numbers are not of NUMBER_TYPES (an int
+    release of a hand-made instance) is also kept as given, so what is read back, by record or by column, is
+    exactly what was written. Indexing and iteration build JobRecords; `column` reads a field (or a derived
+    column: first_start_delay_s, wait_s, jct) of every record at once, a numeric field as a read-only view of
+    its array (no copy: the audit, the metrics and the per-job table of a replay of millions of jobs read the
+    run's own columns), so it is read once every record is written."""
 
     def __init__(self, size: int) -> None:
-        self._numbers = np.zeros((size, len(NUMBER_FIELDS)))
+        self._floats = np.zeros((len(FLOAT_FIELDS), size))
+        self._ints = np.zeros((len(INT_FIELDS), size), dtype=np.int64)
         self._objects = tuple([None] * size for _ in OBJECT_FIELDS)
         self._written = bytearray(size)
         self._unusual: dict[int, tuple] = {}
@@ -107,8 +111,8 @@ class RecordTable(Sequence[JobRecord]):
     def put(self, i: int, job_id: Hashable, model: str, config: str, placement: tuple[int, ...],
             gpu_ids: tuple[int, ...], pool: str, numbers: tuple) -> None:
         """Record `i`: its object fields, then its numbers in NUMBER_FIELDS order. The numbers wait in a chunk of
-        at most CHUNK_ROWS rows, moved into the array column by column (`_flush`): a row written alone into a
-        numpy array, its types checked one by one, cost about three times as much."""
+        at most CHUNK_ROWS rows, moved into the arrays column by column (`_flush`): a row written alone into
+        numpy arrays, its types checked one by one, cost about three times as much."""
         shared = self._shared
         job_ids, models, configs, placements, gpu_id_lists, pools = self._objects
         job_ids[i], models[i], configs[i], pools[i] = job_id, model, config, pool
@@ -120,12 +124,23 @@ class RecordTable(Sequence[JobRecord]):
             self._flush()
 
     def _flush(self) -> None:
-        """Move the waiting rows into the array, one column at a time; a row with a number not of NUMBER_TYPES
-        is also kept as given."""
+        """Move the waiting rows into the arrays, one column at a time; a row with a number not of NUMBER_TYPES
+        is also kept as given (its place in an int64 array holds 0: it is read from the row kept)."""
         rows, index = self._rows, self._row_index
         if not rows:
             return
-        self._numbers[index] = _number_block(rows, index, NUMBER_TYPES, self._unusual)
+        where = np.array(index, dtype=np.intp)
+        floats = len(FLOAT_FIELDS)
+        for k, (column, kind) in enumerate(zip(zip(*rows), NUMBER_TYPES)):
+            usual = set(map(type, column)) == {kind}
+            if not usual:
+                self._unusual.update((i, row) for i, row in zip(index, rows) if type(row[k]) is not kind)
+            if k < floats:
+                self._floats[k, where] = np.fromiter(column, dtype=float, count=len(rows))
+            else:
+                self._ints[k - floats, where] = np.fromiter(
+                    column if usual else (value if type(value) is int else 0 for value in column),
+                    dtype=np.int64, count=len(rows))
         self._rows, self._row_index = [], []
 
     def written(self, i: int) -> bool:
@@ -150,10 +165,10 @@ class RecordTable(Sequence[JobRecord]):
         k = range(len(self))[index]
         if self._rows:
             self._flush()
+        self._require_numbers()
         numbers = self._unusual.get(k)
         if numbers is None:
-            row = self._numbers[k].tolist()
-            numbers = (*row[:11], *map(int, row[11:]))
+            numbers = (*self._floats[:, k].tolist(), *self._ints[:, k].tolist())
         return new_record(**dict(zip(OBJECT_FIELDS, (column[k] for column in self._objects))),
                           **dict(zip(NUMBER_FIELDS, numbers)))
 
@@ -179,8 +194,30 @@ class RecordTable(Sequence[JobRecord]):
         if name in OBJECT_FIELDS:
             return self._objects[OBJECT_FIELDS.index(name)]
         self._flush()
+        self._require_numbers()
         k = NUMBER_FIELDS.index(name)
-        return _read_column(self._numbers[:, k], k, NUMBER_TYPES[k], self._unusual)
+        values = self._floats[k] if k < len(FLOAT_FIELDS) else self._ints[k - len(FLOAT_FIELDS)]
+        values = values.view()
+        values.flags.writeable = False
+        unusual = [(i, numbers[k]) for i, numbers in self._unusual.items() if type(numbers[k]) is not NUMBER_TYPES[k]]
+        if not unusual:
+            return values
+        listed = values.tolist()
+        for i, value in unusual:
+            listed[i] = value
+        return listed
+
+    def hand_over(self) -> None:
+        """Give up the numbers' arrays: the views `column` gave out (records_frame(..., take=True)'s frame) are
+        then their only holders, and may be written. The records' ids, names and GPU lists stay readable; their
+        numbers, by record or by column, no longer."""
+        self._flush()
+        self._require_numbers()
+        self._floats = self._ints = None
+
+    def _require_numbers(self) -> None:
+        if self._floats is None:
+            raise RuntimeError("these records' numbers were handed over to a frame (records_frame(..., take=True))")
 
 
 def _number_block(rows: list[tuple], index: Sequence[int], types: tuple[type, ...],
@@ -221,7 +258,8 @@ def record_column(records: Sequence[JobRecord] | Sequence[Segment], name: str) -
     return list(map(attrgetter(name), records))
 
 
-def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_COLUMNS) -> pd.DataFrame:
+def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_COLUMNS, *,
+                  take: bool = False) -> pd.DataFrame:
     """One row per job with `columns` of RECORD_COLUMNS, in that order (default: every record field plus
     `first_start_delay_s`, `wait_s` and `jct`).
 
@@ -230,7 +268,10 @@ def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_
     RecordTable gives its columns; other records are read whole by one attrgetter each, which zip turns into
     columns). Asking for only the columns a table needs builds no others: a caller that keeps some of them
     never holds the whole frame beside its selection (a replay of millions of jobs). The frame keeps the
-    column arrays it was given, one block each, rather than stacking a copy of them by type.
+    column arrays it was given, one block each, rather than stacking a copy of them by type. With `take`, a
+    RecordTable's numeric columns become the frame's without a copy and the table gives them up
+    (RecordTable.hand_over: its numbers cannot be read afterwards), so the records and the frame never hold
+    the numbers twice; otherwise they are copied, and the records stay whole.
     """
     unknown = [name for name in columns if name not in RECORD_COLUMNS]
     if unknown:
@@ -239,6 +280,14 @@ def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_
         return pd.DataFrame([], columns=list(columns))
     if isinstance(records, RecordTable):
         data = {name: records.column(name) for name in columns}
+        if take:
+            records.hand_over()
+        for name, values in data.items():
+            if isinstance(values, np.ndarray) and not values.flags.writeable:  # a view of the records' numbers
+                if take:
+                    values.flags.writeable = True
+                else:
+                    data[name] = values.copy()
     else:
         every = dict(zip(RECORD_COLUMNS, map(list, zip(*map(_ROW, records)))))
         data = {name: every[name] for name in columns}

@@ -226,9 +226,10 @@ def run_scheduler(config: RunConfig, workload: Workload, predictions: dict[Hasha
     del predictions  # a caller that passed them on without a name frees them here
     for warning in caught:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-    # Only the columns jobs.parquet keeps, then the records go: a replay of millions of jobs never holds the
-    # records, the whole per-job frame and its selection at once.
-    frame = records_frame(result.records, [c for c in JOB_COLUMNS if c != "comm_heavy"])
+    # Only the columns jobs.parquet keeps, the records' numbers handed over to them (not copied), then the
+    # records go: a replay of millions of jobs never holds the records, the whole per-job frame and its selection
+    # at once, nor the numbers twice.
+    frame = records_frame(result.records, [c for c in JOB_COLUMNS if c != "comm_heavy"], take=True)
     frame.insert(JOB_COLUMNS.index("comm_heavy"), "comm_heavy", comm_heavy_labels(frame, comm_heavy_threshold(config)))
     kept = kept_jobs(workload.jobs, record_column(result.records, "job_id")) if len(frame) else []  # frame row order
     metrics, segment_list = dict(result.metrics), result.segments
