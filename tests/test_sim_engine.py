@@ -488,3 +488,37 @@ def test_record_table_columns_are_read_only_views_of_its_arrays():
     with pytest.raises(RuntimeError, match="handed over"):
         records[0]
 
+
+@pytest.mark.parametrize("scheduler", ["asrpt", "srtf_oracle"])
+def test_the_audit_runs_without_the_job_views(monkeypatch, scheduler):
+    """The event loop takes the prepared run's views and lets them go with its simulation: none is alive while
+    the schedule is audited (a replay of millions of jobs holds one per job until then)."""
+    import gc
+
+    from asrpt_bench.schedulers.views import JobView
+    from asrpt_bench.sim import engine, preemptive
+
+    alive = []
+
+    def counting(audit):
+        def wrapped(*args, **kwargs):
+            alive.append(sum(isinstance(item, JobView) for item in gc.get_objects()))
+            return audit(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(engine, "audit_schedule", counting(engine.audit_schedule))
+    monkeypatch.setattr(preemptive, "audit_preemptive", counting(preemptive.audit_preemptive))
+    jobs = [fixed(f"j{k}", float(k), 1 + k % 2, 3 + k, alpha=1.0) for k in range(6)]
+    result = simulate(jobs, Cluster(1, 4), make_scheduler(scheduler), FirstFitPlacer())
+    assert len(result.records) == 6 and alive == [0]
+
+
+def test_a_prepared_run_hands_its_views_over_once():
+    from asrpt_bench.sim.engine import prepare_run
+    from asrpt_bench.timing import DEFAULT_TIMING
+
+    prepared = prepare_run([fixed("a", 0, 1, 3)], Cluster(1, 4), make_scheduler("fifo"), FirstFitPlacer(), None,
+                           DEFAULT_TIMING, False, None)
+    assert [view.job_id for view in prepared.take_views()] == ["a"] and prepared.views is None
+    with pytest.raises(RuntimeError, match="taken already"):
+        prepared.take_views()

@@ -397,10 +397,28 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+@dataclass
+class PreparedRun:
+    """The checked arguments of a run (prepare_run): the kept and dropped jobs, the views the scheduler sees and
+    each job's empty-cluster estimate. The event loop takes the views (`take_views`), so that they go with its
+    simulation, before the audit: a replay of millions of jobs never audits while holding a view per job."""
+
+    kept: list[Job]
+    dropped: list[Hashable]
+    views: list[JobView] | None
+    estimates: list[EmptyClusterEstimate]
+
+    def take_views(self) -> list[JobView]:
+        """The views, once: the run holds them no longer."""
+        views, self.views = self.views, None
+        if views is None:
+            raise RuntimeError("the views of a prepared run were taken already")
+        return views
+
+
 def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer: Placer,
                 predictions: Mapping[Hashable, float] | None, timing: TimingModel, drop_oversize: bool,
-                estimate_placer: Placer | None
-                ) -> tuple[list[Job], list[Hashable], list[JobView], list[EmptyClusterEstimate]]:
+                estimate_placer: Placer | None) -> PreparedRun:
     """The checked arguments of a run: kept and dropped jobs, the views the scheduler sees and each job's
     empty-cluster estimate (cached per plan), for the non-preemptive and the preemptive loop alike."""
     _check_arguments(jobs, cluster, scheduler, placer, predictions)
@@ -417,7 +435,7 @@ def prepare_run(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, pla
                  min_servers=estimates[k].min_servers, iterations=job.iterations if oracle else None,
                  pool_alpha_min=estimates[k].pool_alpha_min)
              for k, job in enumerate(kept)]
-    return kept, dropped, views, estimates
+    return PreparedRun(kept, dropped, views, estimates)
 
 
 def _estimates(kept: list[Job], cluster: Cluster, timing: TimingModel,
@@ -450,12 +468,14 @@ def _pooled_estimates(kept: list[Job], cluster: Cluster, timing: TimingModel,
     return estimates
 
 
-def simulate_nonpreemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
-                           scheduler: Scheduler, placer: Placer, timing: TimingModel,
-                           estimates: list[EmptyClusterEstimate], progress: bool) -> SimulationResult:
-    """The non-preemptive run of prepared jobs, audited."""
+def simulate_nonpreemptive(prepared: PreparedRun, cluster: Cluster, scheduler: Scheduler, placer: Placer,
+                           timing: TimingModel, progress: bool) -> SimulationResult:
+    """The non-preemptive run of prepared jobs, audited once the simulation (its views, job index and cluster
+    state) is gone."""
+    kept, dropped = prepared.kept, prepared.dropped
     with _cyclic_gc_paused():
-        records = _Simulation(kept, views, cluster, scheduler, placer, timing, estimates, progress).run()
+        records = _Simulation(kept, prepared.take_views(), cluster, scheduler, placer, timing, prepared.estimates,
+                              progress).run()
         audit_schedule(records, cluster, kept, timing)
     metrics = schedule_metrics(records, cluster, dropped=len(dropped))
     metrics.update(dispatch_counts(scheduler))

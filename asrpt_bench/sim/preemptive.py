@@ -19,7 +19,7 @@ import itertools
 import math
 from enum import IntEnum
 from operator import itemgetter
-from typing import Hashable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from ..schedulers.base import JobView, Proposal
 from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
-from .engine import ARRIVAL_CHUNK, EmptyClusterEstimate, SimulationResult, _cyclic_gc_paused, _Simulation
+from .engine import ARRIVAL_CHUNK, EmptyClusterEstimate, PreparedRun, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
 from .records import JobRecord, RecordTable, Segment, SegmentTable, record_column
 from .running import RunningTable
@@ -325,17 +325,18 @@ def _busy_by_type(segments: Sequence[Segment], cluster: Cluster) -> dict[str, fl
     return dict(zip(types, busy.tolist()))
 
 
-def simulate_preemptive(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
-                        scheduler: PreemptiveScheduler, placer: Placer, timing: TimingModel,
-                        estimates: list[EmptyClusterEstimate], progress: bool,
-                        preemption: PreemptionPrice) -> SimulationResult:
+def simulate_preemptive(prepared: PreparedRun, cluster: Cluster, scheduler: PreemptiveScheduler, placer: Placer,
+                        timing: TimingModel, progress: bool, preemption: PreemptionPrice) -> SimulationResult:
     """The preemptive run of prepared jobs (engine.prepare_run checks them and builds views and estimates),
-    each resumption charged `preemption`."""
+    each resumption charged `preemption`; audited once the simulation (its views, job index and state) is
+    gone."""
+    kept, dropped = prepared.kept, prepared.dropped
     with _cyclic_gc_paused():
-        simulation = _PreemptiveSimulation(kept, views, cluster, scheduler, placer, timing, estimates, progress,
-                                           preemption)
+        simulation = _PreemptiveSimulation(kept, prepared.take_views(), cluster, scheduler, placer, timing,
+                                           prepared.estimates, progress, preemption)
         records = simulation.run()
-        segments = simulation.segments
-        audit_preemptive(records, segments, cluster, kept, timing, simulation.restart_s)
+        segments, restart_s = simulation.segments, simulation.restart_s
+        del simulation
+        audit_preemptive(records, segments, cluster, kept, timing, restart_s)
     metrics = preemptive_metrics(records, segments, cluster, len(dropped))
     return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name, segments)

@@ -13,15 +13,14 @@ the seconds it does, and its peak.
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..core import Cluster, ConfigError, Job
 from ..placement.base import Placer
 from ..schedulers.views import JobView, Scheduler
-from ..timing import TimingModel
-from .engine import EmptyClusterEstimate, SimulationResult
+from .engine import EmptyClusterEstimate, PreparedRun, SimulationResult
 from .metrics import dispatch_counts, schedule_metrics
 from .records import JobRecord
 
@@ -44,12 +43,10 @@ def capacity_excess(records: Sequence[JobRecord], cluster: Cluster) -> dict[str,
             "peak_gpus": int(held.max())}
 
 
-def simulate_replay(kept: list[Job], dropped: list[Hashable], views: list[JobView], cluster: Cluster,
-                    scheduler: Scheduler, placer: Placer, timing: TimingModel, estimates: list[EmptyClusterEstimate],
-                    progress: bool) -> SimulationResult:
-    """The replay of prepared jobs (the arguments of the other event loops; `timing` and `progress` are not
-    needed: nothing is placed or waited for)."""
-    records = replay_records(kept, views, estimates)
+def simulate_replay(prepared: PreparedRun, cluster: Cluster, scheduler: Scheduler, placer: Placer) -> SimulationResult:
+    """The replay of prepared jobs (nothing is placed or waited for)."""
+    dropped = prepared.dropped
+    records = replay_records(prepared.kept, prepared.take_views(), prepared.estimates)
     metrics = schedule_metrics(records, cluster, dropped=len(dropped))
     metrics.update(dispatch_counts(scheduler))
     metrics.update(capacity_excess(records, cluster))

@@ -67,11 +67,9 @@ def simulate(jobs: Sequence[Job], cluster: Cluster, scheduler: Scheduler, placer
         if not cluster.pooled:
             jobs = on_cluster_type(jobs, cluster)
             placer = placer.placer if isinstance(placer, PooledPlacer) else placer  # one pool: the placer itself
-    kept, dropped, views, estimates = prepare_run(jobs, cluster, scheduler, placer, predictions, timing,
-                                                  drop_oversize, estimate_placer)
+    prepared = prepare_run(jobs, cluster, scheduler, placer, predictions, timing, drop_oversize, estimate_placer)
     if getattr(scheduler, "replays_log", False):
-        return simulate_replay(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
+        return simulate_replay(prepared, cluster, scheduler, placer)
     if getattr(scheduler, "preemptive", False):
-        return simulate_preemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress,
-                                   preemption)
-    return simulate_nonpreemptive(kept, dropped, views, cluster, scheduler, placer, timing, estimates, progress)
+        return simulate_preemptive(prepared, cluster, scheduler, placer, timing, progress, preemption)
+    return simulate_nonpreemptive(prepared, cluster, scheduler, placer, timing, progress)
