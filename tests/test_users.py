@@ -11,6 +11,7 @@ from asrpt_bench.config import PredictorConfig, RunConfig, TaskConfig, WorkloadC
 from asrpt_bench.core import Cluster
 from asrpt_bench.experiment import run_experiment
 from asrpt_bench.tasks.scoring import owner_table, with_owners
+from asrpt_bench.tasks import users as users_module
 from asrpt_bench.tasks.users import fairness, user_table
 
 LOGS = Path(__file__).parent / "data" / "joblogs"
@@ -87,3 +88,21 @@ def test_owners_are_appended_as_a_left_merge_appends_them(table: pd.DataFrame) -
     merged = per_job.merge(owners, on="job_id", how="left", validate="one_to_one")
     pd.testing.assert_frame_equal(with_owners(per_job, owners), merged, check_exact=True)
     assert with_owners(per_job, None) is per_job
+
+
+@pytest.mark.parametrize("dtype", ["str", object])
+def test_user_keys_are_one_object_per_user_with_the_table_a_per_job_conversion_gives(dtype) -> None:
+    """The user table groups by one key object per distinct user (no string per job): the same rows as grouping
+    the column converted to objects, a missing user (None, NaN) under `(none)`, also beside a user named so."""
+    names = ["bo", None, "ann", "(none)", "bo", float("nan"), "ann", "cy"]
+    table = jobs(*[(f"j{k}", name, 1 + k % 3, 0.0, 10.0 * k, 10.0 * k + 50 + k, 7 * k, 0.5 + k % 2)
+                   for k, name in enumerate(names)])
+    table["user"] = table["user"].astype(dtype)
+    users = user_table(table)
+    per_job = table.assign(user=table["user"].astype(object).where(table["user"].notna(), "(none)"))
+    grouped = per_job.assign(ideal=per_job["iterations"] * per_job["alpha_min"]).groupby("user", sort=True)
+    assert users["user"].tolist() == ["(none)", "ann", "bo", "cy"] and users["jobs"].tolist() == [3, 2, 2, 1]
+    assert users["mean_wait_s"].tolist() == grouped["wait_s"].mean().tolist()
+    keys = users_module._user_keys(table["user"])
+    assert keys.dtype == object and keys.tolist() == per_job["user"].tolist()
+    assert len({id(key) for key in keys}) == 5  # one per distinct user, and NO_USER beside the user named so
