@@ -3,6 +3,7 @@ change of its API cannot leave them broken until the next measurement."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -56,7 +57,8 @@ def test_bench_startup_shows_a_dash_for_a_figure_only_the_after_code_has(capsys:
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].split() == ["warm", "default", "wall", "s", "1.500", "3.000", "0.50"]
     assert lines[3].split() == ["warm", "default,", "workers=1", "wall", "s", "2.000", "-"]
-    assert 0 < bench_startup.fork_headroom(rounds=100_000, repeat=1) < 10
+    headroom = bench_startup.fork_headroom(rounds=100_000, repeat=1)
+    assert headroom > 0 and math.isfinite(headroom)  # a wall-time ratio: no upper limit holds on a loaded machine
 
 
 @pytest.mark.slow
