@@ -327,16 +327,21 @@ class _Simulation:
         self.running[i] = _new_tuple(RunningJob, (view, now, proposal.alpha))
         heapq.heappush(self.heap, (end, next(self.sequence), i))
 
+    def arrival_order(self) -> Iterator[int]:
+        """The jobs' indices in (release, input order), as Python ints converted a chunk at a time (indexing with
+        numpy integers is slower; a list of every index would hold an int object per job)."""
+        jobs = self.jobs
+        order = np.argsort(np.fromiter((job.release for job in jobs), dtype=float, count=len(jobs)), kind="stable")
+        return itertools.chain.from_iterable(order[k:k + ARRIVAL_CHUNK].tolist()
+                                             for k in range(0, len(order), ARRIVAL_CHUNK))
+
     def run(self) -> RecordTable:
         scheduler = self.scheduler
         scheduler.reset(self.cluster)
-        # arrivals in (release, input order), read in turn beside the heap of completions (a heap of every
-        # arrival would hold a tuple and two ints per job from the start), as Python ints converted a chunk at a
-        # time (indexing with numpy integers is slower; a list of every index would hold an int object per job)
+        # arrivals read in turn beside the heap of completions (a heap of every arrival would hold a tuple and
+        # two ints per job from the start)
         jobs = self.jobs
-        order = np.argsort(np.fromiter((job.release for job in jobs), dtype=float, count=len(jobs)), kind="stable")
-        arrivals = itertools.chain.from_iterable(order[k:k + ARRIVAL_CHUNK].tolist()
-                                                 for k in range(0, len(order), ARRIVAL_CHUNK))
+        arrivals = self.arrival_order()
         upcoming = next(arrivals, None)
         next_arrival = math.inf if upcoming is None else jobs[upcoming].release
         # the scheduler's one live timer, held beside the heap (a newer one replaces it, so a timer the scheduler

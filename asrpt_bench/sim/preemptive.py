@@ -15,7 +15,6 @@ decides once. Every run segment is recorded and the schedule is audited (audit.a
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 from enum import IntEnum
 from operator import itemgetter
@@ -29,7 +28,7 @@ from ..schedulers.base import JobView, Proposal
 from ..schedulers.preemptive import PreemptiveScheduler
 from ..timing import TimingModel
 from .audit import audit_preemptive
-from .engine import ARRIVAL_CHUNK, EmptyClusterEstimate, PreparedRun, SimulationResult, _cyclic_gc_paused, _Simulation
+from .engine import EmptyClusterEstimate, PreparedRun, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
 from .records import JobRecord, RecordTable, Segment, SegmentTable, record_column
 from .running import RunningTable
@@ -227,13 +226,11 @@ class _PreemptiveSimulation(_Simulation):
     def run(self) -> RecordTable:
         scheduler: PreemptiveScheduler = self.scheduler  # type: ignore[assignment]
         scheduler.reset(self.cluster)
-        # arrivals in (release, input order), read beside the heap as the engine's loop reads them (a heap of
-        # every arrival would hold a tuple and three ints per job from the start); at one instant completions
-        # come before them and the other kinds after them, as Event orders them
+        # arrivals read beside the heap as the engine's loop reads them (a heap of every arrival would hold a
+        # tuple and three ints per job from the start); at one instant completions come before them and the
+        # other kinds after them, as Event orders them
         jobs = self.jobs
-        order = np.argsort(np.fromiter((job.release for job in jobs), dtype=float, count=len(jobs)), kind="stable")
-        arrivals = itertools.chain.from_iterable(order[k:k + ARRIVAL_CHUNK].tolist()
-                                                 for k in range(0, len(order), ARRIVAL_CHUNK))
+        arrivals = self.arrival_order()
         upcoming = next(arrivals, None)
         next_arrival = math.inf if upcoming is None else jobs[upcoming].release
         heap, views, epoch = self.heap, self.views, self.epoch
