@@ -379,9 +379,8 @@ def _segment_alphas(segments: Sequence[Segment], jobs: Sequence[Job], valid: np.
     expected = np.full(len(segments), np.nan)
     placements = record_column(segments, "placement")  # type: ignore[arg-type]
     if cluster.pooled:
-        pools = cluster.pool_list
-        for k, plans in zip(np.flatnonzero(valid).tolist(), pool_plans_of([jobs[k] for k in np.flatnonzero(valid)],
-                                                                          cluster)):
+        rows = np.flatnonzero(valid).tolist()
+        for k, plans in zip(rows, pool_plans_of([jobs[k] for k in rows], cluster)):
             pool = cluster.pool_of(placements[k][0])
             plan = plans[pool.index]
             if plan is not None:
