@@ -17,6 +17,7 @@ import pytest
 from asrpt_bench.core import TrainingPlan
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.schedulers.las2d import QUEUE_THRESHOLDS
+from asrpt_bench.schedulers.srtf import SRTF
 from asrpt_bench.schedulers.views import JobView
 
 PREEMPTIVE = ["srtf", "srtf_oracle", "psjf", "psjf_oracle", "las2d"]
@@ -68,3 +69,25 @@ def test_priorities_and_bounds_are_the_scalar_ones_elementwise(name, seed):
         assert len(finite) > 100 and len(set(finite)) > 100
     else:
         assert expected == [math.inf] * len(jobs)
+
+
+def test_a_subclass_that_bounds_for_less_gets_its_bounds_job_by_job():
+    """A plugin scheduler that overrides only the scalar `bound_until` (bounds that expire) still has them
+    expire on the vectorised path: the default vectorised form asks it job by job."""
+
+    class ExpiringSRTF(SRTF):
+        label = "expiring_srtf"
+
+        def bound_until(self, job: JobView, run_seconds: float, now: float) -> float:
+            return now + 100.0 / job.gpus + run_seconds
+
+    rng = np.random.default_rng(4)
+    scheduler = ExpiringSRTF()
+    _, jobs, orders = arrived("srtf", rng, 50)
+    for job in jobs:
+        scheduler.on_arrival(job, job.release)
+        scheduler.running_[job.order] = job
+    seconds = rng.uniform(0, 1e4, len(jobs))
+    expected = [scheduler.bound_until(job, s, 7.0) for job, s in zip(jobs, seconds.tolist())]
+    assert scheduler.bounds_until(orders, seconds, 7.0).tolist() == expected
+    assert math.inf not in expected

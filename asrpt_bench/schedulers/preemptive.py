@@ -14,7 +14,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, Sequence
 
 import numpy as np
 
@@ -136,8 +136,8 @@ class JobColumns:
             self.arrays[name][order] = value
 
 
-def admission_walk(priority: list[float], rank: list[int], gpus: list[int], waiting: dict[int, list[Entry]],
-                   rank_of: np.ndarray, budget: int) -> tuple[list[int], list[JobView]]:
+def admission_walk(priority: Sequence[float], rank: Sequence[int], gpus: Sequence[int],
+                   waiting: dict[int, list[Entry]], rank_of: np.ndarray, budget: int) -> tuple[list[int], list[JobView]]:
     """The walk over suspendable running jobs (sorted by (priority, rank), as lists; a job's rank is its
     place in (release, input order), `rank_of[order]`) and waiting entries (sorted lists per GPU count)
     with `budget` GPUs: the places of the running jobs not kept (ascending) and the waiting jobs admitted,
@@ -176,7 +176,7 @@ def admission_walk(priority: list[float], rank: list[int], gpus: list[int], wait
     return dropped, admitted
 
 
-def _rank_below(entry: Entry, rank_of: np.ndarray, priority: list[float], rank: list[int], start: int) -> int:
+def _rank_below(entry: Entry, rank_of: np.ndarray, priority: Sequence[float], rank: Sequence[int], start: int) -> int:
     """How many of the sorted running jobs come before `entry` in (priority, rank), at least `start`."""
     key = entry[0]
     low = bisect.bisect_left(priority, key, start)
@@ -267,8 +267,14 @@ class AdmissionScheduler:
         return math.inf
 
     def bounds_until(self, orders: np.ndarray, run_seconds: np.ndarray, now: float) -> np.ndarray:
-        """`bound_until` of the running jobs with these input orders, elementwise (the same floats)."""
-        return np.full(len(orders), math.inf)
+        """`bound_until` of the running jobs with these input orders, elementwise (the same floats): infinite
+        for the default `bound_until`; a subclass that bounds for less gets it job by job unless it gives its own
+        vectorised form (as las2d does)."""
+        if type(self).bound_until is AdmissionScheduler.bound_until:
+            return np.full(len(orders), math.inf)
+        running = self.running_
+        return np.array([self.bound_until(running[order], seconds, now)
+                         for order, seconds in zip(orders.tolist(), run_seconds.tolist())], dtype=float)
 
     def priorities(self, orders: np.ndarray, progress: np.ndarray, run_seconds: np.ndarray) -> np.ndarray:
         """`priority` of the running jobs with these input orders, elementwise (the same floats)."""
