@@ -199,13 +199,7 @@ class RecordTable(Sequence[JobRecord]):
         values = self._floats[k] if k < len(FLOAT_FIELDS) else self._ints[k - len(FLOAT_FIELDS)]
         values = values.view()
         values.flags.writeable = False
-        unusual = [(i, numbers[k]) for i, numbers in self._unusual.items() if type(numbers[k]) is not NUMBER_TYPES[k]]
-        if not unusual:
-            return values
-        listed = values.tolist()
-        for i, value in unusual:
-            listed[i] = value
-        return listed
+        return _with_unusual(values, k, NUMBER_TYPES[k], self._unusual)
 
     def hand_over(self) -> None:
         """Give up the numbers' arrays: the views `column` gave out (records_frame(..., take=True)'s frame) are
@@ -233,10 +227,9 @@ def _number_block(rows: list[tuple], index: Sequence[int], types: tuple[type, ..
     return block
 
 
-def _read_column(values: np.ndarray, k: int, kind: type, unusual: dict[int, tuple]) -> np.ndarray | list[Any]:
-    """Column k of a number block as an array of `kind` (float64, or int64 for counts), or a list where a row
-    kept in `unusual` holds a number of another type there."""
-    values = values.astype(np.int64) if kind is int else values.copy()
+def _with_unusual(values: np.ndarray, k: int, kind: type, unusual: dict[int, tuple]) -> np.ndarray | list[Any]:
+    """Column k's values as they are, or as a list with the number given where a row kept in `unusual` holds one
+    of another type than `kind` there (so a column reads back exactly what was written)."""
     odd = [(i, numbers[k]) for i, numbers in unusual.items() if type(numbers[k]) is not kind]
     if not odd:
         return values
@@ -432,7 +425,7 @@ class SegmentTable(Sequence[Segment]):
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(running > 0, running / alpha, 0.0)
         k = SEGMENT_NUMBERS.index(name)
-        return _read_column(self._numbers()[:, k], k, float, self._unusual)
+        return _with_unusual(self._numbers()[:, k].copy(), k, float, self._unusual)
 
 
 def segments_frame(segments: Sequence[Segment]) -> pd.DataFrame:
