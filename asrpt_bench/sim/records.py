@@ -394,9 +394,10 @@ class SegmentTable(Sequence[Segment]):
         if isinstance(index, slice):
             return tuple(self[k] for k in range(*index.indices(len(self))))
         k = range(len(self))[index]
+        block = self._numbers()  # flushes the waiting rows first, so an unusual one is known before it is read
         numbers = self._unusual.get(k)
         if numbers is None:
-            numbers = self._numbers()[k].tolist()
+            numbers = block[k].tolist()
         return new_segment(job_id=self._job_ids[k], start=numbers[0], end=numbers[1], restart_s=numbers[2],
                            alpha=numbers[3], placement=self._lists[0][k], gpu_ids=self._lists[1][k])
 
