@@ -153,8 +153,7 @@ def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None
         bad = ~(np.isfinite(array) & (array >= 0))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise ConfigError(f"job {jobs[k].job_id!r}: predicted iterations must be finite and >= 0, got "
-                              f"{values[k]!r}")
+            raise _refused_prediction(jobs[k], values[k])
         return values
     values = []
     for job in jobs:
@@ -165,10 +164,14 @@ def _predicted(jobs: Sequence[Job], predictions: Mapping[Hashable, float] | None
         except (TypeError, ValueError):
             value = math.nan
         if not (math.isfinite(value) and value >= 0):
-            raise ConfigError(f"job {job.job_id!r}: predicted iterations must be finite and >= 0, got "
-                              f"{predictions[job.job_id]!r}")
+            raise _refused_prediction(job, predictions[job.job_id])
         values.append(value)
     return values
+
+
+def _refused_prediction(job: Job, value: object) -> ConfigError:
+    """The one refusal of a prediction, whichever way the predictions were given."""
+    return ConfigError(f"job {job.job_id!r}: predicted iterations must be finite and >= 0, got {value!r}")
 
 
 def _check_predicted_work(jobs: Sequence[Job], predicted: Sequence[float],
