@@ -31,30 +31,45 @@ compares below the entry it begins)."""
 class RunningBounds:
     """Held running jobs (started or resumed, not yet seen past their protected window) and the suspendable
     ones as entries sorted by (priority bound, rank), with the GPUs of each group and the instants at which
-    bounds expire."""
+    bounds expire. Held jobs wait in a heap by the end of their protected window, so a walk looks only at
+    those whose window has ended, not at every held job."""
 
     def __init__(self) -> None:
         self.entries: list[BoundEntry] = []
         self.entry_of: dict[int, BoundEntry] = {}
         self.suspendable_gpus = 0
-        self.held: dict[int, JobView] = {}
+        self.held: dict[int, tuple[JobView, float]] = {}  # input order -> (job, end of its protected window)
         self.held_gpus = 0
+        self.protections: list[tuple[float, int]] = []  # (end of protected window, input order) of held jobs
         self.expiries: list[tuple[float, int, BoundEntry]] = []  # (instant, input order, entry it bounds)
 
-    def hold(self, job: JobView) -> None:
-        self.held[job.order] = job
+    def hold(self, job: JobView, protected_until: float) -> None:
+        """A job starts or resumes; it cannot be suspended before `protected_until`."""
+        self.held[job.order] = (job, protected_until)
         self.held_gpus += job.gpus
+        heapq.heappush(self.protections, (protected_until, job.order))
 
-    def unhold(self, job: JobView) -> None:
-        """A held job is past its protected window: counted as suspendable (`put` sorts it in)."""
-        del self.held[job.order]
-        self.held_gpus -= job.gpus
-        self.suspendable_gpus += job.gpus
+    def unhold_due(self, now: float) -> list[JobView]:
+        """Take out the held jobs whose protected window has ended by `now` (`now >= protected_until`, the
+        simulator's test), counted as suspendable from now on (`put` sorts them in); in the order their
+        windows end, ties by input order. Entries of jobs that finished while held are dropped on the way."""
+        protections, held, due = self.protections, self.held, []
+        while protections and protections[0][0] <= now:
+            until, order = heapq.heappop(protections)
+            found = held.get(order)
+            if found is None or found[1] != until:
+                continue  # the job finished while held
+            del held[order]
+            job = found[0]
+            self.held_gpus -= job.gpus
+            self.suspendable_gpus += job.gpus
+            due.append(job)
+        return due
 
     def remove(self, job: JobView) -> None:
         """A running job stops (suspended or finished)."""
         if self.held.pop(job.order, None) is not None:
-            self.held_gpus -= job.gpus
+            self.held_gpus -= job.gpus  # its entry in `protections` is dropped when it comes due
             return
         entry = self.entry_of.pop(job.order)
         del self.entries[bisect.bisect_left(self.entries, entry)]

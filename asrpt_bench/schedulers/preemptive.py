@@ -60,6 +60,10 @@ class PreemptiveContext(Protocol):
         """(input orders, suspendable, progress, run_seconds) of every running job, as four arrays."""
         ...
 
+    def protected_until(self, job: JobView) -> float:
+        """When a running job's protected window ends: it is suspendable at instants >= this one."""
+        ...
+
     def protection_ended(self) -> list[JobView]:
         """The running jobs whose protected window ended at this instant."""
         ...
@@ -368,12 +372,10 @@ class AdmissionScheduler:
         waiting job that fits are kept without a look (only their GPUs count); the others get their exact
         priority now and are walked with the waiting jobs as by `_walk` (the same decisions)."""
         bounds, running, now = self.bounds_, self.running_, ctx.now
-        if bounds.held:
-            jobs = list(bounds.held.values())
-            for job, state in zip(jobs, ctx.running_states(jobs)):
-                if state[0]:
-                    bounds.unhold(job)
-                    self._bound(job, state, now)
+        due = bounds.unhold_due(now)
+        if due:
+            for job, state in zip(due, ctx.running_states(due)):
+                self._bound(job, state, now)
         budget = ctx.total_gpus - bounds.held_gpus
         heads = [queue[0] for size, queue in self.waiting_.items() if queue and size <= budget]
         if not heads:
@@ -433,7 +435,7 @@ class AdmissionScheduler:
             self._dequeue(job)
             self.running_[job.order] = job
             if self.bounded_:
-                self.bounds_.hold(job)
+                self.bounds_.hold(job, ctx.protected_until(job))
             self.on_start(job, ctx)
         return placed
 

@@ -1,0 +1,113 @@
+"""The bookkeeping structures that keep the preemptive loop fast: each must leave the schedule exactly as
+the plain computation gives it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import asrpt_bench.sim.preemptive as preemptive_sim
+from asrpt_bench.core import Cluster, PreemptionPrice
+from asrpt_bench.placement import HeavyEdgePlacer
+from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.schedulers.bounds import RunningBounds
+from asrpt_bench.sim import simulate
+from asrpt_bench.workloads.csv_table import load_csv
+from asrpt_bench.workloads.jobs import jobs_from_table
+
+TABLE = Path(__file__).resolve().parent / "data" / "fixed_jobs.csv"
+CLUSTER = Cluster(servers=8, gpus_per_server=8)
+
+
+def job(order: int, gpus: int = 1) -> SimpleNamespace:
+    return SimpleNamespace(order=order, gpus=gpus)
+
+
+def test_held_jobs_come_due_when_their_window_ends_in_window_order():
+    bounds = RunningBounds()
+    a, b, c = job(0, 2), job(1, 4), job(2, 1)
+    bounds.hold(a, 10.0)
+    bounds.hold(b, 5.0)
+    bounds.hold(c, 5.0)
+    assert bounds.unhold_due(4.9) == [] and bounds.held_gpus == 7
+    assert bounds.unhold_due(5.0) == [b, c]
+    assert (bounds.held_gpus, bounds.suspendable_gpus) == (2, 5)
+    assert bounds.unhold_due(20.0) == [a]
+    assert (bounds.held_gpus, bounds.suspendable_gpus, bounds.held) == (0, 7, {})
+
+
+def test_a_job_that_finishes_while_held_never_comes_due():
+    bounds = RunningBounds()
+    a, b = job(0, 2), job(1, 3)
+    bounds.hold(a, 5.0)
+    bounds.hold(b, 6.0)
+    bounds.remove(a)
+    assert bounds.held_gpus == 3
+    assert bounds.unhold_due(10.0) == [b]
+    assert (bounds.held_gpus, bounds.suspendable_gpus) == (0, 3)
+
+
+def test_a_held_job_comes_due_at_its_latest_window_only():
+    """A job held again (it finished its window, stopped and runs again) comes due at its new window's end,
+    not at an older booking of the same job."""
+    bounds = RunningBounds()
+    a = job(0, 2)
+    bounds.hold(a, 5.0)
+    bounds.remove(a)
+    bounds.hold(a, 8.0)
+    assert bounds.unhold_due(6.0) == []
+    assert bounds.unhold_due(8.0) == [a]
+
+
+def fixed_jobs():
+    return jobs_from_table(load_csv(TABLE), str(TABLE))
+
+
+class CountingPlacer:
+    """Heavy-Edge, counting its calls."""
+
+    name = "heavy_edge"
+
+    def __init__(self) -> None:
+        self.placer, self.calls = HeavyEdgePlacer(), 0
+
+    def place(self, plan, free, cluster):
+        self.calls += 1
+        return self.placer.place(plan, free, cluster)
+
+
+def run(name: str, placer, restart: float = 30.0):
+    jobs = fixed_jobs()
+    return simulate(jobs, CLUSTER, make_scheduler(name), placer, predictions={j.job_id: float(j.iterations) for j in jobs},
+                    preemption=PreemptionPrice(restart_s=restart))
+
+
+@pytest.mark.parametrize("name, restart", [("srtf", 30.0), ("srtf", 0.0), ("las2d", 30.0), ("psjf", 30.0)])
+def test_remembered_placements_give_the_placers_schedule(monkeypatch, name, restart):
+    """With the placement memo the placer is called less often, and the schedule and segments are those of
+    a run that asks the placer every time (a memo of size 0 forgets each placement at once)."""
+    remembered = CountingPlacer()
+    result = run(name, remembered, restart)
+    monkeypatch.setattr(preemptive_sim, "PLACEMENT_MEMO", 0)
+    asked = CountingPlacer()
+    plain = run(name, asked, restart)
+    assert list(result.records) == list(plain.records)
+    assert list(result.segments) == list(plain.segments)
+    assert remembered.calls < asked.calls
+
+
+def test_the_placement_memo_keeps_at_most_its_size(monkeypatch):
+    monkeypatch.setattr(preemptive_sim, "PLACEMENT_MEMO", 5)
+    sizes = []
+    original = preemptive_sim._PreemptiveSimulation.propose
+
+    def propose(self, job, pool=None, exclude=None):
+        proposal = original(self, job, pool, exclude)
+        sizes.append(len(self.placements))
+        return proposal
+
+    monkeypatch.setattr(preemptive_sim._PreemptiveSimulation, "propose", propose)
+    run("srtf", HeavyEdgePlacer())
+    assert max(sizes) == 5
