@@ -47,7 +47,8 @@ _SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_
                "test_random_order.py", "test_recorded.py", "test_virtual_srpt_exact.py",
                "test_virtual_srpt_rounding.py", "test_relaxed_eligibility.py", "test_decision_instants.py",
                "test_sim_typed.py", "test_cluster_pools.py", "test_net_gain.py", "test_reservation_profile.py",
-               "test_kept_profile.py", "test_preemptive_reference.py", "test_vectorised_priorities.py"]
+               "test_kept_profile.py", "test_preemptive_reference.py", "test_vectorised_priorities.py",
+               "test_preemptive_structures.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
@@ -57,7 +58,7 @@ TESTS: dict[str, list[str]] = {
              "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py",
              "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py", "test_las2d.py", "test_net_gain.py",
              "test_psjf.py", "test_preemptive_audit.py", "test_preemptive_events.py", "test_segment_table.py",
-             "test_preemptive_reference.py", "test_vectorised_priorities.py"],
+             "test_preemptive_reference.py", "test_vectorised_priorities.py", "test_preemptive_structures.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }
