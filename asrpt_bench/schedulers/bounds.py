@@ -100,12 +100,15 @@ class RunningBounds:
         if until != math.inf:
             heapq.heappush(self.expiries, (until, entry[2], entry))
 
-    def put_all(self, entries: list[BoundEntry], untils: np.ndarray) -> None:
+    def put_all(self, entries: list[BoundEntry], untils: np.ndarray | None) -> None:
         """`put` for many entries at once: appended and the list sorted again (one C sort that merges them
-        in, rather than a bisection and an insertion each); only the finite `untils` are booked."""
+        in, rather than a bisection and an insertion each); only the finite `untils` are booked (None: every
+        bound holds for as long as its job runs)."""
         self.entries += entries
         self.entries.sort()
         self.entry_of.update(zip(map(itemgetter(2), entries), entries))
+        if untils is None:
+            return
         expiries = self.expiries
         for k in np.flatnonzero(untils != math.inf).tolist():
             entry = entries[k]

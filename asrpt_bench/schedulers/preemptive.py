@@ -245,6 +245,9 @@ class AdmissionScheduler:
         self.last_arrival_: tuple[float, int] | None = None
         self.arrivals_ = 0
         self.bounded_ = self.bounded and self.preempt_rule == "always"
+        # bounds that hold for as long as their job runs (srtf, psjf): no expiry to compute or book
+        self.forever_ = (type(self).bound_until is AdmissionScheduler.bound_until
+                         and type(self).bounds_until is AdmissionScheduler.bounds_until)
         self.bounds_ = RunningBounds()
 
     def known_iterations(self, job: JobView) -> float:
@@ -327,8 +330,8 @@ class AdmissionScheduler:
         heads = [queue[0] for queue in self.waiting_.values() if queue]
         if not ended or not heads:
             return False
-        worst = max((self.priority(job, ctx.progress(job), ctx.run_seconds(job)), job.release, job.order)
-                    for job in ended)
+        worst = max((self.priority(job, progress, run_seconds), job.release, job.order)
+                    for job, (_, progress, run_seconds) in zip(ended, ctx.running_states(ended)))
         return min(heads)[:3] < worst
 
     def _walk(self, ctx: PreemptiveContext) -> bool:
@@ -400,7 +403,7 @@ class AdmissionScheduler:
         """Sort a suspendable running job into `bounds_` with its exact priority now."""
         _, progress, run_seconds = state
         self.bounds_.put((self.priority(job, progress, run_seconds), int(self.columns_["rank"][job.order]), job.order,
-                          job.gpus), self.bound_until(job, run_seconds, now))
+                          job.gpus), math.inf if self.forever_ else self.bound_until(job, run_seconds, now))
 
     def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
         """`_bound` for many running jobs: their priorities from one vectorised step over the running table
@@ -410,7 +413,7 @@ class AdmissionScheduler:
         columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
         columns["seconds_now"][table] = run_seconds
         picked = np.array(orders)
-        untils = self.bounds_until(picked, columns["seconds_now"][picked], now)
+        untils = None if self.forever_ else self.bounds_until(picked, columns["seconds_now"][picked], now)
         self.bounds_.put_all(list(zip(columns["priority_now"][picked].tolist(), columns["rank"][picked].tolist(),
                                       orders, columns["gpus"][picked].tolist())), untils)
 

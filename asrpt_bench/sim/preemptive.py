@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from enum import IntEnum
 from operator import itemgetter
 from typing import Sequence
@@ -52,6 +53,9 @@ class Event(IntEnum):
     RESTART_END = 2
     MIN_RUN_END = 3
     TIMER = 4
+
+
+COMPLETION, RESTART_END, MIN_RUN_END = int(Event.COMPLETION), int(Event.RESTART_END), int(Event.MIN_RUN_END)
 
 
 class _PreemptiveContext:
@@ -152,6 +156,9 @@ class _PreemptiveSimulation(_Simulation):
         # (id of the plan, free GPUs per server) -> (placement, alpha), or None where the job did not fit; in
         # the order first met (the plans live as long as the run, so their ids stay theirs)
         self.placements: dict[tuple[int, tuple[int, ...]], tuple[Placement, float] | None] = {}
+        # the memo's keys in the order met (a dict's first key is found by a scan over the holes its deletions
+        # left at the front, which grow to thousands)
+        self.placement_keys: deque[tuple[int, tuple[int, ...]]] = deque()
 
     def _compact(self) -> None:
         """Drop the heap's dead events once they outnumber the live ones: a suspended or finished job's events
@@ -179,8 +186,9 @@ class _PreemptiveSimulation(_Simulation):
         if found is False:
             proposal = super().propose(job)
             memo[key] = None if proposal is None else (proposal.placement, proposal.alpha)
-            if len(memo) > PLACEMENT_MEMO:
-                del memo[next(iter(memo))]  # the oldest state goes first
+            self.placement_keys.append(key)
+            if len(memo) > PLACEMENT_MEMO:  # the oldest state goes first
+                del memo[self.placement_keys.popleft()]
             return proposal
         if found is None:
             return None
@@ -217,18 +225,22 @@ class _PreemptiveSimulation(_Simulation):
         self.protected_until[i] = run_start + self.min_run_s
         self.table.add(i, self.done[i], self.ran[i], run_start, proposal.alpha, self.iterations[i],
                        self.protected_until[i])
-        self.schedule(run_start + (job.iterations - self.done[i]) * proposal.alpha, Event.COMPLETION, i)
+        # `schedule` for each of the job's events, inline (every segment pays it)
+        heap, sequence, epoch = self.heap, self.sequence, self.epoch[i]
+        heapq.heappush(heap, (run_start + (job.iterations - self.done[i]) * proposal.alpha, COMPLETION, next(sequence),
+                              i, epoch))
         if restart > 0:
-            self.schedule(run_start, Event.RESTART_END, i)
+            heapq.heappush(heap, (run_start, RESTART_END, next(sequence), i, epoch))
         if self.min_run_s > 0:
-            self.schedule(run_start + self.min_run_s, Event.MIN_RUN_END, i)
+            heapq.heappush(heap, (run_start + self.min_run_s, MIN_RUN_END, next(sequence), i, epoch))
 
     def _end_segment(self, i: int) -> None:
-        now, start = self.now, self.segment_start[i]
-        self.segments.append(self.jobs[i].job_id, start, now, min(self.run_start[i], now) - start, self.alpha[i],
-                             self.placement[i], self.gpu_ids[i])
-        self.restarted[i] += min(self.run_start[i], now) - start
-        self.ran[i] += max(0.0, now - self.run_start[i])
+        now, start, run_start = self.now, self.segment_start[i], self.run_start[i]
+        restarted = min(run_start, now) - start
+        self.segments.append(self.jobs[i].job_id, start, now, restarted, self.alpha[i], self.placement[i],
+                             self.gpu_ids[i])
+        self.restarted[i] += restarted
+        self.ran[i] += max(0.0, now - run_start)
         self.running[i] = False
         self.table.remove(i)
         self.epoch[i] += 1
