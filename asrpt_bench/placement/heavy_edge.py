@@ -26,11 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Literal, Sequence
 
-import networkx as nx
-from networkx.utils import UnionFind
-
 from ..core import Cluster, Placement, TrainingPlan
-from ..graph import AllReduceTopology, cut_weight
+from ..graph import AllReduceTopology, WeightedGraph, cut_weight
 from ..params import param
 from ..rules import one_of
 from ..timing import DEFAULT_TIMING, TimingModel
@@ -67,7 +64,7 @@ def best_fit_server(free: Sequence[int], size: int) -> int | None:
     return None if best is None else free.index(best)
 
 
-def _place_vertex_by_affinity(graph: nx.Graph, v: int, servers: list[int], rem: list[int]) -> None:
+def _place_vertex_by_affinity(graph: WeightedGraph, v: int, servers: list[int], rem: list[int]) -> None:
     """Put `v` on argmax over servers with room of (edge weight to placed vertices there, rem, -h)."""
     affinity = server_affinity(graph, v, servers)
     candidates = [h for h in affinity if rem[h] > 0]
@@ -81,6 +78,8 @@ def _place_vertex_by_affinity(graph: nx.Graph, v: int, servers: list[int], rem: 
 
 def contract_placement(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
     """Lines 5-20 of the paper-notes 3.2 listing (the caller handles lines 1-4)."""
+    from networkx.utils import UnionFind  # here: the default (refined) mode contracts only off its proven path
+
     graph = jg.graph
     g = graph.number_of_nodes()
     cap = max(free)

@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-import networkx as nx
-
 from ..core import Cluster, TrainingPlan
-from ..graph import AllReduceTopology, build_omega
+from ..graph import AllReduceTopology, WeightedGraph, omega_weights
 from ..timing import TimingModel
 
 
@@ -22,15 +20,15 @@ from ..timing import TimingModel
 class JobGraph:
     """Omega of a plan plus its edges in the contraction order (-weight, u, v)."""
 
-    graph: nx.Graph
+    graph: WeightedGraph
     edges_heaviest_first: tuple[tuple[int, int, float], ...]
 
 
 @lru_cache(maxsize=4096)
 def job_graph(plan: TrainingPlan, allreduce_edges: AllReduceTopology) -> JobGraph:
     """Omega of `plan`, built once per (plan, topology): plans are immutable, so is their graph."""
-    graph = build_omega(plan, allreduce_edges)
-    edges = sorted(((min(u, v), max(u, v), w) for u, v, w in graph.edges(data="weight")),
+    graph = omega_weights(plan, allreduce_edges)
+    edges = sorted(((min(u, v), max(u, v), w) for u, v, w in graph.weighted_edges()),
                    key=lambda e: (-e[2], e[0], e[1]))
     return JobGraph(graph, tuple(edges))
 
@@ -40,13 +38,13 @@ def most_free_server(rem: Sequence[int]) -> int:
     return rem.index(max(rem))
 
 
-def server_affinity(graph: nx.Graph, v: int, servers: Sequence[int]) -> dict[int, float]:
+def server_affinity(graph: WeightedGraph, v: int, servers: Sequence[int]) -> dict[int, float]:
     """Edge weight between `v` and the already placed vertices, per server."""
     affinity: dict[int, float] = {}
-    for u, attrs in graph.adj[v].items():
+    for u, weight in graph.adj[v].items():
         h = servers[u]
         if h >= 0:
-            affinity[h] = affinity.get(h, 0.0) + attrs["weight"]
+            affinity[h] = affinity.get(h, 0.0) + weight
     return affinity
 
 

@@ -201,8 +201,8 @@ def contract_spread(jg: JobGraph, free: Sequence[int]) -> tuple[int, ...]:
         h = min((k for k in range(len(rem)) if rem[k] > 0), key=lambda k: (affinity.get(k, 0.0), -rem[k], k))
         servers[v] = h
         rem[h] -= 1
-        for u, attrs in graph.adj[v].items():
-            to_placed[u] += attrs["weight"]
+        for u, weight in graph.adj[v].items():
+            to_placed[u] += weight
     return tuple(servers)
 
 

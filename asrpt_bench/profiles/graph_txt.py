@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import networkx as nx
-
 from ..core import ConfigError
 from .model import Layer, ModelProfile
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
+
+    import networkx as nx
 
 _NODE_ID = re.compile(r"node(\d+)")
 _ATTRIBUTE = re.compile(r"\s*(\w+)=(\[[^\]]*\]|[^,]*)\s*(?:,|$)")
@@ -53,6 +53,8 @@ def read_graph_txt(path: str | Path | Traversable, name: str | None = None,
 
 def parse_graph_txt(text: str, source: str, name: str, batch_size: int | None = None) -> ModelProfile:
     """Parse graph.txt `text`; `source` names the file in error messages."""
+    import networkx as nx  # here, not at the top: most runs read no graph.txt, and NetworkX costs ~70 ms to import
+
     nodes: dict[int, _Node] = {}
     edges: list[tuple[int, int, int]] = []
     for line_number, line in enumerate(text.splitlines(), start=1):
@@ -81,6 +83,8 @@ def parse_graph_txt(text: str, source: str, name: str, batch_size: int | None = 
 
 
 def _chain(graph: nx.DiGraph, nodes: dict[int, _Node]) -> tuple[Layer, ...]:
+    import networkx as nx
+
     order = list(nx.lexicographical_topological_sort(graph))
     position = {number: k for k, number in enumerate(order)}
     last_consumer = {n: max((position[m] for m in graph.successors(n)), default=-1) for n in order}
