@@ -29,7 +29,7 @@ import pickle
 import sys
 import warnings
 from functools import lru_cache
-from importlib import metadata
+from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
@@ -38,6 +38,7 @@ from .errors import ConfigError
 from .io import atomic_write_bytes, atomic_write_text
 from .params import Params, param
 from .rules import Rule, flag
+from .versions import installed_version
 
 T = TypeVar("T")
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -65,13 +66,13 @@ def code_fingerprint() -> str:
 
 @lru_cache(maxsize=1)
 def _library_versions() -> dict[str, str]:
-    """The versions of the libraries whose objects the cache pickles, looked up once per process (each
-    lookup scans the installed distributions, a millisecond; a process keeps the libraries it loaded)."""
+    """The versions of the libraries whose objects the cache pickles, looked up once per process
+    (versions.installed_version; a process keeps the libraries it loaded)."""
     found = {}
     for name in ("asrpt_bench",) + PICKLED_LIBRARIES:
         try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
+            found[name] = installed_version(name)
+        except PackageNotFoundError:
             found[name] = "not installed"
     return found
 

@@ -7,10 +7,11 @@ import json
 import platform
 import subprocess
 from functools import lru_cache
-from importlib import metadata
+from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
 from .config import RunConfig
+from .versions import installed_version
 
 
 NOT_HASHED = ("progress", "workers", "cache")
@@ -44,13 +45,12 @@ def versions() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _versions() -> dict[str, str]:
-    """Looked up once per process: each lookup scans the installed distributions (a millisecond), and a
-    process keeps the libraries it loaded."""
+    """Looked up once per process (versions.installed_version), which keeps the libraries it loaded."""
     found = {"python": platform.python_version()}
     for package in ("asrpt_bench", "numpy", "pandas", "scipy", "scikit-learn", "networkx", "highspy", "pulp",
                     "ortools"):
         try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
+            found[package] = installed_version(package)
+        except PackageNotFoundError:
             found[package] = "not installed"
     return found
