@@ -413,9 +413,12 @@ class AdmissionScheduler:
         columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
         columns["seconds_now"][table] = run_seconds
         picked = np.array(orders)
+        priority, rank = columns["priority_now"][picked], columns["rank"][picked]
+        ranked = np.lexsort((rank, priority))  # sorted here, the entries merge into the list as one run
+        picked, priority, rank = picked[ranked], priority[ranked], rank[ranked]
         untils = None if self.forever_ else self.bounds_until(picked, columns["seconds_now"][picked], now)
-        self.bounds_.put_all(list(zip(columns["priority_now"][picked].tolist(), columns["rank"][picked].tolist(),
-                                      orders, columns["gpus"][picked].tolist())), untils)
+        self.bounds_.put_all(list(zip(priority.tolist(), rank.tolist(), picked.tolist(),
+                                      columns["gpus"][picked].tolist())), untils)
 
     def _suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         ctx.suspend(job)
