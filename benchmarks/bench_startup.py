@@ -27,15 +27,21 @@ into the code's directories; `--as-is` runs with the environment's own bytecode 
   --profile N one more warm run of the after code under cProfile, its N calls of largest cumulative time;
               that run has workers=1, so every scheduler's simulation is in its profile (the default run
               simulates them in forked workers, whose calls the parent's profile does not see)
+  --phases N  N more warm default runs of the after code (workers as by default), each timed phase by
+              phase in wall time (stamps around the app's import, Hydra's composition, the run, the
+              schedulers and the writing of the run directory): the median of each phase, and the whole
+              process's wall time (its rest is the interpreter's start and exit)
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --before /work/main --repeat 7
     python benchmarks/bench_startup.py --repeat 3 --profile 30      # and where the warm run spends its time
+    python benchmarks/bench_startup.py --repeat 1 --phases 7         # and its wall time phase by phase
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pstats
 import resource
@@ -130,6 +136,93 @@ finally:
 """
 
 
+PHASED = """
+import json, sys, time
+stamps = [("start", time.perf_counter())]
+sys.argv = ["asrpt-bench", *sys.argv[2:]]
+import asrpt_bench.cli as cli
+stamps.append(("cli", time.perf_counter()))
+app = cli._import_app()
+stamps.append(("app", time.perf_counter()))
+from hydra._internal.hydra import Hydra
+from asrpt_bench import io
+from asrpt_bench.tasks import compare
+
+
+def around(owner, name, label):
+    original = getattr(owner, name)
+
+    def stamped(*args, **kwargs):
+        stamps.append((">" + label, time.perf_counter()))
+        try:
+            return original(*args, **kwargs)
+        finally:
+            stamps.append(("<" + label, time.perf_counter()))
+
+    setattr(owner, name, stamped)
+
+
+for owner, name, label in PHASE_HOOKS:
+    around({"Hydra": Hydra, "cli_app": app, "io": io, "compare": compare}[owner], name, label)
+cli.main()
+stamps.append(("end", time.perf_counter()))
+with open(STAMPS, "w") as out:
+    json.dump(stamps, out)
+"""
+
+PHASE_HOOKS = [("Hydra", "compose_config", "compose"), ("cli_app", "_run_point", "run"),
+               ("compare", "ordered_map", "schedulers"), ("io", "write_outputs", "write")]
+"""(owner, attribute, label) of the calls a phased run stamps on entry and exit (in PHASED's names)."""
+
+PHASES = [("import asrpt_bench.cli", "start", "cli"), ("import the app (asrpt_bench.cli_app)", "cli", "app"),
+          ("Hydra before composing", "app", ">compose"), ("Hydra's composition", ">compose", "<compose"),
+          ("Hydra's job set-up", "<compose", ">run"),
+          ("run: config, workload, predictions", ">run", ">schedulers"),
+          ("the schedulers (forked workers)", ">schedulers", "<schedulers"),
+          ("tables and summary", "<schedulers", ">write"), ("writing the run directory", ">write", "<write"),
+          ("publish, print, Hydra's teardown", "<write", "end")]
+"""(phase, the stamp it starts at, the stamp it ends at): consecutive, so they add up to the in-process time."""
+
+
+def phase_durations(stamps: list[tuple[str, float]]) -> dict[str, float]:
+    """Seconds of each of PHASES from one phased run's stamps (the first stamp of each label counts)."""
+    first: dict[str, float] = {}
+    for label, at in stamps:
+        first.setdefault(label, at)
+    missing = [label for _, start, end in PHASES for label in (start, end) if label not in first]
+    if missing:
+        raise RuntimeError(f"the phased run made no stamp {missing[0]!r}: a hooked call was renamed or not made")
+    return {phase: first[end] - first[start] for phase, start, end in PHASES}
+
+
+def phased_runs(code: Path, repeat: int) -> None:
+    """`repeat` warm default runs of `code` stamped phase by phase (PHASED; a first run fills the cache):
+    the median wall seconds of each phase, and of the whole process."""
+    work = Path(tempfile.mkdtemp(prefix="bench_startup_phases_"))
+    env = {"XDG_CACHE_HOME": str(work / "xdg"), "HYDRA_FULL_ERROR": "1"}
+    arguments = ["progress=false", f"cache.dir={work / 'cache'}"]
+    driver = PHASED.replace("PHASE_HOOKS", repr(PHASE_HOOKS)).replace("STAMPS", repr(str(work / "stamps.json")))
+    try:
+        timed(code, [sys.executable, "-m", "asrpt_bench.cli", *arguments, f"hydra.run.dir={work / 'fill'}"], work, env)
+        durations: dict[str, list[float]] = {phase: [] for phase, _, _ in PHASES}
+        walls = []
+        for index in range(repeat):
+            wall, _, _ = timed(code, [sys.executable, "-c", driver, "-", *arguments,
+                                      f"hydra.run.dir={work / f'phased{index}'}"], work, env)
+            walls.append(wall)
+            for phase, seconds in phase_durations(json.loads((work / "stamps.json").read_text())).items():
+                durations[phase].append(seconds)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    medians = {phase: statistics.median(values) for phase, values in durations.items()}
+    total = sum(medians.values())
+    print(f"\nwarm default run of the after code, phase by phase (wall s, median of {repeat}; {load()}):")
+    for phase, seconds in medians.items():
+        print(f"  {phase:40} {seconds:6.3f}  {100 * seconds / total:5.1f} %")
+    print(f"  {'in the process (the phases added up)':40} {total:6.3f}")
+    print(f"  {'the whole process (median)':40} {statistics.median(walls):6.3f}")
+
+
 SERIAL = ", workers=1"
 """The label of the after code's warm runs in one process (its schedulers simulated one after another)."""
 
@@ -204,6 +297,8 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=12, help="modules listed by -X importtime self time")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="also profile one warm default run of the after code and print its N costliest calls")
+    parser.add_argument("--phases", type=int, default=0, metavar="N",
+                        help="also time N warm default runs of the after code phase by phase")
     parser.add_argument("--as-is", action="store_true",
                         help="keep the environment's bytecode setting (no private bytecode cache per copy)")
     args = parser.parse_args()
@@ -218,6 +313,8 @@ def main() -> None:
                               else "cached per copy of the code, filled by an untimed run"))
         print_figures(measure_all(versions, args.repeat, args.profile), versions, bool(args.before))
         importtime_profile(ROOT, args.top)
+        if args.phases:
+            phased_runs(ROOT, args.phases)
     print(f"\n{load()}; the split loop: {fork_headroom():.2f}")
 
 

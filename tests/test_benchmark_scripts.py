@@ -61,6 +61,48 @@ def test_bench_startup_shows_a_dash_for_a_figure_only_the_after_code_has(capsys:
     assert headroom > 0 and math.isfinite(headroom)  # a wall-time ratio: no upper limit holds on a loaded machine
 
 
+def import_bench_startup():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_startup
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return bench_startup
+
+
+def test_bench_startup_phases_add_up_and_a_missing_stamp_is_named() -> None:
+    bench_startup = import_bench_startup()
+    labels = ["start", "cli", "app", ">compose", "<compose", ">run", ">schedulers", "<schedulers", ">write",
+              "<write", "end"]
+    stamps = [(label, 10.0 + k * k) for k, label in enumerate(labels)]
+    stamps.insert(7, (">schedulers", 99.0))  # a second call of a hooked function: the first stamp counts
+    durations = bench_startup.phase_durations(stamps)
+    assert list(durations.values()) == [(k + 1) ** 2 - k * k for k in range(len(labels) - 1)]
+    assert sum(durations.values()) == (len(labels) - 1) ** 2
+    with pytest.raises(RuntimeError, match="no stamp '<write'"):
+        bench_startup.phase_durations([stamp for stamp in stamps if stamp[0] != "<write"])
+
+
+def test_bench_startup_hooks_name_calls_the_run_makes() -> None:
+    """The phased driver wraps these attributes; one renamed would leave a phase without its stamps."""
+    from hydra._internal.hydra import Hydra
+
+    from asrpt_bench import cli_app, io
+    from asrpt_bench.tasks import compare
+
+    owners = {"Hydra": Hydra, "cli_app": cli_app, "io": io, "compare": compare}
+    for owner, name, _ in import_bench_startup().PHASE_HOOKS:
+        assert callable(getattr(owners[owner], name)), (owner, name)
+
+
+@pytest.mark.slow
+def test_bench_startup_phased_run_prints_every_phase(capsys: pytest.CaptureFixture) -> None:
+    bench_startup = import_bench_startup()
+    bench_startup.phased_runs(ROOT, 1)
+    out = capsys.readouterr().out
+    assert all(phase in out for phase, _, _ in bench_startup.PHASES) and "the whole process (median)" in out
+
+
 @pytest.mark.slow
 def test_bench_loader_memory_reports_both_steps_per_job() -> None:
     out = bench("bench_loader_memory.py")
