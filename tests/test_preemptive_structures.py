@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import asrpt_bench.sim.preemptive as preemptive_sim
@@ -60,6 +61,24 @@ def test_a_held_job_comes_due_at_its_latest_window_only():
     assert bounds.unhold_due(6.0) == []
     assert bounds.unhold_due(8.0) == [a]
 
+
+
+def test_many_bounds_put_at_once_are_kept_and_expire_as_one_by_one():
+    """`put_all` (the bulk path of a walk with more than a few stale bounds) against `put` per entry: the same
+    sorted entries, and the bounds that expire by an instant are taken out with their orders, the others kept."""
+    entries = [(5.0, 3, 0, 2), (1.0, 7, 1, 1), (3.0, 1, 2, 4), (3.0, 2, 3, 1)]
+    untils = [20.0, float("inf"), 10.0, 30.0]
+    bulk, single = RunningBounds(), RunningBounds()
+    bulk.put_all(list(entries), np.array(untils))
+    for entry, until in zip(entries, untils):
+        single.put(entry, until)
+    assert bulk.entries == single.entries == sorted(entries)
+    for now in (10.0, 25.0, 40.0):
+        assert bulk.take((0.0, 0), now, exact=True) == single.take((0.0, 0), now, exact=True)
+    assert bulk.entries == single.entries == [(1.0, 7, 1, 1)]
+    fresh = RunningBounds()
+    fresh.put_all(list(entries), np.array(untils))
+    assert fresh.take((0.0, 0), 20.0, exact=True) == [2, 0]
 
 def fixed_jobs():
     return jobs_from_table(load_csv(TABLE), str(TABLE))

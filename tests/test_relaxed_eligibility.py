@@ -53,3 +53,15 @@ def test_the_hole_start_counts_as_backfilled_while_a_pending_job_waits():
 @pytest.mark.parametrize("dispatch", ["strict", "easy", "conservative", "greedy"])
 def test_relaxed_eligibility_passes_the_conformance_kit(dispatch):
     check_scheduler("asrpt", {"eligibility": "reservation", "dispatch": dispatch})
+
+
+def test_a_greedy_pass_counts_each_job_that_passed_a_waiting_one():
+    """Eligibility "release" with the greedy rule, G = 2, perfect predictions. P (2 GPUs) is virtually done
+    at 3 and first in the queue, but H holds one GPU until 10 and then U1 or U2 holds one: U2 starts at 3.5
+    and U1 at 10, each passing the waiting P (two backfilled starts); P starts when U2 ends."""
+    jobs = [job("H", 0, 1, 10), job("P", 1, 2, 2), job("U2", 3.5, 1, 40), job("U1", 4, 1, 4)]
+    scheduler = make_scheduler("asrpt", tau=0.0, eligibility="release", dispatch="greedy")
+    result = simulate(jobs, Cluster(1, 2), scheduler, FirstFitPlacer())
+    assert {record.job_id: (record.start, record.end) for record in result.records} == {
+        "H": (0.0, 10.0), "P": (43.5, 45.5), "U2": (3.5, 43.5), "U1": (10.0, 14.0)}
+    assert result.metrics["backfilled_starts"] == 2.0
