@@ -9,12 +9,10 @@ for placements through a `DispatchContext`.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import heapq
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterator, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from ..core import Cluster, ConfigError
 from ..params import NoParams, Params, param
