@@ -211,3 +211,17 @@ def test_a_segment_over_two_pools_is_named():
     assert message == (f"job {segments[k].job_id!r}, segment [{segments[k].start}, {segments[k].end}): placement (0, 1) "
                        f"spans pools ['p100', 'v100']; a gang runs inside one pool")
     assert message == verdict(reference_audit, records, bad, POOLS, jobs)
+
+
+@pytest.mark.parametrize("field", ["alpha", "pool"])
+def test_a_record_whose_alpha_or_pool_is_not_its_last_segments_is_caught(field):
+    """Checked against the segments themselves, not only against the plain loop (which shares the per-job
+    check): a job record's alpha and GPU type are those of its last segment."""
+    rng = np.random.default_rng(4)
+    jobs = typed_jobs(rng, 30)
+    records, segments = schedule(POOLS, jobs, "srtf_oracle")
+    record = records[-1]
+    value = record.alpha * 1.5 if field == "alpha" else ("k80" if record.pool != "k80" else "v100")
+    bad = records[:-1] + [dataclasses.replace(record, **{field: value})]
+    found = verdict(audit_preemptive, bad, segments, POOLS, jobs)
+    assert found is not None and repr(record.job_id) in found

@@ -94,6 +94,12 @@ def test_missing_and_repeated_jobs_are_caught(records):
         audit_schedule(records + records[:1], CLUSTER, JOBS)
 
 
+
+def test_a_record_of_a_job_not_in_the_workload_is_caught_with_as_many_records_as_jobs(records):
+    """As many records as jobs, but one names a job the workload does not have (and misses one it has)."""
+    with pytest.raises(ScheduleAuditError, match=r"job 'x' has a record but is not in the workload"):
+        audit_schedule([replace(r, job_id="x") if r.job_id == "c" else r for r in records], CLUSTER, JOBS)
+
 def test_gpus_inconsistent_with_placement_are_caught(records):
     with pytest.raises(ScheduleAuditError, match=r"job 'b': GPUs \(0, 3\) do not match placement \(1, 1\)"):
         audit_schedule(corrupt(records, "b", gpu_ids=(0, 3)), CLUSTER, JOBS)

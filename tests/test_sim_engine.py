@@ -483,10 +483,18 @@ def test_record_table_columns_are_read_only_views_of_its_arrays():
     assert taken["end"].tolist() == ends and taken["jct"].tolist() == [e - r for e, r in zip(ends, [0, 1.5])]
     taken.loc[1, "gpus"] = 3  # the frame's own arrays now
     assert taken["gpus"].tolist() == [1, 3] and records.column("job_id") == ["a", "b"]
-    with pytest.raises(RuntimeError, match="handed over"):
+    handed = r"these records' numbers were handed over to a frame \(records_frame\(\.\.\., take=True\)\)"
+    with pytest.raises(RuntimeError, match=handed):
         records.column("end")
-    with pytest.raises(RuntimeError, match="handed over"):
+    with pytest.raises(RuntimeError, match=handed):
         records[0]
+
+
+@pytest.mark.parametrize("predictions", ["nope", [1.0, 2.0]])
+def test_predictions_that_are_no_mapping_are_refused_naming_the_argument(predictions):
+    jobs = [Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 2)]
+    with pytest.raises(ConfigError, match=r"^predictions must be a mapping job_id -> predicted iterations"):
+        simulate(jobs, Cluster(1, 1), make_scheduler("fifo"), FirstFitPlacer(), predictions=predictions)
 
 
 @pytest.mark.parametrize("scheduler", ["asrpt", "srtf_oracle"])
