@@ -22,7 +22,7 @@ from asrpt_bench.core import GB, Job, PreemptionPrice, Stage, TrainingPlan
 from asrpt_bench.placement import make_placer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
-from asrpt_bench.timing import DEFAULT_TIMING
+from asrpt_bench.timing import DEFAULT_TIMING, TimingModel
 from asrpt_bench.sim.audit import (AlphaByShape, ScheduleAuditError, _check_job_segments, _check_jobs_once,
                                    _check_occupancy, _check_segment, _field, _flat, _suspect_jobs,
                                    _suspect_segments, audit_preemptive)
@@ -225,3 +225,19 @@ def test_a_record_whose_alpha_or_pool_is_not_its_last_segments_is_caught(field):
     bad = records[:-1] + [dataclasses.replace(record, **{field: value})]
     found = verdict(audit_preemptive, bad, segments, POOLS, jobs)
     assert found is not None and repr(record.job_id) in found
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "srtf"])
+def test_a_run_is_audited_under_its_own_timing_model(scheduler):
+    """Placement-dependent jobs under a timing model other than the default: the run's own audit passes (it
+    checks each alpha with the run's model), while the same schedule fails an audit under the default one."""
+    from asrpt_bench.sim import audit_preemptive, audit_schedule
+
+    jobs = graph_jobs(np.random.default_rng(0), 30)
+    timing = TimingModel(allreduce="tree", tree_latency_s=0.05, pipeline_mode="sync", microbatches=4)
+    result = simulate(jobs, ONE_POOL, make_scheduler(scheduler), make_placer("heavy_edge"), timing=timing)
+    with pytest.raises(ScheduleAuditError, match=r"alpha [0-9.]+ but its placement gives"):
+        if scheduler == "fifo":
+            audit_schedule(list(result.records), ONE_POOL, jobs)
+        else:
+            audit_preemptive(list(result.records), list(result.segments), ONE_POOL, jobs)
