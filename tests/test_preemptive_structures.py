@@ -13,6 +13,7 @@ import asrpt_bench.sim.preemptive as preemptive_sim
 from asrpt_bench.core import Cluster, PreemptionPrice
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.schedulers import bounds as bounds_module
 from asrpt_bench.schedulers.bounds import RunningBounds
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
@@ -66,19 +67,38 @@ def test_a_held_job_comes_due_at_its_latest_window_only():
 def test_many_bounds_put_at_once_are_kept_and_expire_as_one_by_one():
     """`put_all` (the bulk path of a walk with more than a few stale bounds) against `put` per entry: the same
     sorted entries, and the bounds that expire by an instant are taken out with their orders, the others kept."""
-    entries = [(5.0, 3, 0, 2), (1.0, 7, 1, 1), (3.0, 1, 2, 4), (3.0, 2, 3, 1)]
-    untils = [20.0, float("inf"), 10.0, 30.0]
+    entries = [(1.0, 7, 1, 1), (3.0, 1, 2, 4), (3.0, 2, 3, 1), (5.0, 3, 0, 2)]
+    untils = [float("inf"), 10.0, 30.0, 20.0]
     bulk, single = RunningBounds(), RunningBounds()
     bulk.put_all(list(entries), np.array(untils))
     for entry, until in zip(entries, untils):
         single.put(entry, until)
-    assert bulk.entries == single.entries == sorted(entries)
+    assert bulk.entries == single.entries == entries
     for now in (10.0, 25.0, 40.0):
         assert bulk.take((0.0, 0), now, exact=True) == single.take((0.0, 0), now, exact=True)
     assert bulk.entries == single.entries == [(1.0, 7, 1, 1)]
     fresh = RunningBounds()
     fresh.put_all(list(entries), np.array(untils))
     assert fresh.take((0.0, 0), 20.0, exact=True) == [2, 0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bounds_put_at_once_merge_as_a_sort_would(seed):
+    """A walk's recomputed entries go back by `put_all`, appended after the kept ones where they rank after
+    all of them and bisected in (up to MERGE_BY_INSERTION of them) or merged by a sort otherwise: the list is
+    the sorted union either way, for batches with none, a few and many entries inside the kept range."""
+    rng = np.random.default_rng(seed)
+    bounds, plain = RunningBounds(), []
+    orders = iter(range(10_000))
+    for _ in range(60):
+        low = float(rng.choice([0.0, 50.0, 99.0, 100.0]))
+        batch = sorted((float(rng.integers(low, low + 100)), int(rng.integers(1_000_000)), next(orders), 1)
+                       for _ in range(int(rng.integers(0, 3 * bounds_module.MERGE_BY_INSERTION))))
+        bounds.put_all(list(batch), None)
+        plain = sorted(plain + batch)
+        assert bounds.entries == plain
+        assert all(bounds.entry_of[entry[2]] == entry for entry in plain)
+
 
 def fixed_jobs():
     return jobs_from_table(load_csv(TABLE), str(TABLE))

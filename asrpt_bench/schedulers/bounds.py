@@ -28,6 +28,10 @@ BoundEntry = tuple[float, int, int, int]
 compares below the entry it begins)."""
 
 
+MERGE_BY_INSERTION = 8
+"""`put_all` bisects up to this many entries into the kept ones; more are merged by sorting the whole list."""
+
+
 class RunningBounds:
     """Held running jobs (started or resumed, not yet seen past their protected window) and the suspendable
     ones as entries sorted by (priority bound, rank), with the GPUs of each group and the instants at which
@@ -101,11 +105,20 @@ class RunningBounds:
             heapq.heappush(self.expiries, (until, entry[2], entry))
 
     def put_all(self, entries: list[BoundEntry], untils: np.ndarray | None) -> None:
-        """`put` for many entries at once: appended and the list sorted again (one C sort that merges them
-        in, rather than a bisection and an insertion each); only the finite `untils` are booked (None: every
+        """`put` for many entries at once, `entries` sorted: those after the last kept entry are appended in
+        one step and the few before it are bisected in (a walk takes out the entries that do not rank before
+        its best waiting job, and most come back there, since their priority moved little); more than
+        MERGE_BY_INSERTION before it are merged by one C sort. Only the finite `untils` are booked (None: every
         bound holds for as long as its job runs)."""
-        self.entries += entries
-        self.entries.sort()
+        kept = self.entries
+        inside = bisect.bisect_right(entries, kept[-1]) if kept else 0
+        if inside > MERGE_BY_INSERTION:
+            kept += entries
+            kept.sort()
+        else:
+            for entry in entries[:inside]:
+                bisect.insort(kept, entry)
+            kept += entries[inside:]
         self.entry_of.update(zip(map(itemgetter(2), entries), entries))
         if untils is None:
             return
