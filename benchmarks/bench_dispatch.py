@@ -70,6 +70,12 @@ def main() -> None:
              predictions={job.job_id: float(job.iterations) for job in one_per_plan})
     print(f"{len(jobs):,} Philly jobs, {cluster.servers}x{cluster.gpus_per_server} GPUs, Heavy-Edge, oracle predictions, "
           f"audit on; {load_average()} at the start", flush=True)
+    if "conservative" in args.schedulers:
+        started = time.process_time()
+        from asrpt_bench.schedulers import profile_jit
+        profile_jit.warm()
+        print(f"numba and the compiled fold of conservative backfilling loaded in {time.process_time() - started:.2f} "
+              "CPU-s (once per process, before the runs timed)", flush=True)
     if args.profile:
         profiled = typed or (jobs, cluster, predictions)
         profiler = cProfile.Profile()

@@ -2,11 +2,12 @@
 made once from the running jobs, then only changed. Checked at every decision of real replays against what
 the fold would hold if it were made again: whenever the fold holds no reservation, the kept profile is the
 one rebuilt from the running jobs (the same free-GPU count at every time from now on), and every kept
-reservation belongs to a job still queued. The heap of reservations that may come due holds few that left the
-fold: it used to keep every reservation ever computed until its begin passed."""
+reservation belongs to a job still queued. The positions kept after the fold (the tail, which a pass reserves
+without asking the queue again) are exactly the queue's next jobs, in order, with their GPUs and lengths."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -21,15 +22,20 @@ from asrpt_bench.workloads.jobs import jobs_from_table
 from test_decision_instants import FIXED_TABLE
 
 
-def free_from(profile: Profile, now: float) -> tuple[int, list[tuple[float, int]]]:
-    """The profile as a step function from now on: the free GPUs at now, then (time, free) at each change."""
+def steps_of(profile: Profile) -> list[tuple[float, int]]:
+    return [(t, count + offset) for times, free, offset in zip(profile.times, profile.free, profile.offset)
+            for t, count in zip(times, free)]
+
+
+def free_from(steps: list[tuple[float, int]], now: float) -> tuple[int, list[tuple[float, int]]]:
+    """A profile's steps as a step function from now on: the free GPUs at now, then (time, free) at each
+    change."""
     at_now, changes = 0, []
-    for times, free, offset in zip(profile.times, profile.free, profile.offset):
-        for t, count in zip(times, free):
-            if t <= now:
-                at_now = count + offset
-            elif count + offset != (changes[-1][1] if changes else at_now):
-                changes.append((t, count + offset))
+    for t, count in steps:
+        if t <= now:
+            at_now = count
+        elif count != (changes[-1][1] if changes else at_now):
+            changes.append((t, count))
     return at_now, changes
 
 
@@ -39,30 +45,45 @@ class FoldWatch:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.empty_checked = 0
         self.decisions = 0
-        self.largest_due = 0
+        self.largest_tail = 0
         decide, refresh = conservative.ConservativeFold.decide, conservative.ConservativeFold._refresh
         watch = self
 
         def checked_decide(fold, ctx, queue, job_of, try_start, hold_until):
-            queued = {key for key, _ in queue.after(None)}
-            assert set(fold.keys) <= queued, "a kept reservation belongs to a job no longer queued"
+            watch.check_positions(fold, queue, job_of)
             watch.decisions += 1
             started = decide(fold, ctx, queue, job_of, try_start, hold_until)
-            watch.largest_due = max(watch.largest_due, len(fold.due))
-            assert len(fold.due) <= 2 * len(fold.entries) + conservative.COMPACT_SLACK + 2 * len(started)
+            watch.largest_tail = max(watch.largest_tail, len(fold.keys) - fold.n)
             return started
 
         def checked_refresh(fold, ctx, head, hold_until):
             refresh(fold, ctx, head, hold_until)
-            if not fold.entries:
+            if not fold.n:
                 running = fold.backfill.running
                 rebuilt = Profile(ctx.now, ctx.idle_gpus, list(running.ends(ctx.now)))
-                assert free_from(fold.profile, ctx.now) == free_from(rebuilt, ctx.now), ctx.now
+                assert free_from(fold.profile.steps(), ctx.now) == free_from(steps_of(rebuilt), ctx.now), ctx.now
                 assert set(fold.assumed) == {order for order, _ in running.jobs()}
                 watch.empty_checked += 1
 
         monkeypatch.setattr(conservative.ConservativeFold, "decide", checked_decide)
         monkeypatch.setattr(conservative.ConservativeFold, "_refresh", checked_refresh)
+
+    @staticmethod
+    def check_positions(fold, queue, job_of) -> None:
+        """The fold's and the tail's keys are the queue's first jobs' after the fold's first, in order; each
+        position's GPUs and length are its job's."""
+        keys = fold.keys
+        if not keys:
+            return
+        queued = [key for key, _ in queue.after(None)]
+        assert set(keys[:fold.n]) <= set(queued), "a kept reservation belongs to a job no longer queued"
+        if len(keys) > fold.n:
+            after = keys[fold.n - 1] if fold.n else None
+            following = [key for key, _ in itertools.islice(queue.after(after), len(keys) - fold.n)]
+            assert keys[fold.n:] == following, "the tail is the queue's jobs right after the fold"
+        for position, (key, job) in enumerate(zip(keys, fold.jobs)):
+            gpus, length = fold.positions[position, :2]
+            assert (gpus, length) == (job.gpus, fold.backfill.queued_duration(job)), key
 
 
 @pytest.mark.filterwarnings("ignore:.*need all")
@@ -78,4 +99,4 @@ def test_the_kept_profile_is_the_one_rebuilt_from_the_running_jobs(monkeypatch, 
     simulate(jobs, Cluster(4, 8), make_scheduler(name, overrun=overrun), HeavyEdgePlacer(), predictions=predictions)
     assert watch.decisions > 300
     assert watch.empty_checked > 50
-    assert watch.largest_due > conservative.COMPACT_SLACK  # the bound on the heap was put to the test
+    assert watch.largest_tail > 20  # the tail was put to the test

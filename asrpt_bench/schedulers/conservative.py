@@ -31,6 +31,16 @@ What changes the fold, and how much of it is kept:
   the idle GPUs and has room in the profile from now for its length. Positions left out only take GPUs,
   so a job without room in the profile without them has none with them either and cannot start now.
 
+The fold is kept in arrays and its hot loop compiled (`profile_jit`, numba, imported when the first
+profile is built): positions in queue order carry their GPUs, queued length, hold and reserved begin; the
+fold is positions [0, n), and the positions after it that a pass or a cut has seen (the tail: the queue's
+jobs right after the fold, in order, kept while the queue only loses its head or gains jobs after them)
+are [n, m). A cut moves reservations back to the tail, and a pass reserves a run of positions in one
+compiled call (`profile_jit.reserve_run`), back in Python only where Python decides: a reservation that
+begins now and fits the idle GPUs (the placer may start it), the target position, the hoped job's room
+lost. A job's hold (`hold_until`) is kept as last read: A-SRPT changes it only for the head (its delay
+budget begins there), which is always reserved by `_append_head`, which reads it again.
+
 The result is the full pass's, decision by decision: the same starts, reservations and promises
 (tests/test_dispatch.py, tests/test_decision_instants.py compare with independent implementations).
 """
@@ -38,41 +48,20 @@ The result is the full pass's, decision by decision: the same starts, reservatio
 from __future__ import annotations
 
 import bisect
-import heapq
-import itertools
-from dataclasses import dataclass, field
+import math
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
-from .profile import Profile
+import numpy as np
 
 if TYPE_CHECKING:
     from .dispatch import Backfill
+    from .profile_jit import CompiledProfile
     from .queues import CountQueue
     from .views import DispatchContext, JobView
 
 T = TypeVar("T")
-COMPACT_SLACK = 64
-"""The due heap is compacted when it holds more than twice the fold's entries plus this."""
-
-
-@dataclass(eq=False, slots=True)
-class _Reserved(Generic[T]):
-    key: Any
-    item: T
-    job: JobView
-    begin: float
-    length: float
-    live: bool = field(default=True)
-    """In the fold and not started (a job that starts, or a reservation cut, leaves it)."""
-
-    @property
-    def end(self) -> float:
-        return self.begin + self.length
-
-    @property
-    def holds(self) -> bool:
-        """Whether the reservation takes GPUs off the profile."""
-        return self.length > 0 and self.job.gpus > 0
+GPUS, LENGTH, HOLD, BEGIN = 0, 1, 2, 3
+"""Columns of the position array (as profile_jit's)."""
 
 
 class ConservativeFold(Generic[T]):
@@ -82,14 +71,18 @@ class ConservativeFold(Generic[T]):
 
     def __init__(self, backfill: Backfill) -> None:
         self.backfill = backfill
-        self.entries: list[_Reserved[T]] = []
-        self.keys: list[Any] = []
-        self.profile: Profile | None = None
+        self.keys: list[Any] = []  # queue keys of positions [0, m): the fold [0, n), then the tail
+        self.items: list[T] = []
+        self.jobs: list[JobView] = []
+        self.n = 0
+        self.positions = np.zeros((64, 4))  # per position: GPUS, LENGTH, HOLD, BEGIN (valid in the fold)
+        self.profile: CompiledProfile | None = None
         self.changes: list[tuple[float, float, int]] = []
         self.assumed: dict[int, tuple[float, int]] = {}  # running job -> (end the profile assumes, GPUs)
-        self.due: list[tuple[float, int, _Reserved[T]]] = []  # (begin, tiebreak, entry): who may start when
-        self._tiebreak = itertools.count()
-        self._started: list[_Reserved[T]] = []  # reservations that started in this pass
+        self._started: list[int] = []  # positions whose reservation started in this pass
+        self._due = np.zeros(64, dtype=np.int64)
+        self._now = 0.0  # the decision's time
+        self._jit: Any = None  # profile_jit, once a profile is built
         self.frontier: Any = None  # the last key of the queue ever reached: every job after it is unreached
         self.fresh: list[Any] = []  # keys inserted into the queue and not reached yet, in order
 
@@ -101,7 +94,8 @@ class ConservativeFold(Generic[T]):
     def inserted(self, key: Any) -> None:
         bisect.insort(self.fresh, key)
         if self.profile is not None:
-            self._cut(bisect.bisect_right(self.keys, key))
+            self._cut(bisect.bisect_right(self.keys, key, 0, self.n))
+            self._truncate(bisect.bisect_left(self.keys, key, self.n))  # the tail ends before the new job
 
     def decide(self, ctx: DispatchContext, queue: CountQueue[T], job_of: Callable[[T], JobView],
                try_start: Callable[[T, bool], bool], hold_until: Callable[[T], float]) -> list[T]:
@@ -109,6 +103,7 @@ class ConservativeFold(Generic[T]):
         order, until no GPU is idle; returns the items started. `try_start(item, at_head)` starts an item if
         it may start now; `hold_until(item)` is the earliest time it would start with enough GPUs."""
         backfill, now = self.backfill, ctx.now
+        self._now = now
         started: list[T] = []
         head: tuple[Any, T] | None = None
         for key, item in queue.after(None):
@@ -121,9 +116,9 @@ class ConservativeFold(Generic[T]):
         if head is None:
             return started
         self._refresh(ctx, head, hold_until)
-        if not self.entries:
-            self._append(head[0], head[1], job_of(head[1]), hold_until)
-        if ctx.idle_gpus > 0 and self._start_due(ctx, job_of, try_start, started):
+        if not self.n:
+            self._append_head(head, job_of, hold_until)
+        if ctx.idle_gpus > 0 and self._start_due(ctx, try_start, started):
             self._walk(ctx, queue, job_of, try_start, hold_until, started)
         self._settle(now)
         return started
@@ -133,10 +128,11 @@ class ConservativeFold(Generic[T]):
         """The pass over the positions after the kept reservations, in queue order, until no GPU is idle. A
         position's reservation is computed only when this instant needs it: a job never reached (its first
         reservation is a promise), or one that might start now, as it fits the idle GPUs and the profile
-        ahead of it leaves it room from now for its length (`Profile.room`). The positions passed over
-        before it are computed first, until they take the room it hoped for; those left over only take GPUs,
-        so the profile without them has as much room as with them: a job without room cannot start now, and
-        no later start or promise depends on a position after the last one computed."""
+        ahead of it leaves it room from now for its length (`room`). The positions passed over before it
+        are computed first (one compiled run, `_reserve`), until they take the room it hoped for; those left
+        over only take GPUs, so the profile without them has as much room as with them: a job without room
+        cannot start now, and no later start or promise depends on a position after the last one computed.
+        A room is a function of the profile: `rooms` keeps one until a reservation begins before it."""
         now, profile = ctx.now, self.profile
         assert profile is not None
         rooms: dict[int, float] = {}
@@ -156,10 +152,10 @@ class ConservativeFold(Generic[T]):
         def has_room(job: JobView) -> bool:
             return now + queued_duration(job) <= room_for(job.gpus)
 
-        may_start = queue.fitting(self.keys[-1], lambda: ctx.idle_gpus, passes_for)
+        may_start = queue.fitting(self.keys[self.n - 1], lambda: ctx.idle_gpus, passes_for)
         candidate = next(may_start, None)
         while ctx.idle_gpus > 0:
-            last = self.keys[-1]
+            last = self.keys[self.n - 1]
             while candidate is not None and (candidate[0] <= last or not has_room(job_of(candidate[1]))):
                 candidate = next(may_start, None)
             target, hoped = self._unreached(queue, last), None
@@ -167,19 +163,96 @@ class ConservativeFold(Generic[T]):
                 target, hoped = candidate[0], job_of(candidate[1])
             if target is None:
                 return
-            for key, item in queue.after(last):
-                job = job_of(item)
-                entry = self._append(key, item, job, hold_until)
-                begin = entry.begin
-                if rooms and entry.holds:  # a room that ends by its begin stays
-                    for count in [count for count, room in rooms.items() if room > begin]:
+            end = self._gather(queue, target, job_of, hold_until)
+            hoped_gpus, hoped_length, hoped_room = -1, 0.0, 0.0
+            if hoped is not None:
+                hoped_gpus, hoped_length, hoped_room = hoped.gpus, queued_duration(hoped), room_for(hoped.gpus)
+            while True:
+                why, hoped_room, lowest = self._reserve(end + 1, end, ctx.idle_gpus, hoped_gpus, hoped_length,
+                                                        hoped_room)
+                if rooms and lowest < math.inf:
+                    for count in [count for count, room in rooms.items() if room > lowest]:
                         del rooms[count]
-                if begin <= now and job.gpus <= ctx.idle_gpus and try_start(item, False):
-                    self._backfilled(entry, now, started)
-                if ctx.idle_gpus == 0 or key == target:
+                if hoped is not None:
+                    rooms[hoped_gpus] = hoped_room
+                if why != self._jit.TRY:
+                    break  # the target reserved, or the hoped job's room lost: look for the next candidate
+                position = self.n - 1
+                if try_start(self.items[position], False):
+                    self._backfilled(position, now, started)
+                if ctx.idle_gpus == 0 or position == end:
                     break
                 if hoped is not None and not has_room(hoped):
-                    break  # the positions computed took the room the candidate needed: look for the next one
+                    break
+
+    def _reserve(self, stop: int, target: int, idle: int, hoped_gpus: int, hoped_length: float,
+                 hoped_room: float) -> tuple[int, float, float]:
+        """Reserve positions n, n + 1, ... (profile_jit.reserve_run) and take them into the fold: why it
+        stopped, the hoped job's room and the earliest begin of a reservation that took GPUs."""
+        jit, profile, start = self._jit, self.profile, self.n
+        assert profile is not None
+        lowest = math.inf
+        while True:
+            why, self.n, hoped_room, low = jit.reserve_run(
+                profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
+                profile.FC, self.positions, self.n, stop,
+                target, self._now, idle, hoped_gpus, hoped_length, hoped_room)
+            lowest = min(lowest, low)
+            if why != jit.GROW:
+                break
+            profile.grow()
+        self._promised(start, self.n)
+        return why, hoped_room, lowest
+
+    def _promised(self, start: int, stop: int) -> None:
+        """Positions start to stop - 1 joined the fold: the first reservation of each job never reached before
+        is its promise."""
+        if stop <= start:
+            return
+        keys, first = self.keys, self.backfill.first_reservation
+        frontier = self.frontier
+        beyond = start if frontier is None else bisect.bisect_right(keys, frontier, start, stop)
+        for p in range(beyond, stop):
+            first.setdefault(self.jobs[p].job_id, float(self.positions[p, BEGIN]))
+        fresh = self.fresh
+        if fresh:
+            low = bisect.bisect_left(fresh, keys[start])
+            high = bisect.bisect_right(fresh, keys[stop - 1])
+            for key in fresh[low:high]:
+                p = bisect.bisect_left(keys, key, start, stop)
+                first.setdefault(self.jobs[p].job_id, float(self.positions[p, BEGIN]))
+            del fresh[low:high]
+        if frontier is None or frontier < keys[stop - 1]:
+            self.frontier = keys[stop - 1]
+
+    def _gather(self, queue: CountQueue[T], target: Any, job_of: Callable[[T], JobView],
+                hold_until: Callable[[T], float]) -> int:
+        """Extend the tail with the queue's jobs after it up to the one of key `target`; its position."""
+        keys = self.keys
+        if keys[-1] >= target:
+            position = bisect.bisect_left(keys, target, self.n)
+            assert keys[position] == target, "the tail holds the queue's jobs after the fold"
+            return position
+        queued_duration = self.backfill.queued_duration
+        rows = []
+        for key, item in queue.after(keys[-1]):
+            job = job_of(item)
+            keys.append(key)
+            self.items.append(item)
+            self.jobs.append(job)
+            rows.append((job.gpus, queued_duration(job), hold_until(item), 0.0))
+            if key == target:
+                break
+        m = len(keys)
+        self._capacity(m)
+        self.positions[m - len(rows):m] = rows
+        return m - 1
+
+    def _capacity(self, m: int) -> None:
+        if m > len(self.positions):
+            grown = np.zeros((max(m, 2 * len(self.positions)), 4))
+            grown[:len(self.positions)] = self.positions
+            self.positions = grown
 
     def _unreached(self, queue: CountQueue[T], last: Any) -> Any:
         """The key of the first job after key `last` that no pass has reached, or None."""
@@ -201,73 +274,71 @@ class ConservativeFold(Generic[T]):
             if k < len(fresh) and fresh[k] == key:
                 del fresh[k]
 
-    def _append(self, key: Any, item: T, job: JobView, hold_until: Callable[[T], float]) -> _Reserved[T]:
-        """The reservation of the next position of the fold; its first promise is recorded."""
-        profile, backfill = self.profile, self.backfill
-        assert profile is not None
-        length, gpus = backfill.queued_duration(job), job.gpus
-        begin = profile.earliest(gpus, length, hold_until(item))
-        entry = _Reserved(key, item, job, begin, length)
-        backfill.first_reservation.setdefault(job.job_id, begin)
-        if self.frontier is None or self.frontier < key:
-            self.frontier = key
-        if self.fresh:
-            self._reached(key)
-        self.entries.append(entry)
-        self.keys.append(key)
-        heapq.heappush(self.due, (begin, next(self._tiebreak), entry))
-        profile.add(begin, begin + length, -gpus)
-        return entry
+    def _append_head(self, head: tuple[Any, T], job_of: Callable[[T], JobView],
+                     hold_until: Callable[[T], float]) -> None:
+        """The head's reservation, the fold's first: its hold is read again (A-SRPT's delay budget begins at
+        the head)."""
+        key, item = head
+        if self.keys and self.keys[0] != key:
+            self._truncate(0)
+        if not self.keys:
+            job = job_of(item)
+            self.keys.append(key)
+            self.items.append(item)
+            self.jobs.append(job)
+            self.positions[0, GPUS], self.positions[0, LENGTH] = job.gpus, self.backfill.queued_duration(job)
+        self.positions[0, HOLD] = hold_until(item)
+        self._reserve(1, 0, -1, -1, 0.0, 0.0)
 
-    def _start_due(self, ctx: DispatchContext, job_of: Callable[[T], JobView], try_start: Callable[[T, bool], bool],
-                   started: list[T]) -> bool:
+    def _start_due(self, ctx: DispatchContext, try_start: Callable[[T, bool], bool], started: list[T]) -> bool:
         """Start, in queue order, the kept reservations that begin now (the head's excepted) until no GPU is
         idle; whether GPUs are still idle after all of them."""
-        now, due, head = ctx.now, self.due, self.entries[0]
-        ready = []
-        while due and due[0][0] <= now:
-            ready.append(heapq.heappop(due))
-        ready = sorted((pair for pair in ready if pair[2].live), key=lambda pair: bisect.bisect_left(self.keys, pair[2].key))
+        if len(self._due) < self.n:
+            self._due = np.zeros(2 * self.n, dtype=np.int64)
+        count = self._jit.beginning_by(self.positions, self.n, ctx.now, self._due)
         idle = True
-        for begin, tiebreak, entry in ready:
-            if idle and entry is not head and entry.job.gpus <= ctx.idle_gpus and try_start(entry.item, False):
-                self._backfilled(entry, now, started)
+        for p in self._due[:count].tolist():
+            if idle and self.jobs[p].gpus <= ctx.idle_gpus and try_start(self.items[p], False):
+                self._backfilled(p, ctx.now, started)
                 idle = ctx.idle_gpus > 0
-            else:
-                heapq.heappush(due, (begin, tiebreak, entry))
         return idle
 
-    def _backfilled(self, entry: _Reserved[T], now: float, started: list[T]) -> None:
-        self.backfill.note_start(entry.job, now)
+    def _backfilled(self, position: int, now: float, started: list[T]) -> None:
+        self.backfill.note_start(self.jobs[position], now)
         self.backfill.backfilled += 1
-        entry.live = False
-        self._started.append(entry)
-        started.append(entry.item)
+        self._started.append(position)
+        started.append(self.items[position])
 
     def _head_started(self, key: Any, job: JobView, now: float) -> None:
         """A head started before the pass: its kept reservation (if any) becomes a running job."""
         self._reached(key)
         if self.profile is None:
             return
-        if self.entries and self.keys[0] == key and self.entries[0].begin == now:
-            entry = self.entries.pop(0)
-            del self.keys[0]
-            entry.live = False
-            self._run(entry, now)
+        if self.n and self.keys[0] == key and self.positions[0, BEGIN] == now:
+            reserved = self._reserved_end(0, now)
+            self._remove([0])
+            self._run(job, reserved, now)
         else:
             self._cut(0)  # a head started off its reservation (or before any): the fold is cut whole
+            if self.keys and self.keys[0] == key:
+                self._remove([0])
+            else:
+                self._truncate(0)
             end = self.backfill.running.end_of(job.order, now)
             self.assumed[job.order] = (end, job.gpus)
             if end > now:
                 self.changes.append((now, end, -job.gpus))
 
-    def _run(self, entry: _Reserved[T], now: float) -> None:
-        """The profile trades the reservation [now, now + length) of a job that started for its running
+    def _reserved_end(self, position: int, now: float) -> float:
+        """The end of a position's reservation (now when it takes no GPUs)."""
+        gpus, length, _, begin = self.positions[position].tolist()
+        return begin + length if length > 0 and gpus > 0 else now
+
+    def _run(self, job: JobView, reserved: float, now: float) -> None:
+        """The profile trades the reservation [now, reserved) of a job that started for its running
         estimate [now, end): a change where they differ."""
-        job = entry.job
         end = self.backfill.running.end_of(job.order, now)
         self.assumed[job.order] = (end, job.gpus)
-        reserved = entry.end if entry.holds else now
         if end > reserved:
             self.changes.append((reserved, end, -job.gpus))
         elif end < reserved:
@@ -287,22 +358,18 @@ class ConservativeFold(Generic[T]):
                     self.assumed[order] = (end, gpus)
                     if end > now:
                         self.changes.append((now, end, -gpus))
-        profile, entries = self.profile, self.entries
+        profile, jit, positions = self.profile, self._jit, self.positions
         for begin, end, change in self.changes:
             profile.add(begin, end, change)
-        cut = len(entries)
+        cut = self.n
         for begin, end, change in self.changes:
             if change > 0:
-                cut = min(cut, next((k for k, e in enumerate(entries) if e.end > begin), cut))
+                cut = jit.first_ending_after(positions, cut, begin)
             elif profile.fewest(begin, end) < 0:
                 cut = min(cut, self._first_displaced(begin, end))
         self.changes = []
-        due = self.due
-        while due and due[0][0] < now:  # a reservation that began before now: its job did not start then
-            entry = heapq.heappop(due)[2]
-            if entry.live:
-                cut = min(cut, bisect.bisect_left(self.keys, entry.key))
-        if entries and (self.keys[0] != head[0] or hold_until(head[1]) > entries[0].begin):
+        cut = jit.first_begun_before(positions, cut, now)  # a reservation that began before now: its job did not start
+        if self.n and (self.keys[0] != head[0] or hold_until(head[1]) > positions[0, BEGIN]):
             cut = 0  # a new head, or the head's delay budget began (its reservation waits for the deadline)
         self._cut(cut)
         profile.forget_before(now)
@@ -315,71 +382,54 @@ class ConservativeFold(Generic[T]):
         that all the reservations over it cannot cover moves the first of them.
 
         Cutting the reservations from the j-th overlapping one on covers every step (as far as they can) for
-        every j up to the answer and for none after it, so a binary search finds it, each test one sweep."""
+        every j up to the answer and for none after it, so a binary search finds it, each test one sweep
+        (compiled: profile_jit.first_displaced)."""
         assert self.profile is not None
-        shortages = self.profile.shortages(begin, end)
-        if not shortages:
-            return len(self.entries)
-        over = [(k, e.begin, e.begin + e.length, e.job.gpus) for k, e in enumerate(self.entries)
-                if e.length > 0 and e.job.gpus > 0 and e.begin < end and e.begin + e.length > begin]
-        times = [t for t, _ in shortages]
-        spans = [(bisect.bisect_left(times, first), bisect.bisect_left(times, last), gpus)
-                 for _, first, last, gpus in over]
-
-        def covering(j: int) -> list[int]:
-            """GPUs of the overlapping reservations from the j-th on, at each step short."""
-            diff = [0] * (len(times) + 1)
-            for low, high, gpus in spans[j:]:
-                diff[low] += gpus
-                diff[high] -= gpus
-            return list(itertools.accumulate(diff[:-1]))
-
-        everything = covering(0)
-        needed = [min(short, most) for (_, short), most in zip(shortages, everything)]
-        low, high = 0, len(over)  # covering(low) suffices; find the largest such j
-        while low < high:
-            j = (low + high + 1) // 2
-            if all(have >= need for have, need in zip(covering(j), needed)):
-                low = j
-            else:
-                high = j - 1
-        return over[low][0] if low < len(over) else len(self.entries)
+        return self.profile.first_displaced(self.positions, self.n, begin, end)
 
     def _cut(self, k: int) -> None:
-        """Drop the reservations from position k on, returning their GPUs to the profile."""
-        if k >= len(self.entries):
+        """Drop the reservations from position k on, returning their GPUs to the profile; their positions
+        stay, first in the tail."""
+        if k >= self.n:
             return
         assert self.profile is not None
-        returned = []
-        for entry in self.entries[k:]:
-            entry.live = False
-            if entry.holds:
-                returned.append((entry.begin, entry.end, entry.job.gpus))
-        self.profile.add_all(returned)
-        del self.entries[k:], self.keys[k:]
-        self._compact_due()
+        cut = self.positions[k:self.n]
+        holds = (cut[:, LENGTH] > 0) & (cut[:, GPUS] > 0)
+        begins = cut[holds, BEGIN]
+        self.profile.add_all(begins, begins + cut[holds, LENGTH], cut[holds, GPUS].astype(np.int64))
+        self.n = k
 
-    def _compact_due(self) -> None:
-        """Drop the due heap's entries that left the fold (cut or started) once they outnumber the fold's
-        entries, which bound the live ones: read only as they come due, a dead entry is skipped there, but
-        after deep cuts the heap held every reservation ever computed until its begin passed. Each compaction
-        at least halves the heap, so it costs O(1) per reservation; the live entries come due as before."""
-        due = self.due
-        if len(due) > 2 * len(self.entries) + COMPACT_SLACK:
-            self.due = [pair for pair in due if pair[2].live]
-            heapq.heapify(self.due)
+    def _truncate(self, m: int) -> None:
+        """Forget the tail from position m on (m >= n)."""
+        del self.keys[m:], self.items[m:], self.jobs[m:]
+
+    def _remove(self, positions: list[int]) -> None:
+        """Remove positions (of jobs that left the queue, in increasing order) from the fold or the tail."""
+        m = len(self.keys)
+        for p in reversed(positions):
+            del self.keys[p], self.items[p], self.jobs[p]
+            self.positions[p:m - 1] = self.positions[p + 1:m]
+            m -= 1
+            if p < self.n:
+                self.n -= 1
 
     def _rebuild(self, ctx: DispatchContext) -> None:
         """The profile of the running jobs now, made by the first decision that needs one (the fold is empty
-        until then); from then on it is kept for the whole run and only changed (module docstring)."""
+        until then); from then on it is kept for the whole run and only changed (module docstring). numba is
+        imported here, by the first fold that needs it."""
+        from . import profile_jit
+
+        self._jit = profile_jit
         now, running = ctx.now, self.backfill.running
-        self.profile = Profile(now, ctx.idle_gpus, list(running.ends(now)))
+        self.profile = profile_jit.CompiledProfile(now, ctx.idle_gpus, list(running.ends(now)))
         self.assumed = {order: (running.end_of(order, now), gpus) for order, gpus in running.jobs()}
 
     def _settle(self, now: float) -> None:
         """Jobs started in the pass leave the fold and become running jobs of the profile."""
-        for entry in self._started:
-            k = bisect.bisect_left(self.keys, entry.key)
-            del self.entries[k], self.keys[k]
-            self._run(entry, now)
+        if not self._started:
+            return
+        ends = [(self.jobs[p], self._reserved_end(p, now)) for p in self._started]
+        self._remove(sorted(self._started))
+        for job, reserved in ends:
+            self._run(job, reserved, now)
         self._started = []

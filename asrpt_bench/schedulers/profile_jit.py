@@ -1,0 +1,674 @@
+"""The free-GPU profile of `profile.Profile`, compiled with numba, and the conservative fold's batch over
+consecutive queue positions (`reserve_run`).
+
+The fold of conservative backfilling computes millions of reservations on a long replay, each one search
+and one change of the profile; in Python each cost about 16 us. Here the profile is a few numpy arrays and
+the searches, changes and the loop that reserves a run of queue positions are compiled (`@njit(cache=True)`,
+no fastmath: every float is the same IEEE operation, in the same order, as in `profile.Profile`, so the
+reservations are bit-identical). Imported only when a conservative fold builds its profile, so nothing
+else pays numba's import.
+
+Layout (the block structure of `profile.Profile`): steps sit in rows of a 2-D array of at most 2 * BLOCK
+steps (times `T`, free counts before the row's offset `V`); `M[row]` holds the row's step count, pending
+offset, least and greatest count; `O[:H[0]]` lists the rows in time order; `S[:H[1]]` is a stack of unused
+rows. A search skips every row that cannot hold the job or holds it throughout; a change that covers a row
+whole changes its offset only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+BLOCK = 32
+CAP = 2 * BLOCK + 2
+"""Steps a row holds: 2 * BLOCK after `_fix`, and the two a change inserts before it."""
+SPARE = 4
+"""Unused rows a change may need (two splits); `reserve_run` stops for more below it."""
+SWEEP_FROM = 16
+"""`add_all` sweeps the steps once when it has more than 1/SWEEP_FROM changes per step."""
+FLOORS = 32
+"""Past searches kept per GPU count (`earliest`); a longer search's floor makes room for a shorter one's."""
+FLOOR_COUNTS = 1025
+"""GPU counts with floors (0 to 1024); searches for more GPUs walk from not_before."""
+
+COUNT, OFFSET, LEAST, MOST = 0, 1, 2, 3
+GPUS, LENGTH, HOLD, BEGIN = 0, 1, 2, 3
+"""Columns of a fold's position array: GPUs, queued length, hold (the earliest start as last given by
+hold_until: the start is max(hold, now)), reserved begin."""
+
+TRY, TARGET, LOST, END, GROW = 0, 1, 2, 3, 4
+"""Why `reserve_run` stopped: a reservation that begins by now and fits the idle GPUs (the caller tries to
+start it), the target position reserved, the hoped-for job's room taken, the positions given all
+reserved, rows to add."""
+
+
+@njit(cache=True)
+def _block_of(T, O, H, t):
+    """The index in O of the row holding t (0 when t is before every step)."""
+    lo, hi = 0, H[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < T[O[mid], 0]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1 if lo > 1 else 0
+
+
+@njit(cache=True)
+def _step_of(T, M, row, t):
+    """The index in the row of the step holding t (0 when t is before its first step)."""
+    lo, hi = 0, M[row, COUNT]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < T[row, mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1 if lo > 1 else 0
+
+
+@njit(cache=True)
+def search(T, V, M, O, H, gpus, duration, not_before):
+    """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (Profile._search)."""
+    b = _block_of(T, O, H, not_before)
+    i = _step_of(T, M, O[b], not_before)
+    have = False
+    run = 0.0
+    end = 0.0
+    for bb in range(b, H[0]):
+        row = O[bb]
+        if have and T[row, i] >= end:
+            return run
+        offset = M[row, OFFSET]
+        if i == 0 and M[row, LEAST] + offset >= gpus:
+            if not have:
+                run = T[row, 0] if T[row, 0] > not_before else not_before
+                end = run + duration
+                have = True
+            continue
+        if i == 0 and M[row, MOST] + offset < gpus:
+            have = False
+            continue
+        need = gpus - offset
+        for j in range(i, M[row, COUNT]):
+            if V[row, j] >= need:
+                if not have:
+                    run = T[row, j] if T[row, j] > not_before else not_before
+                    end = run + duration
+                    have = True
+            elif have:
+                if T[row, j] >= end:
+                    return run
+                have = False
+        i = 0
+    return run
+
+
+@njit(cache=True)
+def earliest(T, V, M, O, H, FD, FN, FF, FC, gpus, duration, not_before):
+    """`search` from the floor of past searches (Profile.earliest): per GPU count (below FC's length), up
+    to FLOORS (duration, not_before, earliest) of past searches by duration; while the profile only loses
+    GPUs, a search for as many GPUs, as long and from no earlier finds nothing earlier. The caller clears
+    FC whenever GPUs come back."""
+    if gpus < 0 or gpus >= FC.shape[0]:
+        return search(T, V, M, O, H, gpus, duration, not_before)
+    count = FC[gpus]
+    lo, hi = 0, count
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if duration < FD[gpus, mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = lo
+    start = not_before
+    for j in range(k - 1, -1, -1):
+        if FN[gpus, j] <= not_before:
+            if FF[gpus, j] > not_before:
+                start = FF[gpus, j]
+            break
+    found = search(T, V, M, O, H, gpus, duration, start)
+    if k and FN[gpus, k - 1] <= not_before and FF[gpus, k - 1] >= found:
+        return found
+    while k < count and FN[gpus, k] >= not_before and FF[gpus, k] <= found:
+        for j in range(k, count - 1):
+            FD[gpus, j], FN[gpus, j], FF[gpus, j] = FD[gpus, j + 1], FN[gpus, j + 1], FF[gpus, j + 1]
+        count -= 1
+    if count == FD.shape[1]:
+        if k == count:
+            FC[gpus] = count
+            return found
+        count -= 1  # the longest floor makes room
+    for j in range(count, k, -1):
+        FD[gpus, j], FN[gpus, j], FF[gpus, j] = FD[gpus, j - 1], FN[gpus, j - 1], FF[gpus, j - 1]
+    FD[gpus, k], FN[gpus, k], FF[gpus, k] = duration, not_before, found
+    FC[gpus] = count + 1
+    return found
+
+
+@njit(cache=True)
+def room(T, V, M, O, H, gpus, t):
+    """The first time from t at which fewer than `gpus` GPUs are free (Profile.room); inf when never."""
+    b = _block_of(T, O, H, t)
+    i = _step_of(T, M, O[b], t)
+    for bb in range(b, H[0]):
+        row = O[bb]
+        offset = M[row, OFFSET]
+        if i or M[row, LEAST] + offset < gpus:
+            need = gpus - offset
+            for j in range(i, M[row, COUNT]):
+                if V[row, j] < need:
+                    return T[row, j] if T[row, j] > t else t
+        i = 0
+    return math.inf
+
+
+@njit(cache=True)
+def fewest(T, V, M, O, H, begin, end):
+    """The fewest GPUs free at any time in [begin, end) (Profile.fewest)."""
+    b = _block_of(T, O, H, begin)
+    i = _step_of(T, M, O[b], begin)
+    low = np.iinfo(np.int64).max
+    for bb in range(b, H[0]):
+        row = O[bb]
+        count, offset = M[row, COUNT], M[row, OFFSET]
+        if i == 0 and T[row, count - 1] < end:
+            if M[row, LEAST] + offset < low:
+                low = M[row, LEAST] + offset
+        else:
+            for j in range(i, count):
+                if T[row, j] >= end:
+                    return low
+                if V[row, j] + offset < low:
+                    low = V[row, j] + offset
+        i = 0
+    return low
+
+
+@njit(cache=True)
+def shortages(T, V, M, O, H, begin, end, times, short):
+    """Fill times/short with (start, GPUs short) of every step in [begin, end) with fewer than 0 GPUs free
+    (Profile.shortages); how many. The arrays hold at least every step."""
+    b = _block_of(T, O, H, begin)
+    i = _step_of(T, M, O[b], begin)
+    found = 0
+    for bb in range(b, H[0]):
+        row = O[bb]
+        count, offset = M[row, COUNT], M[row, OFFSET]
+        if M[row, LEAST] + offset < 0:
+            for j in range(i, count):
+                if T[row, j] >= end:
+                    return found
+                if V[row, j] + offset < 0:
+                    times[found] = T[row, j]
+                    short[found] = -(V[row, j] + offset)
+                    found += 1
+        elif T[row, count - 1] >= end:
+            return found
+        i = 0
+    return found
+
+
+@njit(cache=True)
+def _split_at(T, V, M, O, H, t):
+    """Make t the start of a step (Profile._split_at): (index in O, index in the row, whether cut)."""
+    b = _block_of(T, O, H, t)
+    row = O[b]
+    i = _step_of(T, M, row, t)
+    if T[row, i] == t:
+        return b, i, False
+    count = M[row, COUNT]
+    for j in range(count, i + 1, -1):
+        T[row, j] = T[row, j - 1]
+        V[row, j] = V[row, j - 1]
+    T[row, i + 1] = t
+    V[row, i + 1] = V[row, i]
+    M[row, COUNT] = count + 1
+    return b, i + 1, True
+
+
+@njit(cache=True)
+def _delete(T, V, M, row, i):
+    count = M[row, COUNT]
+    for j in range(i, count - 1):
+        T[row, j] = T[row, j + 1]
+        V[row, j] = V[row, j + 1]
+    M[row, COUNT] = count - 1
+
+
+@njit(cache=True)
+def _summarize(V, M, row):
+    low = V[row, 0]
+    high = V[row, 0]
+    for j in range(1, M[row, COUNT]):
+        value = V[row, j]
+        if value < low:
+            low = value
+        if value > high:
+            high = value
+    M[row, LEAST] = low
+    M[row, MOST] = high
+
+
+@njit(cache=True)
+def _fix(T, V, M, O, S, H, b):
+    """Row O[b] after a change: dropped if empty, cut in two if longer than 2 * BLOCK; its summaries."""
+    row = O[b]
+    count = M[row, COUNT]
+    if count == 0:
+        for k in range(b, H[0] - 1):
+            O[k] = O[k + 1]
+        H[0] -= 1
+        S[H[1]] = row
+        H[1] += 1
+        return
+    if count > 2 * BLOCK:
+        H[1] -= 1
+        new = S[H[1]]
+        for j in range(BLOCK, count):
+            T[new, j - BLOCK] = T[row, j]
+            V[new, j - BLOCK] = V[row, j]
+        M[new, COUNT] = count - BLOCK
+        M[new, OFFSET] = M[row, OFFSET]
+        _summarize(V, M, new)
+        for k in range(H[0], b + 1, -1):
+            O[k] = O[k - 1]
+        O[b + 1] = new
+        H[0] += 1
+        M[row, COUNT] = BLOCK
+    _summarize(V, M, row)
+
+
+@njit(cache=True)
+def add(T, V, M, O, S, H, begin, end, change):
+    """Add `change` GPUs over [begin, end) (Profile.add): cut the steps at both ends, shift the steps
+    between (whole rows by their offset), join a step left with the count of the one before it."""
+    if begin == end or change == 0:
+        return
+    b2, i2, _ = _split_at(T, V, M, O, H, end)
+    b1, i1, inserted = _split_at(T, V, M, O, H, begin)
+    if inserted and b1 == b2:
+        i2 += 1
+    row1 = O[b1]
+    if b1 == b2:
+        for j in range(i1, i2):
+            V[row1, j] += change
+    else:
+        for j in range(i1, M[row1, COUNT]):
+            V[row1, j] += change
+        for b in range(b1 + 1, b2):
+            M[O[b], OFFSET] += change
+        row2 = O[b2]
+        for j in range(i2):
+            V[row2, j] += change
+    for k in range(2):
+        b = b2 if k == 0 else b1
+        i = i2 if k == 0 else i1
+        row = O[b]
+        if i > 0:
+            if V[row, i] == V[row, i - 1]:
+                _delete(T, V, M, row, i)
+        elif b > 0:
+            before = O[b - 1]
+            if V[row, 0] + M[row, OFFSET] == V[before, M[before, COUNT] - 1] + M[before, OFFSET]:
+                _delete(T, V, M, row, 0)
+    _fix(T, V, M, O, S, H, b2)
+    if b1 != b2:
+        _fix(T, V, M, O, S, H, b1)
+
+
+@njit(cache=True)
+def add_many(T, V, M, O, S, H, begins, ends, changes, count):
+    """`add` each of the first `count` changes, as long as SPARE rows are left; how many were added."""
+    for k in range(count):
+        if H[1] < SPARE:
+            return k
+        add(T, V, M, O, S, H, begins[k], ends[k], changes[k])
+    return count
+
+
+@njit(cache=True)
+def add_sweep(T, V, M, O, S, H, begins, ends, changes):
+    """`add` every change at once (Profile.add_all's sweep): the steps and the changes' ends merged in one
+    pass, one step per run of equal counts, laid out again in rows of BLOCK. The rows must hold the steps
+    and two per change."""
+    steps = 0
+    for b in range(H[0]):
+        steps += M[O[b], COUNT]
+    times = np.empty(steps)
+    levels = np.empty(steps, dtype=np.int64)
+    k = 0
+    for b in range(H[0]):
+        row = O[b]
+        for j in range(M[row, COUNT]):
+            times[k] = T[row, j]
+            levels[k] = V[row, j] + M[row, OFFSET]
+            k += 1
+    count = len(begins)
+    points = np.empty(2 * count)
+    deltas = np.empty(2 * count, dtype=np.int64)
+    for i in range(count):
+        points[2 * i], deltas[2 * i] = begins[i], changes[i]
+        points[2 * i + 1], deltas[2 * i + 1] = ends[i], -changes[i]
+    order = np.argsort(points, kind="mergesort")
+    swept_times = np.empty(steps + 2 * count)
+    swept = np.empty(steps + 2 * count, dtype=np.int64)
+    size = 0
+    k, shift, total = 0, 0, 2 * count
+    for step in range(steps):
+        start = times[step]
+        while k < total and points[order[k]] <= start:
+            shift += deltas[order[k]]
+            k += 1
+        level = levels[step]
+        if size == 0 or swept[size - 1] != level + shift:
+            swept_times[size], swept[size] = start, level + shift
+            size += 1
+        stop = times[step + 1] if step + 1 < steps else math.inf
+        while k < total and points[order[k]] < stop:
+            at = points[order[k]]
+            while k < total and points[order[k]] == at:
+                shift += deltas[order[k]]
+                k += 1
+            if swept[size - 1] != level + shift:
+                swept_times[size], swept[size] = at, level + shift
+                size += 1
+    rows = len(O)
+    blocks = (size + BLOCK - 1) // BLOCK
+    for b in range(blocks):
+        first = b * BLOCK
+        last = min(size, first + BLOCK)
+        for j in range(first, last):
+            T[b, j - first] = swept_times[j]
+            V[b, j - first] = swept[j]
+        M[b, COUNT], M[b, OFFSET] = last - first, 0
+        _summarize(V, M, b)
+        O[b] = b
+    for r in range(rows - blocks):
+        S[r] = rows - 1 - r
+    H[0], H[1] = blocks, rows - blocks
+
+
+@njit(cache=True)
+def first_displaced(P, n, begin, end, times, short, found):
+    """The first of the n positions whose reservation no longer fits after GPUs were taken over [begin, end)
+    (ConservativeFold._first_displaced), given the `found` steps short there (times, GPUs short)."""
+    over = np.empty(n, dtype=np.int64)
+    count = 0
+    for p in range(n):
+        first, length, gpus = P[p, BEGIN], P[p, LENGTH], P[p, GPUS]
+        if length > 0 and gpus > 0 and first < end and first + length > begin:
+            over[count] = p
+            count += 1
+    low = np.empty(count, dtype=np.int64)
+    high = np.empty(count, dtype=np.int64)
+    gpus = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        p = over[i]
+        low[i] = np.searchsorted(times[:found], P[p, BEGIN], side="left")
+        high[i] = np.searchsorted(times[:found], P[p, BEGIN] + P[p, LENGTH], side="left")
+        gpus[i] = np.int64(P[p, GPUS])
+    needed = _covering(low, high, gpus, 0, found)
+    for i in range(found):
+        if short[i] < needed[i]:
+            needed[i] = short[i]
+    lo, hi = 0, count  # covering(lo) suffices; find the largest such j
+    while lo < hi:
+        j = (lo + hi + 1) // 2
+        have = _covering(low, high, gpus, j, found)
+        enough = True
+        for i in range(found):
+            if have[i] < needed[i]:
+                enough = False
+                break
+        if enough:
+            lo = j
+        else:
+            hi = j - 1
+    return over[lo] if lo < count else n
+
+
+@njit(cache=True)
+def _covering(low, high, gpus, j, found):
+    """GPUs of the overlapping reservations from the j-th on, at each step short."""
+    diff = np.zeros(found + 1, dtype=np.int64)
+    for i in range(j, len(low)):
+        diff[low[i]] += gpus[i]
+        diff[high[i]] -= gpus[i]
+    covered = np.empty(found, dtype=np.int64)
+    total = 0
+    for i in range(found):
+        total += diff[i]
+        covered[i] = total
+    return covered
+
+
+@njit(cache=True)
+def forget_before(T, O, S, H, t):
+    """Drop whole rows that end before t (Profile.forget_before)."""
+    lo, hi = 0, H[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < T[O[mid], 0]:
+            hi = mid
+        else:
+            lo = mid + 1
+    drop = lo - 1
+    if drop <= 0:
+        return
+    for k in range(drop):
+        S[H[1]] = O[k]
+        H[1] += 1
+    for k in range(drop, H[0]):
+        O[k - drop] = O[k]
+    H[0] -= drop
+
+
+@njit(cache=True)
+def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
+                hoped_room):
+    """Reserve queue positions start, start + 1, ... in order, each at the earliest interval of the profile
+    from max(its hold, now) (the fold's `_append`, its begin in P[:, BEGIN]), until one begins by now and
+    fits `idle` GPUs (TRY), the position `target` is reserved (TARGET), the job hoped to start (hoped_gpus
+    >= 0) has no room from now for its length (LOST; its room is kept up to date, as the walk's), position
+    stop - 1 is reserved (END), or the rows run short (GROW, before reserving). Returns (why, the next
+    position, the hoped job's room, the earliest begin of a reservation that took GPUs)."""
+    lowest = math.inf
+    p = start
+    while p < stop:
+        if H[1] < SPARE:
+            return GROW, p, hoped_room, lowest
+        gpus = np.int64(P[p, GPUS])
+        length = P[p, LENGTH]
+        hold = P[p, HOLD]
+        begin = earliest(T, V, M, O, H, FD, FN, FF, FC, gpus, length, hold if hold > now else now)
+        P[p, BEGIN] = begin
+        add(T, V, M, O, S, H, begin, begin + length, -gpus)
+        holds = length > 0 and gpus > 0
+        if holds and begin < lowest:
+            lowest = begin
+        if holds and hoped_gpus >= 0 and hoped_room > begin:
+            hoped_room = room(T, V, M, O, H, hoped_gpus, now)
+        p += 1
+        if begin <= now and gpus <= idle:
+            return TRY, p, hoped_room, lowest
+        if p - 1 == target:
+            return TARGET, p, hoped_room, lowest
+        if hoped_gpus >= 0 and not now + hoped_length <= hoped_room:
+            return LOST, p, hoped_room, lowest
+    return END, p, hoped_room, lowest
+
+
+@njit(cache=True)
+def first_ending_after(P, n, t):
+    """The first of the n positions whose reservation ends after t (n when none)."""
+    for p in range(n):
+        if P[p, BEGIN] + P[p, LENGTH] > t:
+            return p
+    return n
+
+
+@njit(cache=True)
+def first_begun_before(P, n, t):
+    """The first of the n positions whose reservation begins before t (n when none)."""
+    for p in range(n):
+        if P[p, BEGIN] < t:
+            return p
+    return n
+
+
+@njit(cache=True)
+def beginning_by(P, n, t, out):
+    """Fill out with the positions from 1 to n - 1 whose reservation begins by t, in order; how many."""
+    found = 0
+    for p in range(1, n):
+        if P[p, BEGIN] <= t:
+            out[found] = p
+            found += 1
+    return found
+
+
+class CompiledProfile:
+    """`profile.Profile` on numpy arrays with compiled searches and changes (module docstring): the same
+    free-GPU step function, searched with the same answers (the floors memo of Profile.earliest is not
+    kept: the compiled walk from not_before finds the same earliest time)."""
+
+    def __init__(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
+        times, free = [now], [idle]
+        for end, gpus in sorted(ends):
+            if end <= times[-1]:
+                free[-1] += gpus
+            else:
+                times.append(end)
+                free.append(free[-1] + gpus)
+        blocks = (len(times) + BLOCK - 1) // BLOCK
+        rows = max(2 * blocks, 16)
+        self.T = np.zeros((rows, CAP))
+        self.V = np.zeros((rows, CAP), dtype=np.int64)
+        self.M = np.zeros((rows, 4), dtype=np.int64)
+        self.O = np.zeros(rows, dtype=np.int64)
+        self.S = np.zeros(rows, dtype=np.int64)
+        self.H = np.zeros(2, dtype=np.int64)
+        for b in range(blocks):
+            chunk_t, chunk_f = times[b * BLOCK:(b + 1) * BLOCK], free[b * BLOCK:(b + 1) * BLOCK]
+            self.T[b, :len(chunk_t)] = chunk_t
+            self.V[b, :len(chunk_f)] = chunk_f
+            self.M[b] = (len(chunk_t), 0, min(chunk_f), max(chunk_f))
+            self.O[b] = b
+        spare = list(range(rows - 1, blocks - 1, -1))
+        self.S[:len(spare)] = spare
+        self.H[:] = (blocks, len(spare))
+        self.FD = np.zeros((FLOOR_COUNTS, FLOORS))
+        self.FN = np.zeros((FLOOR_COUNTS, FLOORS))
+        self.FF = np.zeros((FLOOR_COUNTS, FLOORS))
+        self.FC = np.zeros(FLOOR_COUNTS, dtype=np.int64)
+
+    def grow(self) -> None:
+        """Twice the rows (the new ones unused)."""
+        rows = len(self.O)
+        self.T = np.concatenate([self.T, np.zeros_like(self.T)])
+        self.V = np.concatenate([self.V, np.zeros_like(self.V)])
+        self.M = np.concatenate([self.M, np.zeros_like(self.M)])
+        self.O = np.concatenate([self.O, np.zeros_like(self.O)])
+        spare = int(self.H[1])
+        self.S = np.concatenate([self.S[:spare], np.arange(2 * rows - 1, rows - 1, -1, dtype=np.int64),
+                                 np.zeros(rows - spare, dtype=np.int64)])
+        self.H[1] = spare + rows
+
+    def _room_for_changes(self) -> None:
+        while self.H[1] < SPARE:
+            self.grow()
+
+    def earliest(self, gpus: int, duration: float, not_before: float) -> float:
+        return float(earliest(self.T, self.V, self.M, self.O, self.H, self.FD, self.FN, self.FF, self.FC, gpus,
+                              duration, not_before))
+
+    def add(self, begin: float, end: float, change: int) -> None:
+        if begin == end or not change:
+            return
+        if change > 0:
+            self.FC[:] = 0
+        self._room_for_changes()
+        add(self.T, self.V, self.M, self.O, self.S, self.H, begin, end, change)
+
+    def reserve(self, start: float, duration: float, gpus: int) -> None:
+        self.add(start, start + duration, -gpus)
+
+    def add_all(self, begins: np.ndarray, ends: np.ndarray, changes: np.ndarray) -> None:
+        """`add` each (begins[k], ends[k], changes[k]): one by one, or in one sweep over the steps when there
+        are more than 1/SWEEP_FROM changes per step (as Profile.add_all)."""
+        done, count = 0, len(begins)
+        if count and changes.max() > 0:
+            self.FC[:] = 0
+        steps = self.size()
+        if count * SWEEP_FROM >= steps:
+            while len(self.O) < (steps + 2 * count) // BLOCK + 1 + SPARE:
+                self.grow()
+            add_sweep(self.T, self.V, self.M, self.O, self.S, self.H, begins, ends, changes)
+            return
+        while done < count:
+            self._room_for_changes()
+            done += add_many(self.T, self.V, self.M, self.O, self.S, self.H, begins[done:], ends[done:],
+                             changes[done:], count - done)
+
+    def size(self) -> int:
+        """The number of steps."""
+        return int(self.M[self.O[:self.H[0]], COUNT].sum())
+
+    def first_displaced(self, positions: np.ndarray, n: int, begin: float, end: float) -> int:
+        """ConservativeFold._first_displaced over the first n positions, compiled."""
+        steps = self.size()
+        times, short = np.empty(steps), np.empty(steps, dtype=np.int64)
+        found = shortages(self.T, self.V, self.M, self.O, self.H, begin, end, times, short)
+        if not found:
+            return n
+        return int(first_displaced(positions, n, begin, end, times, short, found))
+
+    def room(self, gpus: int, t: float) -> float:
+        return float(room(self.T, self.V, self.M, self.O, self.H, gpus, t))
+
+    def fewest(self, begin: float, end: float) -> int:
+        return int(fewest(self.T, self.V, self.M, self.O, self.H, begin, end))
+
+    def shortages(self, begin: float, end: float) -> list[tuple[float, int]]:
+        steps = self.size()
+        times, short = np.empty(steps), np.empty(steps, dtype=np.int64)
+        found = shortages(self.T, self.V, self.M, self.O, self.H, begin, end, times, short)
+        return list(zip(times[:found].tolist(), short[:found].tolist()))
+
+    def forget_before(self, t: float) -> None:
+        forget_before(self.T, self.O, self.S, self.H, t)
+
+    def steps(self) -> list[tuple[float, int]]:
+        """Every step (start, free GPUs) in time order."""
+        found = []
+        for row in self.O[:self.H[0]]:
+            count, offset = self.M[row, COUNT], self.M[row, OFFSET]
+            found.extend(zip(self.T[row, :count].tolist(), (self.V[row, :count] + offset).tolist()))
+        return found
+
+
+def warm() -> None:
+    """Call every kernel once on a small profile, so numba loads (or, on a new machine, compiles and
+    caches) them now rather than in the first fold's decisions."""
+    profile = CompiledProfile(0.0, 4, [(2.0, 4)])
+    profile.add(1.0, 3.0, -2)
+    profile.add_all(np.array([1.0]), np.array([3.0]), np.array([2], dtype=np.int64))
+    profile.room(2, 0.0)
+    profile.fewest(0.0, 3.0)
+    profile.shortages(0.0, 3.0)
+    positions = np.array([[2.0, 1.0, 0.0, 0.0], [8.0, 1.0, 0.0, 0.0]])
+    profile.earliest(2, 1.0, 0.0)
+    reserve_run(profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
+                profile.FC, positions, 0, 2, -1, 0.0, 1, 2, 1.0, profile.room(2, 0.0))
+    profile.add_all(np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([-1, 1], dtype=np.int64))
+    profile.first_displaced(positions, 2, 0.0, 5.0)
+    first_ending_after(positions, 2, 0.0)
+    first_begun_before(positions, 2, 0.0)
+    beginning_by(positions, 2, 0.0, np.zeros(2, dtype=np.int64))
+    profile.forget_before(2.0)

@@ -1,0 +1,191 @@
+"""The compiled reservation profile (schedulers/profile_jit.py) against the Python one (schedulers/profile.py)
+and a plain step function: the same random reservations, changes and searches on both, every answer equal
+(floats compared exactly), the step functions equal after every operation; and the compiled run of
+reservations (`reserve_run`) against a loop of `earliest` and `add`, with each of its reasons to stop."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from asrpt_bench.schedulers import profile_jit
+from asrpt_bench.schedulers.profile import Profile
+from asrpt_bench.schedulers.profile_jit import BEGIN, GPUS, HOLD, LENGTH, CompiledProfile
+from test_reservation_profile import PlainProfile
+
+
+def python_steps(profile: Profile) -> list[tuple[float, int]]:
+    return [(t, count + offset) for times, free, offset in zip(profile.times, profile.free, profile.offset)
+            for t, count in zip(times, free)]
+
+
+def function(steps: list[tuple[float, int]], now: float) -> list[tuple[float, int]]:
+    """A step function from now on: (now, free at now), then (t, free) where the count changes."""
+    found: list[tuple[float, int]] = []
+    for t, count in steps:
+        if t <= now:
+            found = [(now, count)]
+        elif count != found[-1][1]:
+            found.append((t, count))
+    return found
+
+
+def make(seed: int) -> tuple[random.Random, int, list[tuple[float, int]], int]:
+    rng = random.Random(seed)
+    total = rng.choice([8, 16, 64])
+    running = [(float(rng.randint(1, 400)), rng.randint(1, 4)) for _ in range(rng.randint(40, 300))]
+    return rng, total, running, rng.randint(0, total)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_compiled_profile_answers_as_the_python_one(seed):
+    """The plain step function (slow) checks the first seeds' answers too."""
+    rng, total, running, idle = make(seed)
+    python, compiled = Profile(0.0, idle, running), CompiledProfile(0.0, idle, running)
+    plain = PlainProfile(idle, running) if seed < 3 else None
+    now = 0.0
+    for _ in range(300):
+        action, changes = rng.random(), []
+        if action < 0.5:
+            gpus, duration, not_before = rng.randint(1, total), float(rng.randint(0, 60)), now + rng.randint(0, 50)
+            found = compiled.earliest(gpus, duration, not_before)
+            assert found == python.earliest(gpus, duration, not_before)
+            assert plain is None or found == plain.earliest(gpus, duration, not_before)
+            python.reserve(found, duration, gpus)
+            compiled.reserve(found, duration, gpus)
+            changes = [(found, found + duration, -gpus)]
+        elif action < 0.6:
+            begin = now + rng.randint(0, 300) + rng.random()
+            end, change = begin + rng.randint(0, 100), rng.randint(-4, 4)
+            python.add(begin, end, change)
+            compiled.add(begin, end, change)
+            changes = [(begin, end, change)]
+        elif action < 0.7:
+            gpus, t = rng.randint(1, total), now + rng.randint(0, 200)
+            assert compiled.room(gpus, t) == python.room(gpus, t)
+        elif action < 0.8:
+            begin = now + rng.randint(0, 300)
+            end = begin + rng.randint(1, 100)
+            assert compiled.fewest(begin, end) == python.fewest(begin, end)
+            assert plain is None or compiled.fewest(begin, end) == plain.fewest(begin, end)
+            assert compiled.shortages(begin, end) == python.shortages(begin, end)
+        elif action < 0.85:
+            now += rng.randint(0, 30)
+            python.forget_before(now)
+            compiled.forget_before(now)
+        else:  # the GPUs of a cut fold come back
+            changes = []
+            for _ in range(rng.randint(1, 60)):
+                begin = now + rng.randint(0, 300)
+                changes.append((float(begin), float(begin + rng.randint(1, 80)), rng.randint(1, 3)))
+            python.add_all(changes)
+            begins, ends, counts = zip(*changes)
+            compiled.add_all(np.array(begins), np.array(ends), np.array(counts, dtype=np.int64))
+        if plain is not None:
+            plain.changes.extend(changes)
+        assert function(compiled.steps(), now) == function(python_steps(python), now)
+
+
+def test_rows_are_added_as_the_profile_grows():
+    """A profile made with few rows takes thousands of reservations (its rows split and grow)."""
+    rng = random.Random(3)
+    python, compiled = Profile(0.0, 64, []), CompiledProfile(0.0, 64, [])
+    rows = len(compiled.O)
+    for _ in range(3000):
+        gpus, duration, not_before = rng.randint(1, 64), float(rng.randint(1, 500)), float(rng.randint(0, 5000))
+        found = compiled.earliest(gpus, duration, not_before)
+        assert found == python.earliest(gpus, duration, not_before)
+        python.reserve(found, duration, gpus)
+        compiled.reserve(found, duration, gpus)
+    assert len(compiled.O) > rows and compiled.H[0] > 40
+    assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+
+
+def reserve_loop(profile: Profile, positions: np.ndarray, start: int, stop: int, target: int, now: float, idle: int,
+                 hoped_gpus: int, hoped_length: float) -> tuple[int, int, float]:
+    """reserve_run written plainly: (why, next position, the hoped job's room)."""
+    for p in range(start, stop):
+        gpus, length, hold = int(positions[p, GPUS]), positions[p, LENGTH], positions[p, HOLD]
+        begin = profile.earliest(gpus, length, max(hold, now))
+        positions[p, BEGIN] = begin
+        profile.reserve(begin, length, gpus)
+        room = profile.room(hoped_gpus, now) if hoped_gpus >= 0 else math.inf
+        if begin <= now and gpus <= idle:
+            return profile_jit.TRY, p + 1, room
+        if p == target:
+            return profile_jit.TARGET, p + 1, room
+        if hoped_gpus >= 0 and now + hoped_length > room:
+            return profile_jit.LOST, p + 1, room
+    return profile_jit.END, stop, profile.room(hoped_gpus, now) if hoped_gpus >= 0 else math.inf
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_compiled_run_of_reservations_is_the_loop_of_earliest_and_add(seed):
+    rng, total, running, idle = make(seed)
+    python, compiled = Profile(0.0, idle, running), CompiledProfile(0.0, idle, running)
+    count = 400
+    positions = np.zeros((count, 4))
+    for p in range(count):
+        positions[p, :3] = (rng.randint(0, total), float(rng.randint(0, 80)), rng.choice([0.0, float(rng.randint(0, 300))]))
+    expected = positions.copy()
+    start, now = 0, 0.0
+    while start < count:
+        stop = min(count, start + rng.randint(1, 80))
+        target = rng.choice([-1, rng.randrange(start, stop)])
+        hoped_gpus = rng.choice([-1, rng.randint(1, total)])
+        hoped_length = float(rng.randint(0, 100))
+        idle_now = rng.randint(0, total)
+        room = compiled.room(hoped_gpus, now) if hoped_gpus >= 0 else 0.0
+        while compiled.H[1] < 2 * (stop - start) + profile_jit.SPARE:
+            compiled.grow()
+        why, after, room, lowest = profile_jit.reserve_run(
+            compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.FD, compiled.FN,
+            compiled.FF, compiled.FC, positions, start, stop, target,
+            now, idle_now, hoped_gpus, hoped_length, room)
+        expected_why, expected_after, expected_room = reserve_loop(python, expected, start, stop, target, now, idle_now,
+                                                                   hoped_gpus, hoped_length)
+        assert (why, after) == (expected_why, expected_after)
+        if hoped_gpus >= 0:
+            assert room == expected_room
+        taken = [positions[p, BEGIN] for p in range(start, after) if positions[p, GPUS] > 0 and positions[p, LENGTH] > 0]
+        assert lowest == min(taken, default=math.inf)
+        start = after
+        now += rng.randint(0, 3)
+        python.forget_before(now)
+        compiled.forget_before(now)
+    assert np.array_equal(positions, expected)
+    assert function(compiled.steps(), now) == function(python_steps(python), now)
+
+
+def test_every_reason_to_stop_shows_up():
+    """The seeds above stop a run for each reason."""
+    seen = set()
+    for seed in range(20):
+        rng, total, running, idle = make(seed)
+        compiled = CompiledProfile(0.0, idle, running)
+        positions = np.zeros((100, 4))
+        for p in range(100):
+            positions[p, :3] = (rng.randint(1, total), float(rng.randint(1, 80)), 0.0)
+        for target, idle_now, hoped in ((-1, total, -1), (5, -1, -1), (-1, -1, total), (-1, -1, -1)):
+            room = compiled.room(hoped, 0.0) if hoped >= 0 else 0.0
+            seen.add(profile_jit.reserve_run(compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H,
+                                             compiled.FD, compiled.FN, compiled.FF, compiled.FC, positions.copy(), 0, 10, target, 0.0, idle_now, hoped, 1e9, room)[0])
+    assert seen >= {profile_jit.TRY, profile_jit.TARGET, profile_jit.LOST, profile_jit.END}
+
+
+@pytest.mark.parametrize("returned", ["add", "add_all"])
+def test_gpus_that_come_back_clear_the_floors_of_past_searches(returned):
+    """A search remembers its answer as the floor of later ones only while the profile loses GPUs."""
+    profile = CompiledProfile(0.0, 0, [(10.0, 4)])
+    assert profile.earliest(4, 1.0, 0.0) == 10.0
+    profile.reserve(10.0, 1.0, 4)
+    assert profile.earliest(4, 2.0, 0.0) == 11.0  # from the floor of the first search
+    if returned == "add":
+        profile.add(0.0, 10.0, 4)
+    else:
+        profile.add_all(np.array([0.0]), np.array([10.0]), np.array([4], dtype=np.int64))
+    assert profile.earliest(4, 2.0, 0.0) == 0.0
+    assert profile.earliest(4, 1.0, 0.0) == 0.0
