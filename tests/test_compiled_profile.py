@@ -143,7 +143,7 @@ def test_a_compiled_run_of_reservations_is_the_loop_of_earliest_and_add(seed):
             compiled.grow()
         why, after, room, lowest = profile_jit.reserve_run(
             compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.FD, compiled.FN,
-            compiled.FF, compiled.FC, positions, start, stop, target,
+            compiled.FF, compiled.FC, compiled.FG, positions, start, stop, target,
             now, idle_now, hoped_gpus, hoped_length, room)
         expected_why, expected_after, expected_room = reserve_loop(python, expected, start, stop, target, now, idle_now,
                                                                    hoped_gpus, hoped_length)
@@ -172,7 +172,8 @@ def test_every_reason_to_stop_shows_up():
         for target, idle_now, hoped in ((-1, total, -1), (5, -1, -1), (-1, -1, total), (-1, -1, -1)):
             room = compiled.room(hoped, 0.0) if hoped >= 0 else 0.0
             seen.add(profile_jit.reserve_run(compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H,
-                                             compiled.FD, compiled.FN, compiled.FF, compiled.FC, positions.copy(), 0, 10, target, 0.0, idle_now, hoped, 1e9, room)[0])
+                                             compiled.FD, compiled.FN, compiled.FF, compiled.FC, compiled.FG,
+                                             positions.copy(), 0, 10, target, 0.0, idle_now, hoped, 1e9, room)[0])
     assert seen >= {profile_jit.TRY, profile_jit.TARGET, profile_jit.LOST, profile_jit.END}
 
 

@@ -75,7 +75,9 @@ class ConservativeFold(Generic[T]):
         self.items: list[T] = []
         self.jobs: list[JobView] = []
         self.n = 0
-        self.positions = np.zeros((64, 4))  # per position: GPUS, LENGTH, HOLD, BEGIN (valid in the fold)
+        self._store = np.zeros((64, 4))
+        self._base = 0
+        self.positions = self._store[self._base:]  # per position: GPUS, LENGTH, HOLD, BEGIN (valid in the fold)
         self.profile: CompiledProfile | None = None
         self.changes: list[tuple[float, float, int]] = []
         self.assumed: dict[int, tuple[float, int]] = {}  # running job -> (end the profile assumes, GPUs)
@@ -195,7 +197,7 @@ class ConservativeFold(Generic[T]):
         while True:
             why, self.n, hoped_room, low = jit.reserve_run(
                 profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
-                profile.FC, self.positions, self.n, stop,
+                profile.FC, profile.FG, self.positions, self.n, stop,
                 target, self._now, idle, hoped_gpus, hoped_length, hoped_room)
             lowest = min(lowest, low)
             if why != jit.GROW:
@@ -244,15 +246,17 @@ class ConservativeFold(Generic[T]):
             if key == target:
                 break
         m = len(keys)
-        self._capacity(m)
+        self._capacity(m, m - len(rows))
         self.positions[m - len(rows):m] = rows
         return m - 1
 
-    def _capacity(self, m: int) -> None:
+    def _capacity(self, m: int, kept: int) -> None:
+        """Room for m positions, of which the first `kept` are in use."""
         if m > len(self.positions):
-            grown = np.zeros((max(m, 2 * len(self.positions)), 4))
-            grown[:len(self.positions)] = self.positions
-            self.positions = grown
+            store = np.zeros((max(m, 2 * len(self._store)), 4))
+            store[:kept] = self.positions[:kept]
+            self._store, self._base = store, 0
+            self.positions = store
 
     def _unreached(self, queue: CountQueue[T], last: Any) -> Any:
         """The key of the first job after key `last` that no pass has reached, or None."""
@@ -283,6 +287,7 @@ class ConservativeFold(Generic[T]):
             self._truncate(0)
         if not self.keys:
             job = job_of(item)
+            self._capacity(1, 0)
             self.keys.append(key)
             self.items.append(item)
             self.jobs.append(job)
@@ -404,12 +409,15 @@ class ConservativeFold(Generic[T]):
         del self.keys[m:], self.items[m:], self.jobs[m:]
 
     def _remove(self, positions: list[int]) -> None:
-        """Remove positions (of jobs that left the queue, in increasing order) from the fold or the tail."""
-        m = len(self.keys)
+        """Remove positions (of jobs that left the queue, in increasing order) from the fold or the tail: the
+        rows before each move one row on and the array starts a row later, so removing near the front (the
+        head, a job started from the fold) costs the rows before it, not the tail after it."""
         for p in reversed(positions):
             del self.keys[p], self.items[p], self.jobs[p]
-            self.positions[p:m - 1] = self.positions[p + 1:m]
-            m -= 1
+            if p:
+                self.positions[1:p + 1] = self.positions[:p]
+            self._base += 1
+            self.positions = self._store[self._base:]
             if p < self.n:
                 self.n -= 1
 

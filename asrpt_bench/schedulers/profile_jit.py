@@ -110,31 +110,48 @@ def search(T, V, M, O, H, gpus, duration, not_before):
 
 
 @njit(cache=True)
-def earliest(T, V, M, O, H, FD, FN, FF, FC, gpus, duration, not_before):
-    """`search` from the floor of past searches (Profile.earliest): per GPU count (below FC's length), up
-    to FLOORS (duration, not_before, earliest) of past searches by duration; while the profile only loses
-    GPUs, a search for as many GPUs, as long and from no earlier finds nothing earlier. The caller clears
-    FC whenever GPUs come back."""
-    if gpus < 0 or gpus >= FC.shape[0]:
-        return search(T, V, M, O, H, gpus, duration, not_before)
-    count = FC[gpus]
-    lo, hi = 0, count
+def _floor(FD, FN, FF, FC, gpus, duration, not_before):
+    """(position by duration, floor) among the past searches for `gpus` GPUs: the floor is the answer of the
+    longest one no longer than `duration` from no later than not_before (not_before when none is later)."""
+    lo, hi = 0, FC[gpus]
     while lo < hi:
         mid = (lo + hi) // 2
         if duration < FD[gpus, mid]:
             hi = mid
         else:
             lo = mid + 1
-    k = lo
-    start = not_before
-    for j in range(k - 1, -1, -1):
+    for j in range(lo - 1, -1, -1):
         if FN[gpus, j] <= not_before:
             if FF[gpus, j] > not_before:
-                start = FF[gpus, j]
+                return lo, FF[gpus, j]
             break
+    return lo, not_before
+
+
+@njit(cache=True)
+def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
+    """`search` from the floor of past searches (Profile.earliest): per GPU count (below FC's length), up
+    to FLOORS (duration, not_before, earliest) of past searches by duration. While the profile only loses
+    GPUs, a search for as many GPUs or more, as long or longer and from no earlier finds nothing earlier, so
+    the search starts from the latest floor of its own count and every smaller one (FG[1:FG[0] + 1]: the
+    counts with floors, in order). The caller clears FC whenever GPUs come back."""
+    if gpus < 0 or gpus >= FC.shape[0]:
+        return search(T, V, M, O, H, gpus, duration, not_before)
+    k, start = _floor(FD, FN, FF, FC, gpus, duration, not_before)
+    for i in range(1, FG[0] + 1):
+        smaller = FG[i]
+        if smaller >= gpus:
+            break
+        if FC[smaller]:
+            floor = _floor(FD, FN, FF, FC, smaller, duration, not_before)[1]
+            if floor > start:
+                start = floor
     found = search(T, V, M, O, H, gpus, duration, start)
+    count = FC[gpus]
     if k and FN[gpus, k - 1] <= not_before and FF[gpus, k - 1] >= found:
         return found
+    if count == 0:
+        _note_count(FG, gpus)
     while k < count and FN[gpus, k] >= not_before and FF[gpus, k] <= found:
         for j in range(k, count - 1):
             FD[gpus, j], FN[gpus, j], FF[gpus, j] = FD[gpus, j + 1], FN[gpus, j + 1], FF[gpus, j + 1]
@@ -149,6 +166,21 @@ def earliest(T, V, M, O, H, FD, FN, FF, FC, gpus, duration, not_before):
     FD[gpus, k], FN[gpus, k], FF[gpus, k] = duration, not_before, found
     FC[gpus] = count + 1
     return found
+
+
+@njit(cache=True)
+def _note_count(FG, gpus):
+    """Add `gpus` to the ordered GPU counts FG[1:FG[0] + 1] if it is not there."""
+    size = FG[0]
+    i = 1
+    while i <= size and FG[i] < gpus:
+        i += 1
+    if i <= size and FG[i] == gpus:
+        return
+    for j in range(size + 1, i, -1):
+        FG[j] = FG[j - 1]
+    FG[i] = gpus
+    FG[0] = size + 1
 
 
 @njit(cache=True)
@@ -470,7 +502,7 @@ def forget_before(T, O, S, H, t):
 
 
 @njit(cache=True)
-def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
+def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
                 hoped_room):
     """Reserve queue positions start, start + 1, ... in order, each at the earliest interval of the profile
     from max(its hold, now) (the fold's `_append`, its begin in P[:, BEGIN]), until one begins by now and
@@ -486,7 +518,7 @@ def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, P, start, stop, target, now, i
         gpus = np.int64(P[p, GPUS])
         length = P[p, LENGTH]
         hold = P[p, HOLD]
-        begin = earliest(T, V, M, O, H, FD, FN, FF, FC, gpus, length, hold if hold > now else now)
+        begin = earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, length, hold if hold > now else now)
         P[p, BEGIN] = begin
         add(T, V, M, O, S, H, begin, begin + length, -gpus)
         holds = length > 0 and gpus > 0
@@ -567,6 +599,7 @@ class CompiledProfile:
         self.FN = np.zeros((FLOOR_COUNTS, FLOORS))
         self.FF = np.zeros((FLOOR_COUNTS, FLOORS))
         self.FC = np.zeros(FLOOR_COUNTS, dtype=np.int64)
+        self.FG = np.zeros(FLOOR_COUNTS + 1, dtype=np.int64)
 
     def grow(self) -> None:
         """Twice the rows (the new ones unused)."""
@@ -585,8 +618,8 @@ class CompiledProfile:
             self.grow()
 
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
-        return float(earliest(self.T, self.V, self.M, self.O, self.H, self.FD, self.FN, self.FF, self.FC, gpus,
-                              duration, not_before))
+        return float(earliest(self.T, self.V, self.M, self.O, self.H, self.FD, self.FN, self.FF, self.FC, self.FG,
+                              gpus, duration, not_before))
 
     def add(self, begin: float, end: float, change: int) -> None:
         if begin == end or not change:
@@ -665,7 +698,7 @@ def warm() -> None:
     positions = np.array([[2.0, 1.0, 0.0, 0.0], [8.0, 1.0, 0.0, 0.0]])
     profile.earliest(2, 1.0, 0.0)
     reserve_run(profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
-                profile.FC, positions, 0, 2, -1, 0.0, 1, 2, 1.0, profile.room(2, 0.0))
+                profile.FC, profile.FG, positions, 0, 2, -1, 0.0, 1, 2, 1.0, profile.room(2, 0.0))
     profile.add_all(np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([-1, 1], dtype=np.int64))
     profile.first_displaced(positions, 2, 0.0, 5.0)
     first_ending_after(positions, 2, 0.0)
