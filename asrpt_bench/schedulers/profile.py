@@ -4,6 +4,9 @@ interval with enough GPUs and lowered by each reservation.
 Steps sit in blocks of at most 2 * BLOCK, each with its least and greatest free count and a pending
 offset for reservations that cover it whole, so a search skips every block that cannot hold the job (or
 that holds it throughout) and a long reservation touches only the blocks at its two ends.
+
+The kept fold of conservative backfilling (conservative.py) uses the compiled copy in profile_jit.py; this
+one serves the full pass (dispatch.py) and is the reference the compiled one is tested against.
 """
 
 from __future__ import annotations

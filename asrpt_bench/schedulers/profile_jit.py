@@ -687,8 +687,8 @@ class CompiledProfile:
 
 
 def warm() -> None:
-    """Call every kernel once on a small profile, so numba loads (or, on a new machine, compiles and
-    caches) them now rather than in the first fold's decisions."""
+    """Call every kernel once on a small profile with the argument types the fold passes, so numba loads
+    (or, on a new machine, compiles and caches) them now rather than in the first fold's decisions."""
     profile = CompiledProfile(0.0, 4, [(2.0, 4)])
     profile.add(1.0, 3.0, -2)
     profile.add_all(np.array([1.0]), np.array([3.0]), np.array([2], dtype=np.int64))
@@ -701,7 +701,10 @@ def warm() -> None:
                 profile.FC, profile.FG, positions, 0, 2, -1, 0.0, 1, 2, 1.0, profile.room(2, 0.0))
     profile.add_all(np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([-1, 1], dtype=np.int64))
     profile.first_displaced(positions, 2, 0.0, 5.0)
+    first_displaced(positions, 2, 0.0, 5.0, np.array([1.0]), np.array([1], dtype=np.int64), 1)
     first_ending_after(positions, 2, 0.0)
     first_begun_before(positions, 2, 0.0)
     beginning_by(positions, 2, 0.0, np.zeros(2, dtype=np.int64))
     profile.forget_before(2.0)
+    CompiledProfile(0.0, 4, [(float(t), 1) for t in range(1, 40)]).add_all(  # one by one (add_many)
+        np.array([1.5]), np.array([2.5]), np.array([1], dtype=np.int64))
