@@ -3,7 +3,6 @@ the plain computation gives it."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -14,6 +13,7 @@ import asrpt_bench.sim.preemptive as preemptive_sim
 from asrpt_bench.core import Cluster, PreemptionPrice
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.schedulers import make_scheduler
+from asrpt_bench.schedulers import bounds as bounds_module
 from asrpt_bench.schedulers.bounds import RunningBounds
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
@@ -64,66 +64,40 @@ def test_a_held_job_comes_due_at_its_latest_window_only():
 
 
 
-class PlainBounds:
-    """The plain rule of RunningBounds' suspendable jobs: a dict of entries, scanned and sorted at every call."""
+def test_many_bounds_put_at_once_are_kept_and_expire_as_one_by_one():
+    """`put_all` (the bulk path of a walk with more than a few stale bounds) against `put` per entry: the same
+    sorted entries, and the bounds that expire by an instant are taken out with their orders, the others kept."""
+    entries = [(1.0, 7, 1, 1), (3.0, 1, 2, 4), (3.0, 2, 3, 1), (5.0, 3, 0, 2)]
+    untils = [float("inf"), 10.0, 30.0, 20.0]
+    bulk, single = RunningBounds(), RunningBounds()
+    bulk.put_all(list(entries), np.array(untils))
+    for entry, until in zip(entries, untils):
+        single.put(entry, until)
+    assert bulk.entries == single.entries == entries
+    for now in (10.0, 25.0, 40.0):
+        assert bulk.take((0.0, 0), now, exact=True) == single.take((0.0, 0), now, exact=True)
+    assert bulk.entries == single.entries == [(1.0, 7, 1, 1)]
+    fresh = RunningBounds()
+    fresh.put_all(list(entries), np.array(untils))
+    assert fresh.take((0.0, 0), 20.0, exact=True) == [2, 0]
 
-    def __init__(self) -> None:
-        self.entries: dict[int, tuple[tuple[float, int, int, int], float]] = {}
 
-    def put(self, entry, until):
-        self.entries[entry[2]] = (entry, until)
-
-    def take(self, first, now, exact):
-        return sorted(order for order, (entry, until) in self.entries.items()
-                      if until <= now or (not exact and entry >= first))
-
-    def after(self, first):
-        ranked = sorted(entry for entry, _ in self.entries.values() if entry >= first)
-        return tuple(list(column) for column in zip(*ranked)) if ranked else ((), (), (), ())
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_bounds_take_and_rank_what_the_plain_rule_gives(seed):
-    """Random puts, refreshes and removals of suspendable jobs with bounds that tie (priorities from a few
-    values, signed zeros among them) and expire: `take` names the same jobs and `after` gives the same sorted
-    columns as a scan and sort of every entry, exact bounds or not."""
+@pytest.mark.parametrize("seed", range(8))
+def test_bounds_put_at_once_merge_as_a_sort_would(seed):
+    """A walk's recomputed entries go back by `put_all`, appended after the kept ones where they rank after
+    all of them and bisected in (up to MERGE_BY_INSERTION of them) or merged by a sort otherwise: the list is
+    the sorted union either way, for batches with none, a few and many entries inside the kept range."""
     rng = np.random.default_rng(seed)
-    bounds, plain, gpus_of = RunningBounds(), PlainBounds(), {}
-    values = [0.0, -0.0, 1.0, 2.5, 2.5 + 1e-12, 7.0]
-    ranks = rng.permutation(400).tolist()
-    for step in range(400):
-        now = float(step)
-        members = list(plain.entries)
-        action = rng.random()
-        if members and action < 0.25:
-            order = members[int(rng.integers(len(members)))]
-            bounds.remove(job(order, gpus_of[order]))
-            del plain.entries[order]
-        elif members and action < 0.45:
-            orders = rng.choice(members, size=int(rng.integers(1, len(members) + 1)), replace=False)
-            priority = rng.choice(values, size=len(orders))
-            untils = np.where(rng.random(len(orders)) < 0.5, np.inf, now + rng.integers(1, 20, len(orders)))
-            bounds.refresh(orders, priority, untils)
-            for order, value, until in zip(orders.tolist(), priority.tolist(), untils.tolist()):
-                entry = plain.entries[order][0]
-                plain.put((value, entry[1], order, entry[3]), until)
-        else:
-            order = int(rng.integers(200)) if members else step % 200
-            if order in plain.entries:
-                entry = (float(rng.choice(values)),) + plain.entries[order][0][1:]
-            else:
-                gpus_of[order] = int(rng.integers(1, 9))
-                bounds.suspendable_gpus += gpus_of[order]
-                entry = (float(rng.choice(values)), ranks[order], order, gpus_of[order])
-            until = math.inf if rng.random() < 0.5 else now + float(rng.integers(1, 20))
-            bounds.put(entry, until)
-            plain.put(entry, until)
-        first = (float(rng.choice(values)), int(rng.integers(400)))
-        exact = bool(rng.random() < 0.5)
-        assert sorted(bounds.take(first, now, exact)) == plain.take(first, now, exact)
-        assert tuple(map(list, bounds.after(first))) == tuple(map(list, plain.after(first)))
-        assert bounds.entries() == sorted(entry for entry, _ in plain.entries.values())
-        assert bounds.suspendable_gpus == sum(entry[3] for entry, _ in plain.entries.values())
+    bounds, plain = RunningBounds(), []
+    orders = iter(range(10_000))
+    for _ in range(60):
+        low = float(rng.choice([0.0, 50.0, 99.0, 100.0]))
+        batch = sorted((float(rng.integers(low, low + 100)), int(rng.integers(1_000_000)), next(orders), 1)
+                       for _ in range(int(rng.integers(0, 3 * bounds_module.MERGE_BY_INSERTION))))
+        bounds.put_all(list(batch), None)
+        plain = sorted(plain + batch)
+        assert bounds.entries == plain
+        assert all(bounds.entry_of[entry[2]] == entry for entry in plain)
 
 
 def fixed_jobs():

@@ -4,20 +4,20 @@ AdmissionScheduler's bounded walk.
 A priority computed at some instant bounds the job's later priorities from above until an instant the
 scheduler names (`AdmissionScheduler.bound_until`): forever for srtf (remaining time only shrinks while a
 job runs) and psjf (fixed at arrival); for las2d until its attained service nears the next queue's
-threshold. The suspendable running jobs' bounds, ranks, GPUs and expiries sit in numpy arrays indexed by
-input order, with a dense list of the members; a walk finds, in one compiled pass over the members
-(bound_kernels.py), the jobs whose bound does not rank them before the best waiting job or has expired
-(their exact priorities are recomputed) and then the jobs it walks, sorted by (bound, rank). The jobs whose
-bound ranks them before the best waiting job are kept whatever happens and only their GPUs count. Where a
-bound is the priority itself until it expires (psjf's fixed size, las2d's queue), only the expired ones are
-recomputed.
+threshold. Suspendable running jobs sit in one list sorted by (bound, rank), so a walk finds in one
+bisection the jobs that certainly rank before the best waiting job (they are kept whatever happens and
+only their GPUs count) and recomputes exact priorities only for the rest and for expired bounds: usually a
+few, not every running job. Where a bound is the priority itself until it expires (psjf's fixed size,
+las2d's queue), only the expired ones are recomputed.
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
-from typing import Any, Sequence
+from operator import itemgetter
+from typing import Sequence
 
 import numpy as np
 
@@ -28,34 +28,24 @@ BoundEntry = tuple[float, int, int, int]
 compares below the entry it begins)."""
 
 
+MERGE_BY_INSERTION = 8
+"""`put_all` bisects up to this many entries into the kept ones; more are merged by sorting the whole list."""
+
+
 class RunningBounds:
     """Held running jobs (started or resumed, not yet seen past their protected window) and the suspendable
-    ones with their priority bound, rank, GPUs and the instant the bound expires (inf: never), with the GPUs
-    of each group. Held jobs wait in a heap by the end of their protected window, so a walk looks only at
-    those whose window has ended, not at every held job. A suspendable job's numbers live in arrays indexed
-    by its input order (grown as larger orders come), the members in a dense array (a job that stops is
-    replaced by the last one), so a walk reads them in one compiled pass instead of keeping a sorted list."""
+    ones as entries sorted by (priority bound, rank), with the GPUs of each group and the instants at which
+    bounds expire. Held jobs wait in a heap by the end of their protected window, so a walk looks only at
+    those whose window has ended, not at every held job."""
 
     def __init__(self) -> None:
-        self.bound = np.zeros(0)
-        self.until = np.zeros(0)
-        self.rank = np.zeros(0, dtype=np.int64)
-        self.gpus = np.zeros(0, dtype=np.int64)
-        self.position = np.zeros(0, dtype=np.int64)  # a member's place in `members`; -1 for a non-member
-        self.members = np.zeros(64, dtype=np.int64)
-        self.count = 0
+        self.entries: list[BoundEntry] = []
+        self.entry_of: dict[int, BoundEntry] = {}
         self.suspendable_gpus = 0
         self.held: dict[int, tuple[JobView, float]] = {}  # input order -> (job, end of its protected window)
         self.held_gpus = 0
         self.protections: list[tuple[float, int]] = []  # (end of protected window, input order) of held jobs
-        self._kernels: Any = None
-
-    def kernels(self) -> Any:
-        """bound_kernels, imported at the first walk (numba loads only for a preemptive run)."""
-        if self._kernels is None:
-            from . import bound_kernels
-            self._kernels = bound_kernels
-        return self._kernels
+        self.expiries: list[tuple[float, int, BoundEntry]] = []  # (instant, input order, entry it bounds)
 
     def hold(self, job: JobView, protected_until: float) -> None:
         """A job starts or resumes; it cannot be suspended before `protected_until`."""
@@ -65,7 +55,7 @@ class RunningBounds:
 
     def unhold_due(self, now: float) -> list[JobView]:
         """Take out the held jobs whose protected window has ended by `now` (`now >= protected_until`, the
-        simulator's test), counted as suspendable from now on (`put` enters them); in the order their
+        simulator's test), counted as suspendable from now on (`put` sorts them in); in the order their
         windows end, ties by input order. Entries of jobs that finished while held are dropped on the way."""
         protections, held, due = self.protections, self.held, []
         while protections and protections[0][0] <= now:
@@ -85,65 +75,62 @@ class RunningBounds:
         if self.held.pop(job.order, None) is not None:
             self.held_gpus -= job.gpus  # its entry in `protections` is dropped when it comes due
             return
-        position, members = self.position, self.members
-        place = int(position[job.order])
-        last = self.count - 1
-        moved = int(members[last])
-        members[place] = moved
-        position[moved] = place
-        position[job.order] = -1
-        self.count = last
+        entry = self.entry_of.pop(job.order)
+        del self.entries[bisect.bisect_left(self.entries, entry)]
         self.suspendable_gpus -= job.gpus
 
-    def _grow(self, order: int) -> None:
-        """Room in the per-order arrays for input order `order`."""
-        size = len(self.bound)
-        grown = max(2 * size, order + 1, 64)
-        self.bound = np.concatenate([self.bound, np.zeros(grown - size)])
-        self.until = np.concatenate([self.until, np.full(grown - size, math.inf)])
-        self.rank = np.concatenate([self.rank, np.zeros(grown - size, dtype=np.int64)])
-        self.gpus = np.concatenate([self.gpus, np.zeros(grown - size, dtype=np.int64)])
-        self.position = np.concatenate([self.position, np.full(grown - size, -1, dtype=np.int64)])
+    def take(self, first: tuple[float, int], now: float, exact: bool = False) -> list[int]:
+        """Take out the entries whose bound does not rank them before `first` (priority, rank) or has expired
+        by `now`; their input orders. With `exact` bounds (each is its job's priority until it expires), only
+        the expired ones: the others are already what a recomputation would give."""
+        expiries, entry_of, entries = self.expiries, self.entry_of, self.entries
+        orders = []
+        while expiries and expiries[0][0] <= now:
+            _, order, entry = heapq.heappop(expiries)
+            if entry_of.get(order) is entry and (exact or entry < first):
+                del entries[bisect.bisect_left(entries, entry)]
+                orders.append(order)
+        if exact:
+            return orders
+        start = bisect.bisect_left(entries, first)
+        orders += [entry[2] for entry in entries[start:]]
+        del entries[start:]
+        return orders
 
     def put(self, entry: BoundEntry, until: float) -> None:
-        """Enter a suspendable job, or give a member a new bound: `entry` is (bound, rank, input order, GPUs),
-        the bound valid until `until`."""
-        bound, rank, order, gpus = entry
-        if order >= len(self.bound):
-            self._grow(order)
-        if self.position[order] < 0:
-            if self.count == len(self.members):
-                self.members = np.concatenate([self.members, np.zeros(len(self.members), dtype=np.int64)])
-            self.members[self.count] = order
-            self.position[order] = self.count
-            self.count += 1
-        self.bound[order], self.until[order], self.rank[order], self.gpus[order] = bound, until, rank, gpus
+        """Sort in a suspendable job's entry, its bound valid until `until`."""
+        bisect.insort(self.entries, entry)
+        self.entry_of[entry[2]] = entry
+        if until != math.inf:
+            heapq.heappush(self.expiries, (until, entry[2], entry))
 
-    def refresh(self, orders: np.ndarray, bounds: np.ndarray, untils: np.ndarray | None) -> None:
-        """New bounds of many members at once (None: every bound holds for as long as its job runs)."""
-        self.bound[orders] = bounds
-        self.until[orders] = math.inf if untils is None else untils
-
-    def take(self, first: tuple[float, int], now: float, exact: bool = False) -> list[int]:
-        """The input orders of the members whose bound does not rank them before `first` (priority, rank) or
-        has expired by `now`: the walk recomputes them (`put` or `refresh`). With `exact` bounds (each is its
-        job's priority until it expires), only the expired ones: the others are already what a recomputation
-        would give."""
-        if not self.count:
-            return []
-        return self.kernels().stale_orders(self.members, self.count, self.bound, self.until, self.rank, float(first[0]),
-                                           int(first[1]), float(now), exact).tolist()
+    def put_all(self, entries: list[BoundEntry], untils: np.ndarray | None) -> None:
+        """`put` for many entries at once, `entries` sorted: those after the last kept entry are appended in
+        one step and the few before it are bisected in (a walk takes out the entries that do not rank before
+        its best waiting job, and most come back there, since their priority moved little); more than
+        MERGE_BY_INSERTION before it are merged by one C sort. Only the finite `untils` are booked (None: every
+        bound holds for as long as its job runs)."""
+        kept = self.entries
+        inside = bisect.bisect_right(entries, kept[-1]) if kept else 0
+        if inside > MERGE_BY_INSERTION:
+            kept += entries
+            kept.sort()
+        else:
+            for entry in entries[:inside]:
+                bisect.insort(kept, entry)
+            kept += entries[inside:]
+        self.entry_of.update(zip(map(itemgetter(2), entries), entries))
+        if untils is None:
+            return
+        expiries = self.expiries
+        for k in np.flatnonzero(untils != math.inf).tolist():
+            entry = entries[k]
+            heapq.heappush(expiries, (float(untils[k]), entry[2], entry))
 
     def after(self, first: tuple[float, int]) -> tuple[Sequence[float], Sequence[int], Sequence[int], Sequence[int]]:
-        """The members that do not rank before `first` (priority, rank), in (bound, rank) order, as four
-        columns: their priority bounds, ranks, input orders and GPUs."""
-        if not self.count:
+        """The entries that do not rank before `first` (priority, rank), in order, as four columns: their
+        priority bounds, ranks, input orders and GPUs."""
+        ranked = self.entries[bisect.bisect_left(self.entries, first):]
+        if not ranked:
             return (), (), (), ()
-        columns = self.kernels().ranked_after(self.members, self.count, self.bound, self.rank, self.gpus,
-                                              float(first[0]), int(first[1]))
-        return tuple(column.tolist() for column in columns)  # type: ignore[return-value]
-
-    def entries(self) -> list[BoundEntry]:
-        """Every member as (bound, rank, input order, GPUs), sorted (for tests and inspection)."""
-        orders = self.members[:self.count].tolist()
-        return sorted((float(self.bound[o]), int(self.rank[o]), o, int(self.gpus[o])) for o in orders)
+        return tuple(zip(*ranked))  # type: ignore[return-value]

@@ -407,16 +407,18 @@ class AdmissionScheduler:
 
     def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
         """`_bound` for many running jobs: their priorities from one vectorised step over the running table
-        (`priorities` gives the same floats as `priority`), written into `bounds_` at once."""
+        (`priorities` gives the same floats as `priority`)."""
         table, _, progress, run_seconds = ctx.running_arrays()
         columns, now = self.columns_, ctx.now
         columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
+        columns["seconds_now"][table] = run_seconds
         picked = np.array(orders)
-        untils = None
-        if not self.forever_:
-            columns["seconds_now"][table] = run_seconds
-            untils = self.bounds_until(picked, columns["seconds_now"][picked], now)
-        self.bounds_.refresh(picked, columns["priority_now"][picked], untils)
+        priority, rank = columns["priority_now"][picked], columns["rank"][picked]
+        ranked = np.lexsort((rank, priority))  # sorted here, the entries merge into the list as one run
+        picked, priority, rank = picked[ranked], priority[ranked], rank[ranked]
+        untils = None if self.forever_ else self.bounds_until(picked, columns["seconds_now"][picked], now)
+        self.bounds_.put_all(list(zip(priority.tolist(), rank.tolist(), picked.tolist(),
+                                      columns["gpus"][picked].tolist())), untils)
 
     def _suspend(self, job: JobView, ctx: PreemptiveContext) -> None:
         ctx.suspend(job)
