@@ -35,6 +35,23 @@ def test_bench_preemptive_reports_jobs_per_second_beside_asrpt() -> None:
 
 
 @pytest.mark.slow
+def test_bench_preemptive_parts_times_each_part_and_sorts_every_walk() -> None:
+    """On 2,000 jobs (preemptions among them) every kind of bounded walk occurs, the kinds the bounds decide
+    agree with the walk (the script raises otherwise), and every walk that reaches the bounds is sorted."""
+    out = bench("bench_preemptive_parts.py", "--jobs", "2000", "--scheduler", "srtf", "--walks")
+    lines = out.splitlines()
+    assert "srtf on 2,000 Philly jobs" in lines[0] and "load average" in lines[0]
+    parts = {line[:40].strip(): int(line[40:].split()[0].replace(",", "")) for line in lines[2:]
+             if not line.startswith("walks,")}
+    assert {"proposal", "start (simulator)", "suspension (simulator)", "admission_walk"} <= set(parts)
+    assert parts["completion"] == 2000
+    walks = {line[7:21].strip(): int(line[21:].split()[0].replace(",", "")) for line in lines
+             if line.startswith("walks,")}
+    assert set(walks) == {"no admission", "idle only", "needs ranks"}
+    assert sum(walks.values()) >= parts["RunningBounds.take"] > walks["needs ranks"] > 0
+
+
+@pytest.mark.slow
 def test_bench_parquet_write_reports_the_memory_a_write_adds_beside_another_tree() -> None:
     out = bench("bench_parquet_write.py", "--rows", "3000", "--base-jobs", "1000", "--before", str(ROOT))
     before, after = (line.split() for line in out.splitlines()[2:4])
