@@ -46,7 +46,7 @@ start it), the target position reserved, the hoped-for job's room taken, the pos
 reserved, rows to add."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block_of(T, O, H, t):
     """The index in O of the row holding t (0 when t is before every step)."""
     lo, hi = 0, H[0]
@@ -59,7 +59,7 @@ def _block_of(T, O, H, t):
     return lo - 1 if lo > 1 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_of(T, M, row, t):
     """The index in the row of the step holding t (0 when t is before its first step)."""
     lo, hi = 0, M[row, COUNT]
@@ -72,7 +72,7 @@ def _step_of(T, M, row, t):
     return lo - 1 if lo > 1 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def search(T, V, M, O, H, gpus, duration, not_before):
     """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (Profile._search)."""
     b = _block_of(T, O, H, not_before)
@@ -109,7 +109,7 @@ def search(T, V, M, O, H, gpus, duration, not_before):
     return run
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _floor(FD, FN, FF, FC, gpus, duration, not_before):
     """(position by duration, floor) among the past searches for `gpus` GPUs: the floor is the answer of the
     longest one no longer than `duration` from no later than not_before (not_before when none is later)."""
@@ -128,7 +128,7 @@ def _floor(FD, FN, FF, FC, gpus, duration, not_before):
     return lo, not_before
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
     """`search` from the floor of past searches (Profile.earliest): per GPU count (below FC's length), up
     to FLOORS (duration, not_before, earliest) of past searches by duration. While the profile only loses
@@ -168,7 +168,7 @@ def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _note_count(FG, gpus):
     """Add `gpus` to the ordered GPU counts FG[1:FG[0] + 1] if it is not there."""
     size = FG[0]
@@ -183,7 +183,7 @@ def _note_count(FG, gpus):
     FG[0] = size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def room(T, V, M, O, H, gpus, t):
     """The first time from t at which fewer than `gpus` GPUs are free (Profile.room); inf when never."""
     b = _block_of(T, O, H, t)
@@ -200,7 +200,7 @@ def room(T, V, M, O, H, gpus, t):
     return math.inf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fewest(T, V, M, O, H, begin, end):
     """The fewest GPUs free at any time in [begin, end) (Profile.fewest)."""
     b = _block_of(T, O, H, begin)
@@ -222,7 +222,7 @@ def fewest(T, V, M, O, H, begin, end):
     return low
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shortages(T, V, M, O, H, begin, end, times, short):
     """Fill times/short with (start, GPUs short) of every step in [begin, end) with fewer than 0 GPUs free
     (Profile.shortages); how many. The arrays hold at least every step."""
@@ -246,7 +246,7 @@ def shortages(T, V, M, O, H, begin, end, times, short):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _split_at(T, V, M, O, H, t):
     """Make t the start of a step (Profile._split_at): (index in O, index in the row, whether cut)."""
     b = _block_of(T, O, H, t)
@@ -264,7 +264,7 @@ def _split_at(T, V, M, O, H, t):
     return b, i + 1, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _delete(T, V, M, row, i):
     count = M[row, COUNT]
     for j in range(i, count - 1):
@@ -273,7 +273,7 @@ def _delete(T, V, M, row, i):
     M[row, COUNT] = count - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _summarize(V, M, row):
     low = V[row, 0]
     high = V[row, 0]
@@ -287,7 +287,7 @@ def _summarize(V, M, row):
     M[row, MOST] = high
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fix(T, V, M, O, S, H, b):
     """Row O[b] after a change: dropped if empty, cut in two if longer than 2 * BLOCK; its summaries."""
     row = O[b]
@@ -316,11 +316,15 @@ def _fix(T, V, M, O, S, H, b):
     _summarize(V, M, row)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add(T, V, M, O, S, H, begin, end, change):
     """Add `change` GPUs over [begin, end) (Profile.add): cut the steps at both ends, shift the steps
     between (whole rows by their offset), join a step left with the count of the one before it."""
     if begin == end or change == 0:
+        return
+    b2 = _block_of(T, O, H, end)
+    if T[O[b2], 0] <= begin:
+        _add_in_row(T, V, M, O, S, H, b2, begin, end, change)
         return
     b2, i2, _ = _split_at(T, V, M, O, H, end)
     b1, i1, inserted = _split_at(T, V, M, O, H, begin)
@@ -354,7 +358,53 @@ def add(T, V, M, O, S, H, begin, end, change):
         _fix(T, V, M, O, S, H, b1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _add_in_row(T, V, M, O, S, H, b, begin, end, change):
+    """`add` where begin and end fall in the same row O[b] (most changes): the row from the step holding
+    begin on is written once into an unused row (the cuts at both ends, the shifted counts between) and
+    copied back without the steps the joins drop."""
+    row = O[b]
+    count = M[row, COUNT]
+    a = _step_of(T, M, row, begin)
+    e = _step_of(T, M, row, end)
+    scratch = S[H[1] - 1]
+    T[scratch, 0] = T[row, a]
+    if T[row, a] != begin:  # begin cuts step a
+        V[scratch, 0] = V[row, a]
+        T[scratch, 1], V[scratch, 1] = begin, V[row, a] + change
+        k = 2
+    else:
+        V[scratch, 0] = V[row, a] + change
+        k = 1
+    at_begin = k - 1
+    cut_end = T[row, e] != end
+    for j in range(a + 1, e + 1 if cut_end else e):
+        T[scratch, k], V[scratch, k] = T[row, j], V[row, j] + change
+        k += 1
+    at_end = k
+    T[scratch, k], V[scratch, k] = (end if cut_end else T[row, e]), V[row, e]
+    k += 1
+    for j in range(e + 1, count):
+        T[scratch, k], V[scratch, k] = T[row, j], V[row, j]
+        k += 1
+    drop_end = V[scratch, at_end] == V[scratch, at_end - 1]  # one step per run of equal counts
+    drop_begin = False
+    if a + at_begin > 0:
+        drop_begin = V[scratch, at_begin] == (V[scratch, at_begin - 1] if at_begin else V[row, a - 1])
+    elif b > 0:
+        before = O[b - 1]
+        drop_begin = V[scratch, 0] + M[row, OFFSET] == V[before, M[before, COUNT] - 1] + M[before, OFFSET]
+    w = a
+    for i in range(k):
+        if (i == at_end and drop_end) or (i == at_begin and drop_begin):
+            continue
+        T[row, w], V[row, w] = T[scratch, i], V[scratch, i]
+        w += 1
+    M[row, COUNT] = w
+    _fix(T, V, M, O, S, H, b)
+
+
+@njit(cache=True, inline="always")
 def add_many(T, V, M, O, S, H, begins, ends, changes, count):
     """`add` each of the first `count` changes, as long as SPARE rows are left; how many were added."""
     for k in range(count):
@@ -364,7 +414,7 @@ def add_many(T, V, M, O, S, H, begins, ends, changes, count):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_sweep(T, V, M, O, S, H, begins, ends, changes):
     """`add` every change at once (Profile.add_all's sweep): the steps and the changes' ends merged in one
     pass, one step per run of equal counts, laid out again in rows of BLOCK. The rows must hold the steps
@@ -426,7 +476,7 @@ def add_sweep(T, V, M, O, S, H, begins, ends, changes):
     H[0], H[1] = blocks, rows - blocks
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_displaced(P, n, begin, end, times, short, found):
     """The first of the n positions whose reservation no longer fits after GPUs were taken over [begin, end)
     (ConservativeFold._first_displaced), given the `found` steps short there (times, GPUs short)."""
@@ -465,7 +515,7 @@ def first_displaced(P, n, begin, end, times, short, found):
     return over[lo] if lo < count else n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _covering(low, high, gpus, j, found):
     """GPUs of the overlapping reservations from the j-th on, at each step short."""
     diff = np.zeros(found + 1, dtype=np.int64)
@@ -480,7 +530,7 @@ def _covering(low, high, gpus, j, found):
     return covered
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forget_before(T, O, S, H, t):
     """Drop whole rows that end before t (Profile.forget_before)."""
     lo, hi = 0, H[0]
@@ -501,7 +551,7 @@ def forget_before(T, O, S, H, t):
     H[0] -= drop
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
                 hoped_room):
     """Reserve queue positions start, start + 1, ... in order, each at the earliest interval of the profile
@@ -536,7 +586,7 @@ def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, no
     return END, p, hoped_room, lowest
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_ending_after(P, n, t):
     """The first of the n positions whose reservation ends after t (n when none)."""
     for p in range(n):
@@ -545,7 +595,7 @@ def first_ending_after(P, n, t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_begun_before(P, n, t):
     """The first of the n positions whose reservation begins before t (n when none)."""
     for p in range(n):
@@ -554,7 +604,7 @@ def first_begun_before(P, n, t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def beginning_by(P, n, t, out):
     """Fill out with the positions from 1 to n - 1 whose reservation begins by t, in order; how many."""
     found = 0
