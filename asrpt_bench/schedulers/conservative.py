@@ -107,16 +107,19 @@ class ConservativeFold(Generic[T]):
         backfill, now = self.backfill, ctx.now
         self._now = now
         started: list[T] = []
-        head: tuple[Any, T] | None = None
-        for key, item in queue.after(None):
-            if not try_start(item, True):
-                head = (key, item)
-                break
+        if not queue:
+            return started
+        item = queue.head()
+        key = queue.keys[id(item)][0]
+        while try_start(item, True):  # the queue keeps the started items until the caller removes them
             backfill.note_start(job_of(item), now)
             started.append(item)
             self._head_started(key, job_of(item), now)
-        if head is None:
-            return started
+            following = next(queue.after(key), None)
+            if following is None:
+                return started
+            key, item = following
+        head = (key, item)
         self._refresh(ctx, head, hold_until)
         if not self.n:
             self._append_head(head, job_of, hold_until)
