@@ -4,9 +4,13 @@ Full Philly trace (82,247 jobs, 64 x 8 GPUs, Heavy-Edge, oracle predictions, aud
 one process after a warm-up run on one job of every plan (so per-plan caches are filled once). Prints
 CPU seconds (time.process_time, so other processes on a shared machine count less than in wall time),
 jobs per CPU-second and the ratio to the first scheduler (strict A-SRPT), with the load average at the
-start and the end.
+start and the end. With `--repeat N` the whole list runs N times in rounds (each scheduler once per round, in
+order) and the table gives each scheduler's median CPU time and the ratio of medians: one scheduler's time
+spreads by tens of percent between runs on a shared machine, and strict's is every ratio's denominator.
+Each timed run starts after a full garbage collection, so none pays for the garbage of the one before.
 
     python benchmarks/bench_dispatch.py                                   # the issue-25 set, full trace
+    python benchmarks/bench_dispatch.py --repeat 3                        # the same, medians of 3 rounds
     python benchmarks/bench_dispatch.py --jobs 10000 --schedulers asrpt,asrpt+conservative
     python benchmarks/bench_dispatch.py --jobs 20000 --profile srtf       # cProfile of one scheduler
     python benchmarks/bench_dispatch.py --typed --schedulers asrpt,fifo,spjf+easy,fifo+easy
@@ -20,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import os
 import pstats
+import statistics
 import time
 
 from asrpt_bench.config import RunConfig, WorkloadConfig
@@ -53,9 +59,13 @@ def main() -> None:
                         help="comma-separated scheduler names (name+rule for a dispatch rule); ratios are to the first")
     parser.add_argument("--profile", default=None, metavar="NAME", help="cProfile NAME alone and print the top functions")
     parser.add_argument("--top", type=int, default=25, help="functions printed with --profile")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds over the list; the table gives medians (the rounds' times are printed too)")
     parser.add_argument("--typed", action="store_true",
                         help="also run each scheduler on the 512 GPUs as three pools (V100, P100, K80)")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
 
     def replay(cluster: Cluster) -> tuple[list, Cluster, dict]:
         config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0), cluster=cluster)
@@ -85,14 +95,23 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.top)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
         return
+    names = args.schedulers.split(",")
+    times: dict[str, list[float]] = {name: [] for name in names}
+    rows: dict[str, str] = {}
+    for round_ in range(args.repeat):
+        for name in names:
+            seconds, rows[name] = timed(name, jobs, cluster, predictions)
+            times[name].append(seconds)
+        if args.repeat > 1:
+            print(f"round {round_ + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f}" for name in names), flush=True)
     print(f"{'scheduler':>20} {'CPU s':>9} {'jobs/CPU-s':>11} {'/ first':>8} {'target':>7} {'total JCT':>11} "
           f"{'backfilled':>10} {'violations':>10} {'preemptions':>11}")
-    first = None
-    for name in args.schedulers.split(","):
-        seconds, row = timed(name, jobs, cluster, predictions)
-        first = seconds if first is None else first
+    first = statistics.median(times[names[0]])
+    for name in names:
+        seconds = statistics.median(times[name])
         target = f"<= {TARGETS[name]}" if name in TARGETS else ""
-        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {target:>7} {row}", flush=True)
+        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {target:>7} {rows[name]}",
+              flush=True)
         if typed is not None:
             typed_seconds, row = timed(name, *typed)
             label = f"{name} [3 pools]"
@@ -102,7 +121,8 @@ def main() -> None:
 
 
 def timed(name: str, jobs: list, cluster: Cluster, predictions: dict) -> tuple[float, str]:
-    """CPU seconds of one simulate() and the row of its metrics."""
+    """CPU seconds of one simulate() (after a full garbage collection) and the row of its metrics."""
+    gc.collect()
     started = time.process_time()
     result = simulate(jobs, cluster, make_scheduler(name), HeavyEdgePlacer(), predictions=predictions,
                       drop_oversize=cluster.pooled)

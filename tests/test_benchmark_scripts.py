@@ -24,8 +24,13 @@ def bench(script: str, *args: str) -> str:
 
 @pytest.mark.slow
 def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
-    out = bench("bench_dispatch.py", "--jobs", "300", "--schedulers", "fifo,fifo+easy,srtf")
+    out = bench("bench_dispatch.py", "--jobs", "300", "--schedulers", "fifo,fifo+easy,srtf", "--repeat", "2")
     assert "300 Philly jobs" in out and "fifo+easy" in out and "srtf" in out and out.count("load average") == 2
+    rounds = [line for line in out.splitlines() if line.startswith("round ")]
+    assert [line.split(":")[0] for line in rounds] == ["round 1", "round 2"]
+    table = {line.split()[0]: float(line.split()[3]) for line in out.splitlines() if line.split()[:1] in
+             (["fifo"], ["fifo+easy"], ["srtf"])}
+    assert table["fifo"] == 1.0 and set(table) == {"fifo", "fifo+easy", "srtf"}  # ratios to the first's median
 
 
 @pytest.mark.slow
