@@ -48,7 +48,7 @@ _SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_
                "test_virtual_srpt_rounding.py", "test_relaxed_eligibility.py", "test_decision_instants.py",
                "test_sim_typed.py", "test_cluster_pools.py", "test_net_gain.py", "test_reservation_profile.py",
                "test_kept_profile.py", "test_preemptive_reference.py", "test_vectorised_priorities.py",
-               "test_preemptive_structures.py"]
+               "test_preemptive_structures.py", "test_compiled_profile.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
@@ -153,8 +153,12 @@ def draw(population: list[str], sample: int, seed: int) -> list[str]:
 
 
 def clean_env() -> dict[str, str]:
-    """The environment without PYTHONPATH: mutmut puts its mutated copy first on sys.path itself."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    """The environment without PYTHONPATH (mutmut puts its mutated copy first on sys.path itself) and with
+    NUMBA_DISABLE_JIT=1: numba cannot compile mutmut's trampolines, so the compiled kernels of
+    schedulers/profile_jit.py run their mutants as Python."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["NUMBA_DISABLE_JIT"] = "1"
+    return env
 
 
 def mutmut(workdir: Path, *args: str, log: Path | None = None) -> str:

@@ -3,7 +3,7 @@ consecutive queue positions (`reserve_run`).
 
 The fold of conservative backfilling computes millions of reservations on a long replay, each one search
 and one change of the profile; in Python each cost about 16 us. Here the profile is a few numpy arrays and
-the searches, changes and the loop that reserves a run of queue positions are compiled (`@njit(cache=True)`,
+the searches, changes and the loop that reserves a run of queue positions are compiled (numba, `cache=True`,
 no fastmath: every float is the same IEEE operation, in the same order, as in `profile.Profile`, so the
 reservations are bit-identical). Imported only when a conservative fold builds its profile, so nothing
 else pays numba's import.
@@ -46,7 +46,6 @@ start it), the target position reserved, the hoped-for job's room taken, the pos
 reserved, rows to add."""
 
 
-@njit(cache=True, inline="always")
 def _block_of(T, O, H, t):
     """The index in O of the row holding t (0 when t is before every step)."""
     lo, hi = 0, H[0]
@@ -59,7 +58,6 @@ def _block_of(T, O, H, t):
     return lo - 1 if lo > 1 else 0
 
 
-@njit(cache=True, inline="always")
 def _step_of(T, M, row, t):
     """The index in the row of the step holding t (0 when t is before its first step)."""
     lo, hi = 0, M[row, COUNT]
@@ -72,7 +70,6 @@ def _step_of(T, M, row, t):
     return lo - 1 if lo > 1 else 0
 
 
-@njit(cache=True, inline="always")
 def search(T, V, M, O, H, gpus, duration, not_before):
     """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (Profile._search)."""
     b = _block_of(T, O, H, not_before)
@@ -109,7 +106,6 @@ def search(T, V, M, O, H, gpus, duration, not_before):
     return run
 
 
-@njit(cache=True, inline="always")
 def _floor(FD, FN, FF, FC, gpus, duration, not_before):
     """(position by duration, floor) among the past searches for `gpus` GPUs: the floor is the answer of the
     longest one no longer than `duration` from no later than not_before (not_before when none is later)."""
@@ -128,7 +124,6 @@ def _floor(FD, FN, FF, FC, gpus, duration, not_before):
     return lo, not_before
 
 
-@njit(cache=True, inline="always")
 def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
     """`search` from the floor of past searches (Profile.earliest): per GPU count (below FC's length), up
     to FLOORS (duration, not_before, earliest) of past searches by duration. While the profile only loses
@@ -168,7 +163,6 @@ def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
     return found
 
 
-@njit(cache=True, inline="always")
 def _note_count(FG, gpus):
     """Add `gpus` to the ordered GPU counts FG[1:FG[0] + 1] if it is not there."""
     size = FG[0]
@@ -183,7 +177,6 @@ def _note_count(FG, gpus):
     FG[0] = size + 1
 
 
-@njit(cache=True, inline="always")
 def room(T, V, M, O, H, gpus, t):
     """The first time from t at which fewer than `gpus` GPUs are free (Profile.room); inf when never."""
     b = _block_of(T, O, H, t)
@@ -200,7 +193,6 @@ def room(T, V, M, O, H, gpus, t):
     return math.inf
 
 
-@njit(cache=True, inline="always")
 def fewest(T, V, M, O, H, begin, end):
     """The fewest GPUs free at any time in [begin, end) (Profile.fewest)."""
     b = _block_of(T, O, H, begin)
@@ -222,7 +214,6 @@ def fewest(T, V, M, O, H, begin, end):
     return low
 
 
-@njit(cache=True, inline="always")
 def shortages(T, V, M, O, H, begin, end, times, short):
     """Fill times/short with (start, GPUs short) of every step in [begin, end) with fewer than 0 GPUs free
     (Profile.shortages); how many. The arrays hold at least every step."""
@@ -246,7 +237,6 @@ def shortages(T, V, M, O, H, begin, end, times, short):
     return found
 
 
-@njit(cache=True, inline="always")
 def _split_at(T, V, M, O, H, t):
     """Make t the start of a step (Profile._split_at): (index in O, index in the row, whether cut)."""
     b = _block_of(T, O, H, t)
@@ -264,7 +254,6 @@ def _split_at(T, V, M, O, H, t):
     return b, i + 1, True
 
 
-@njit(cache=True, inline="always")
 def _delete(T, V, M, row, i):
     count = M[row, COUNT]
     for j in range(i, count - 1):
@@ -273,7 +262,6 @@ def _delete(T, V, M, row, i):
     M[row, COUNT] = count - 1
 
 
-@njit(cache=True, inline="always")
 def _summarize(V, M, row):
     low = V[row, 0]
     high = V[row, 0]
@@ -287,7 +275,6 @@ def _summarize(V, M, row):
     M[row, MOST] = high
 
 
-@njit(cache=True, inline="always")
 def _fix(T, V, M, O, S, H, b):
     """Row O[b] after a change: dropped if empty, cut in two if longer than 2 * BLOCK; its summaries."""
     row = O[b]
@@ -316,7 +303,6 @@ def _fix(T, V, M, O, S, H, b):
     _summarize(V, M, row)
 
 
-@njit(cache=True, inline="always")
 def add(T, V, M, O, S, H, begin, end, change):
     """Add `change` GPUs over [begin, end) (Profile.add): cut the steps at both ends, shift the steps
     between (whole rows by their offset), join a step left with the count of the one before it."""
@@ -358,7 +344,6 @@ def add(T, V, M, O, S, H, begin, end, change):
         _fix(T, V, M, O, S, H, b1)
 
 
-@njit(cache=True, inline="always")
 def _add_in_row(T, V, M, O, S, H, b, begin, end, change):
     """`add` where begin and end fall in the same row O[b] (most changes): the row from the step holding
     begin on is written once into an unused row (the cuts at both ends, the shifted counts between) and
@@ -404,7 +389,6 @@ def _add_in_row(T, V, M, O, S, H, b, begin, end, change):
     _fix(T, V, M, O, S, H, b)
 
 
-@njit(cache=True, inline="always")
 def add_many(T, V, M, O, S, H, begins, ends, changes, count):
     """`add` each of the first `count` changes, as long as SPARE rows are left; how many were added."""
     for k in range(count):
@@ -414,7 +398,6 @@ def add_many(T, V, M, O, S, H, begins, ends, changes, count):
     return count
 
 
-@njit(cache=True, inline="always")
 def add_sweep(T, V, M, O, S, H, begins, ends, changes):
     """`add` every change at once (Profile.add_all's sweep): the steps and the changes' ends merged in one
     pass, one step per run of equal counts, laid out again in rows of BLOCK. The rows must hold the steps
@@ -476,7 +459,6 @@ def add_sweep(T, V, M, O, S, H, begins, ends, changes):
     H[0], H[1] = blocks, rows - blocks
 
 
-@njit(cache=True, inline="always")
 def first_displaced(P, n, begin, end, times, short, found):
     """The first of the n positions whose reservation no longer fits after GPUs were taken over [begin, end)
     (ConservativeFold._first_displaced), given the `found` steps short there (times, GPUs short)."""
@@ -515,7 +497,6 @@ def first_displaced(P, n, begin, end, times, short, found):
     return over[lo] if lo < count else n
 
 
-@njit(cache=True, inline="always")
 def _covering(low, high, gpus, j, found):
     """GPUs of the overlapping reservations from the j-th on, at each step short."""
     diff = np.zeros(found + 1, dtype=np.int64)
@@ -530,7 +511,6 @@ def _covering(low, high, gpus, j, found):
     return covered
 
 
-@njit(cache=True, inline="always")
 def forget_before(T, O, S, H, t):
     """Drop whole rows that end before t (Profile.forget_before)."""
     lo, hi = 0, H[0]
@@ -551,7 +531,6 @@ def forget_before(T, O, S, H, t):
     H[0] -= drop
 
 
-@njit(cache=True, inline="always")
 def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
                 hoped_room):
     """Reserve queue positions start, start + 1, ... in order, each at the earliest interval of the profile
@@ -586,7 +565,6 @@ def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, no
     return END, p, hoped_room, lowest
 
 
-@njit(cache=True, inline="always")
 def first_ending_after(P, n, t):
     """The first of the n positions whose reservation ends after t (n when none)."""
     for p in range(n):
@@ -595,7 +573,6 @@ def first_ending_after(P, n, t):
     return n
 
 
-@njit(cache=True, inline="always")
 def first_begun_before(P, n, t):
     """The first of the n positions whose reservation begins before t (n when none)."""
     for p in range(n):
@@ -604,7 +581,6 @@ def first_begun_before(P, n, t):
     return n
 
 
-@njit(cache=True, inline="always")
 def beginning_by(P, n, t, out):
     """Fill out with the positions from 1 to n - 1 whose reservation begins by t, in order; how many."""
     found = 0
@@ -614,6 +590,25 @@ def beginning_by(P, n, t, out):
             found += 1
     return found
 
+
+KERNELS = ("_block_of", "_step_of", "search", "_floor", "earliest", "_note_count", "room", "fewest", "shortages",
+           "_split_at", "_delete", "_summarize", "_fix", "add", "_add_in_row", "add_many", "add_sweep",
+           "first_displaced", "_covering", "forget_before", "reserve_run", "first_ending_after",
+           "first_begun_before", "beginning_by")
+"""The functions above, in the order written: compiled together by `_compile_kernels`."""
+
+
+def _compile_kernels() -> None:
+    """Bind each kernel's name to its numba dispatcher (`cache=True`: compiled once per machine;
+    `inline="always"`: each is compiled into the kernels that call it). The kernels are written undecorated
+    and compiled here because mutmut skips decorated functions: so mutation testing mutates them too, and
+    under NUMBA_DISABLE_JIT=1 (as tools/mutation.py runs its mutants) they run as Python."""
+    module = globals()
+    for name in KERNELS:
+        module[name] = njit(cache=True, inline="always")(module[name])
+
+
+_compile_kernels()
 
 class CompiledProfile:
     """`profile.Profile` on numpy arrays with compiled searches and changes (module docstring): the same
