@@ -379,7 +379,7 @@ class ConservativeFold(Generic[T]):
         cut = jit.first_begun_before(positions, cut, now)  # a reservation that began before now: its job did not start
         if self.n and (self.keys[0] != head[0] or hold_until(head[1]) > positions[0, BEGIN]):
             cut = 0  # a new head, or the head's delay budget began (its reservation waits for the deadline)
-        self._cut(cut)
+        self._cut(cut, ctx)
         profile.forget_before(now)
 
     def _first_displaced(self, begin: float, end: float) -> int:
@@ -395,16 +395,24 @@ class ConservativeFold(Generic[T]):
         assert self.profile is not None
         return self.profile.first_displaced(self.positions, self.n, begin, end)
 
-    def _cut(self, k: int) -> None:
-        """Drop the reservations from position k on, returning their GPUs to the profile; their positions
-        stay, first in the tail."""
+    def _cut(self, k: int, ctx: DispatchContext | None = None) -> None:
+        """Drop the reservations from position k on; their positions stay, first in the tail. The profile gets
+        their GPUs back, or, given the decision's context and when fewer reservations are kept than cut, is
+        made again from the running jobs with the kept reservations taken from it: the same profile from now
+        on (the kept one is the running jobs' with every reservation taken, tests/test_kept_profile.py), for
+        the few kept rather than the many cut (a displacement usually cuts a long fold near its start)."""
         if k >= self.n:
             return
         assert self.profile is not None
-        cut = self.positions[k:self.n]
-        holds = (cut[:, LENGTH] > 0) & (cut[:, GPUS] > 0)
-        begins = cut[holds, BEGIN]
-        self.profile.add_all(begins, begins + cut[holds, LENGTH], cut[holds, GPUS].astype(np.int64))
+        rebuild = ctx is not None and k < self.n - k
+        if rebuild:
+            assert ctx is not None
+            self.profile.reset(ctx.now, ctx.idle_gpus, list(self.backfill.running.ends(ctx.now)))
+        chosen = self.positions[:k] if rebuild else self.positions[k:self.n]
+        holds = (chosen[:, LENGTH] > 0) & (chosen[:, GPUS] > 0)
+        begins = chosen[holds, BEGIN]
+        gpus = chosen[holds, GPUS].astype(np.int64)
+        self.profile.add_all(begins, begins + chosen[holds, LENGTH], -gpus if rebuild else gpus)
         self.n = k
 
     def _truncate(self, m: int) -> None:

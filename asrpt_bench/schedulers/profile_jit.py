@@ -30,7 +30,7 @@ SPARE = 4
 """Unused rows a change may need (two splits); `reserve_run` stops for more below it."""
 SWEEP_FROM = 16
 """`add_all` sweeps the steps once when it has more than 1/SWEEP_FROM changes per step."""
-FLOORS = 32
+FLOORS = 128
 """Past searches kept per GPU count (`earliest`); a longer search's floor makes room for a shorter one's."""
 FLOOR_COUNTS = 1025
 """GPU counts with floors (0 to 1024); searches for more GPUs walk from not_before."""
@@ -616,6 +616,17 @@ class CompiledProfile:
     kept: the compiled walk from not_before finds the same earliest time)."""
 
     def __init__(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
+        self.T = np.zeros((0, CAP))
+        self.FD = np.zeros((FLOOR_COUNTS, FLOORS))
+        self.FN = np.zeros((FLOOR_COUNTS, FLOORS))
+        self.FF = np.zeros((FLOOR_COUNTS, FLOORS))
+        self.FC = np.zeros(FLOOR_COUNTS, dtype=np.int64)
+        self.FG = np.zeros(FLOOR_COUNTS + 1, dtype=np.int64)
+        self.reset(now, idle, ends)
+
+    def reset(self, now: float, idle: int, ends: Sequence[tuple[float, int]]) -> None:
+        """The profile of `idle` GPUs free at now and the (end, GPUs) of `ends` coming free, laid out again
+        (in the rows it has when they are enough); the floors of past searches are forgotten."""
         times, free = [now], [idle]
         for end, gpus in sorted(ends):
             if end <= times[-1]:
@@ -625,12 +636,14 @@ class CompiledProfile:
                 free.append(free[-1] + gpus)
         blocks = (len(times) + BLOCK - 1) // BLOCK
         rows = max(2 * blocks, 16)
-        self.T = np.zeros((rows, CAP))
-        self.V = np.zeros((rows, CAP), dtype=np.int64)
-        self.M = np.zeros((rows, 4), dtype=np.int64)
-        self.O = np.zeros(rows, dtype=np.int64)
-        self.S = np.zeros(rows, dtype=np.int64)
-        self.H = np.zeros(2, dtype=np.int64)
+        if len(self.T) < rows:
+            self.T = np.zeros((rows, CAP))
+            self.V = np.zeros((rows, CAP), dtype=np.int64)
+            self.M = np.zeros((rows, 4), dtype=np.int64)
+            self.O = np.zeros(rows, dtype=np.int64)
+            self.S = np.zeros(rows, dtype=np.int64)
+            self.H = np.zeros(2, dtype=np.int64)
+        rows = len(self.T)
         for b in range(blocks):
             chunk_t, chunk_f = times[b * BLOCK:(b + 1) * BLOCK], free[b * BLOCK:(b + 1) * BLOCK]
             self.T[b, :len(chunk_t)] = chunk_t
@@ -640,11 +653,7 @@ class CompiledProfile:
         spare = list(range(rows - 1, blocks - 1, -1))
         self.S[:len(spare)] = spare
         self.H[:] = (blocks, len(spare))
-        self.FD = np.zeros((FLOOR_COUNTS, FLOORS))
-        self.FN = np.zeros((FLOOR_COUNTS, FLOORS))
-        self.FF = np.zeros((FLOOR_COUNTS, FLOORS))
-        self.FC = np.zeros(FLOOR_COUNTS, dtype=np.int64)
-        self.FG = np.zeros(FLOOR_COUNTS + 1, dtype=np.int64)
+        self.FC[:] = 0
 
     def grow(self) -> None:
         """Twice the rows (the new ones unused)."""
