@@ -44,10 +44,12 @@ def test_a_scan_finds_exactly_the_jobs_a_full_filter_finds(seed: int) -> None:
     rng = random.Random(100 + seed)
     for _ in range(20):
         after, lane, bound, idle = rng.choice(items).key, rng.randrange(2), rng.uniform(1, 100), rng.choice([1, 2])
-        found = [item for _, item in queue.fitting(after, lambda: idle, lambda gpus: lambda length: length <= bound,
-                                                   lane)]
+        now = rng.choice([0.0, 25.0])
+        found = [item for _, item in queue.fitting(after, lambda: idle, now, lambda gpus: bound, lane)]
         assert found == [item for item in items
-                         if item.key > after and item.gpus <= idle and item.lengths[lane] <= bound]
+                         if item.key > after and item.gpus <= idle and now + item.lengths[lane] <= bound]
+        unbounded = [item for _, item in queue.fitting(after, lambda: idle, now, lambda gpus: None, lane)]
+        assert unbounded == [item for item in items if item.key > after and item.gpus <= idle]
 
 
 @pytest.mark.parametrize("pool", [0, 1])

@@ -148,16 +148,12 @@ class ConservativeFold(Generic[T]):
                 room = rooms[gpus] = profile.room(gpus, now)
             return room
 
-        def passes_for(gpus: int) -> Callable[[float], bool]:
-            room = room_for(gpus)
-            return lambda length: now + length <= room
-
         queued_duration = self.backfill.queued_duration
 
         def has_room(job: JobView) -> bool:
             return now + queued_duration(job) <= room_for(job.gpus)
 
-        may_start = queue.fitting(self.keys[self.n - 1], lambda: ctx.idle_gpus, passes_for)
+        may_start = queue.fitting(self.keys[self.n - 1], lambda: ctx.idle_gpus, now, room_for)
         candidate = next(may_start, None)
         while ctx.idle_gpus > 0:
             last = self.keys[self.n - 1]

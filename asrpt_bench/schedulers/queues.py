@@ -119,16 +119,19 @@ class _Blocks(Generic[T]):
     def __bool__(self) -> bool:
         return bool(self.keys)
 
-    def position(self, b: int, i: int, passes: Callable[[float], bool] | None, lane: int = 0) -> tuple[int, int] | None:
-        """The first job at or after block b, index i whose length in `lane` `passes` (every job when None)."""
+    def position(self, b: int, i: int, now: float, bound: float | None, lane: int = 0) -> tuple[int, int] | None:
+        """The first job at or after block b, index i whose length in `lane` passes: ends by `bound` from now
+        (now + length <= bound; every job when bound is None)."""
         keys, lengths, least = self.keys, self.lengths[lane], self.least[lane]
         while b < len(keys):
-            if i < len(keys[b]) and (passes is None or passes(least[b])):
-                if passes is None:
+            if i < len(keys[b]):
+                if bound is None:
                     return b, i
-                for j in range(i, len(keys[b])):
-                    if passes(lengths[b][j]):
-                        return b, j
+                if now + least[b] <= bound:
+                    block = lengths[b]
+                    for j in range(i, len(block)):
+                        if now + block[j] <= bound:
+                            return b, j
             b, i = b + 1, 0
         return None
 
@@ -219,25 +222,24 @@ class CountQueue(Generic[T]):
         shrink while this runs, and the queue must not change."""
         lane = 0 if window is None or window.pool is None else window.pool
 
-        def passes_for(gpus: int) -> Callable[[float], bool] | None:
+        def bound_for(gpus: int) -> float | None:
             if window is None or gpus <= window.extra or gpus <= window.outside():
                 return None
-            shadow = window.shadow
-            return lambda length: now + length <= shadow
+            return window.shadow
 
-        for _, item in self.fitting(self.keys[id(head)][0], idle, passes_for, lane):
+        for _, item in self.fitting(self.keys[id(head)][0], idle, now, bound_for, lane):
             yield item, item
 
-    def fitting(self, after: Any, idle: Callable[[], int], passes_for: Callable[[int], Callable[[float], bool] | None],
+    def fitting(self, after: Any, idle: Callable[[], int], now: float, bound_for: Callable[[int], float | None],
                 lane: int = 0) -> Iterator[tuple[Any, T]]:
         """(key, item) for every item after key `after` in queue order whose GPU count fits `idle()` and whose
-        estimated length in `lane` passes `passes_for(its GPU count)` (every length when None) when it is
-        reached. `idle()` and what passes may only shrink while this runs (an item is tested again when
-        reached), and the queue must not change."""
+        estimated length in `lane` ends by `bound_for(its GPU count)` from now (now + length <= bound; every
+        length when None) when it is reached. `idle()` and the bounds may only shrink while this runs (an item
+        is tested again when reached), and the queue must not change."""
         pending: list[tuple[Any, int, int, int]] = []
         for gpus, blocks in self.counts.items():
             if gpus <= idle() and blocks:
-                found = blocks.position(*blocks.locate(after), passes_for(gpus), lane)
+                found = blocks.position(*blocks.locate(after), now, bound_for(gpus), lane)
                 if found is not None:
                     pending.append((blocks.keys[found[0]][found[1]], gpus, *found))
         heapq.heapify(pending)
@@ -246,13 +248,13 @@ class CountQueue(Generic[T]):
             if gpus > idle():
                 continue
             blocks = self.counts[gpus]
-            passes = passes_for(gpus)
-            if passes is not None and not passes(blocks.lengths[lane][b][i]):  # what passes shrank since found
-                found = blocks.position(b, i + 1, passes, lane)
+            bound = bound_for(gpus)
+            if bound is not None and not now + blocks.lengths[lane][b][i] <= bound:  # the bound shrank since found
+                found = blocks.position(b, i + 1, now, bound, lane)
                 if found is not None:
                     heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))
                 continue
             yield key, blocks.items[b][i]
-            found = blocks.position(b, i + 1, passes_for(gpus), lane)
+            found = blocks.position(b, i + 1, now, bound_for(gpus), lane)
             if found is not None:
                 heapq.heappush(pending, (blocks.keys[found[0]][found[1]], gpus, *found))
