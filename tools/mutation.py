@@ -54,6 +54,9 @@ TESTS: dict[str, list[str]] = {
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
     "schedulers/": _SCHEDULING,
     "schedulers/virtual_srpt": ["test_virtual_srpt_exact.py", "test_virtual_srpt_rounding.py"],
+    # the compiled kernels run as Python in a mutation run: the replays of thousands of jobs that the scheduling
+    # tests hold take minutes per mutant there, while these compare every kernel with profile.Profile directly
+    "schedulers/profile_jit": ["test_compiled_profile.py", "test_kept_profile.py"],
     "sim/": ["test_sim_engine.py", "test_scheduler_contract.py", "test_sim_metrics.py", "test_sim_audit.py",
              "test_sim_job_tables.py", "test_preemptive_sim.py", "test_schedulers.py", "test_schedule_checksums.py",
              "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py", "test_las2d.py", "test_net_gain.py",
