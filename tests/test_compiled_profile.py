@@ -190,3 +190,27 @@ def test_gpus_that_come_back_clear_the_floors_of_past_searches(returned):
         profile.add_all(np.array([0.0]), np.array([10.0]), np.array([4], dtype=np.int64))
     assert profile.earliest(4, 2.0, 0.0) == 0.0
     assert profile.earliest(4, 1.0, 0.0) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_profile_made_again_in_its_rows_is_a_new_one(seed):
+    """`reset` lays out the profile of new running jobs in the rows a profile already has (grown or not) and
+    forgets its floors: the same steps and answers as a profile made new, after as many changes again."""
+    rng, total, running, idle = make(seed)
+    kept = CompiledProfile(0.0, idle, running)
+    for _ in range(200):  # grow the rows and fill the floors
+        gpus, duration = rng.randint(1, total), float(rng.randint(1, 60))
+        kept.reserve(kept.earliest(gpus, duration, 0.0), duration, gpus)
+    rows = len(kept.T)
+    later = [(end + 100.0, gpus) for end, gpus in running[: len(running) // 2]]
+    kept.reset(50.0, idle // 2, later)
+    new = CompiledProfile(50.0, idle // 2, later)
+    assert len(kept.T) == rows and not kept.FC.any()
+    assert kept.steps() == new.steps()
+    for _ in range(100):
+        gpus, duration, not_before = rng.randint(1, total), float(rng.randint(0, 60)), 50.0 + rng.randint(0, 50)
+        found = kept.earliest(gpus, duration, not_before)
+        assert found == new.earliest(gpus, duration, not_before)
+        kept.reserve(found, duration, gpus)
+        new.reserve(found, duration, gpus)
+        assert function(kept.steps(), 50.0) == function(new.steps(), 50.0)

@@ -1,7 +1,7 @@
 """Conservative backfilling keeps its reservation profile for the whole run (schedulers/conservative.py):
 made once from the running jobs, then only changed. Checked at every decision of real replays against what
-the fold would hold if it were made again: whenever the fold holds no reservation, the kept profile is the
-one rebuilt from the running jobs (the same free-GPU count at every time from now on), and every kept
+the fold would hold if it were made again: the kept profile is the one rebuilt from the running jobs with
+the kept reservations taken from it (the same free-GPU count at every time from now on), and every kept
 reservation belongs to a job still queued. The positions kept after the fold (the tail, which a pass reserves
 without asking the queue again) are exactly the queue's next jobs, in order, with their GPUs and lengths."""
 
@@ -16,6 +16,7 @@ from asrpt_bench.core import Cluster
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.schedulers import conservative, make_scheduler
 from asrpt_bench.schedulers.profile import Profile
+from asrpt_bench.schedulers.profile_jit import CompiledProfile
 from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.jobs import jobs_from_table
@@ -46,7 +47,11 @@ class FoldWatch:
         self.empty_checked = 0
         self.decisions = 0
         self.largest_tail = 0
+        self.kept_checked = 0
+        self.resets = 0
+        self.built = 0
         decide, refresh = conservative.ConservativeFold.decide, conservative.ConservativeFold._refresh
+        reset, rebuild = CompiledProfile.reset, conservative.ConservativeFold._rebuild
         watch = self
 
         def checked_decide(fold, ctx, queue, job_of, try_start, hold_until):
@@ -58,15 +63,32 @@ class FoldWatch:
 
         def checked_refresh(fold, ctx, head, hold_until):
             refresh(fold, ctx, head, hold_until)
-            if not fold.n:
-                running = fold.backfill.running
-                rebuilt = Profile(ctx.now, ctx.idle_gpus, list(running.ends(ctx.now)))
-                assert free_from(fold.profile.steps(), ctx.now) == free_from(steps_of(rebuilt), ctx.now), ctx.now
-                assert set(fold.assumed) == {order for order, _ in running.jobs()}
+            if fold.profile is None:
+                return
+            running = fold.backfill.running
+            rebuilt = Profile(ctx.now, ctx.idle_gpus, list(running.ends(ctx.now)))
+            for gpus, length, _, begin in fold.positions[:fold.n].tolist():
+                if gpus > 0 and length > 0:
+                    rebuilt.reserve(begin, length, int(gpus))
+            assert free_from(fold.profile.steps(), ctx.now) == free_from(steps_of(rebuilt), ctx.now), ctx.now
+            assert set(fold.assumed) == {order for order, _ in running.jobs()}
+            if fold.n:
+                watch.kept_checked += 1
+            else:
                 watch.empty_checked += 1
+
+        def counted_reset(profile, now, idle, ends):
+            watch.resets += 1  # a profile made new (each fold makes one) or made again by a cut
+            reset(profile, now, idle, ends)
+
+        def counted_rebuild(fold, ctx):
+            watch.built += 1
+            rebuild(fold, ctx)
 
         monkeypatch.setattr(conservative.ConservativeFold, "decide", checked_decide)
         monkeypatch.setattr(conservative.ConservativeFold, "_refresh", checked_refresh)
+        monkeypatch.setattr(CompiledProfile, "reset", counted_reset)
+        monkeypatch.setattr(conservative.ConservativeFold, "_rebuild", counted_rebuild)
 
     @staticmethod
     def check_positions(fold, queue, job_of) -> None:
@@ -98,5 +120,6 @@ def test_the_kept_profile_is_the_one_rebuilt_from_the_running_jobs(monkeypatch, 
     watch = FoldWatch(monkeypatch)
     simulate(jobs, Cluster(4, 8), make_scheduler(name, overrun=overrun), HeavyEdgePlacer(), predictions=predictions)
     assert watch.decisions > 300
-    assert watch.empty_checked > 50
+    assert watch.empty_checked > 50 and watch.kept_checked > 50
+    assert watch.resets > watch.built  # a cut made the profile again from the running jobs
     assert watch.largest_tail > 20  # the tail was put to the test
