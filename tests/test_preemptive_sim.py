@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import replace
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,6 +79,20 @@ def test_the_running_table_reads_progress_as_the_scalar_rule():
     table.add(0, done=3.0, ran=5.0, run_start=10.0, alpha=2.0, iterations=10.0, protected_until=10.5)
     states = [[column.tolist() for column in table.states(now)] for now in (10.0, 11.0)]
     assert states == [[[0], [False], [3.0], [5.0]], [[0], [True], [3.5], [6.0]]]
+
+
+def test_the_running_table_reads_picked_rows_as_all_rows():
+    """`states_of` gives the floats of `states` for the orders asked, in their order, also after a removal
+    moved the last row into the removed one's place."""
+    table = RunningTable(4)
+    table.add(7, done=3.0, ran=5.0, run_start=10.0, alpha=2.0, iterations=10.0, protected_until=10.5)
+    table.add(2, done=0.0, ran=0.0, run_start=12.0, alpha=0.0, iterations=4.0, protected_until=12.0)
+    table.add(9, done=1.0, ran=1.0, run_start=8.0, alpha=0.5, iterations=3.0, protected_until=9.0)
+    table.remove(7)
+    orders, _, progress, run_seconds = table.states(11.0)
+    assert orders.tolist() == [9, 2] and progress.tolist() == [3.0, 0.0] and run_seconds.tolist() == [4.0, 0.0]
+    picked_progress, picked_seconds = table.states_of(np.array([2, 9]), 11.0)
+    assert picked_progress.tolist() == [0.0, 3.0] and picked_seconds.tolist() == [0.0, 4.0]
 
 
 def test_utilization_over_a_span_shorter_than_a_second():

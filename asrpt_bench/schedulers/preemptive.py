@@ -60,6 +60,10 @@ class PreemptiveContext(Protocol):
         """(input orders, suspendable, progress, run_seconds) of every running job, as four arrays."""
         ...
 
+    def running_states_of(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(progress, run_seconds) of the running jobs with these input orders, as two arrays in that order."""
+        ...
+
     def protected_until(self, job: JobView) -> float:
         """When a running job's protected window ends: it is suspendable at instants >= this one."""
         ...
@@ -239,9 +243,8 @@ class AdmissionScheduler:
         self.settled_ = False  # the last walk was applied whole and only protection windows ended since
         # known: the iterations the scheduler knows (predicted, or true for an oracle); placed_alpha: the
         # per-iteration time of a running job's current placement (what net_gain prices its rest in)
-        # priority_now, seconds_now: scratch of the bounded walk's vectorised step (_bound_all)
-        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0, priority_now=0.0,
-                                   seconds_now=0.0, **self.column_defaults())
+        self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
+                                   **self.column_defaults())
         self.last_arrival_: tuple[float, int] | None = None
         self.arrivals_ = 0
         self.bounded_ = self.bounded and self.preempt_rule == "always"
@@ -406,17 +409,15 @@ class AdmissionScheduler:
                           job.gpus), math.inf if self.forever_ else self.bound_until(job, run_seconds, now))
 
     def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
-        """`_bound` for many running jobs: their priorities from one vectorised step over the running table
-        (`priorities` gives the same floats as `priority`)."""
-        table, _, progress, run_seconds = ctx.running_arrays()
-        columns, now = self.columns_, ctx.now
-        columns["priority_now"][table] = self.priorities(table, progress, run_seconds)
-        columns["seconds_now"][table] = run_seconds
-        picked = np.array(orders)
-        priority, rank = columns["priority_now"][picked], columns["rank"][picked]
+        """`_bound` for many running jobs: their states in one compiled pass over their rows and their
+        priorities in one vectorised step (`priorities` gives the same floats as `priority`)."""
+        columns = self.columns_
+        picked = np.array(orders, dtype=np.intp)
+        progress, run_seconds = ctx.running_states_of(picked)
+        priority, rank = self.priorities(picked, progress, run_seconds), columns["rank"][picked]
         ranked = np.lexsort((rank, priority))  # sorted here, the entries merge into the list as one run
         picked, priority, rank = picked[ranked], priority[ranked], rank[ranked]
-        untils = None if self.forever_ else self.bounds_until(picked, columns["seconds_now"][picked], now)
+        untils = None if self.forever_ else self.bounds_until(picked, run_seconds[ranked], ctx.now)
         self.bounds_.put_all(list(zip(priority.tolist(), rank.tolist(), picked.tolist(),
                                       columns["gpus"][picked].tolist())), untils)
 

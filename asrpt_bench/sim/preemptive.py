@@ -84,6 +84,10 @@ class _PreemptiveContext:
         """(input orders, suspendable, progress, run_seconds) of every running job, in one vectorised step."""
         return self._simulation.table.states(self._simulation.now)
 
+    def running_states_of(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(progress, run_seconds) of the running jobs with these input orders, as two arrays in that order."""
+        return self._simulation.table.states_of(orders, self._simulation.now)
+
     def protected_until(self, job: JobView) -> float:
         return self._simulation.protected_until[job.order]
 
