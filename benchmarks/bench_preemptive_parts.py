@@ -40,7 +40,7 @@ PARTS = [("proposal", sim_preemptive._PreemptiveSimulation, "propose"),
          ("completion", sim_preemptive._PreemptiveSimulation, "complete"),
          ("admitted jobs placed and started", preemptive.AdmissionScheduler, "_admit"),
          ("bulk recomputation (_bound_all)", preemptive.AdmissionScheduler, "_bound_all"),
-         ("one bound recomputed (_bound)", preemptive.AdmissionScheduler, "_bound"),
+         ("bounds recomputed one by one (_bound)", preemptive.AdmissionScheduler, "_bound"),
          ("admission_walk", preemptive, "admission_walk"),
          ("RunningBounds.take", bounds.RunningBounds, "take"),
          ("RunningBounds.after", bounds.RunningBounds, "after"),
@@ -104,8 +104,8 @@ def main() -> None:
 
         def classified(scheduler: Any, ctx: Any) -> bool:
             due = scheduler.bounds_.unhold_due(ctx.now)  # as the walk does first (it then finds none due)
-            for job, state in zip(due, ctx.running_states(due)):
-                scheduler._bound(job, state, ctx.now)
+            if due:
+                scheduler._bound(due, ctx)
             kind = bound_decision(scheduler, ctx)
             scheduler.seen_ = [0, 0]
             start = time.perf_counter()

@@ -14,7 +14,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import ClassVar, Protocol, Sequence
+from typing import ClassVar, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -145,7 +145,7 @@ class JobColumns:
 
 
 def admission_walk(priority: Sequence[float], rank: Sequence[int], gpus: Sequence[int],
-                   waiting: dict[int, list[Entry]], rank_of: np.ndarray, budget: int) -> tuple[list[int], list[JobView]]:
+                   waiting: dict[int, list[Entry]], rank_of: Mapping[int, int], budget: int) -> tuple[list[int], list[JobView]]:
     """The walk over suspendable running jobs (sorted by (priority, rank), as lists; a job's rank is its
     place in (release, input order), `rank_of[order]`) and waiting entries (sorted lists per GPU count)
     with `budget` GPUs: the places of the running jobs not kept (ascending) and the waiting jobs admitted,
@@ -184,13 +184,14 @@ def admission_walk(priority: Sequence[float], rank: Sequence[int], gpus: Sequenc
     return dropped, admitted
 
 
-def _rank_below(entry: Entry, rank_of: np.ndarray, priority: Sequence[float], rank: Sequence[int], start: int) -> int:
+def _rank_below(entry: Entry, rank_of: Mapping[int, int], priority: Sequence[float], rank: Sequence[int],
+                start: int) -> int:
     """How many of the sorted running jobs come before `entry` in (priority, rank), at least `start`."""
     key = entry[0]
     low = bisect.bisect_left(priority, key, start)
     if low < len(priority) and priority[low] == key:  # ties on priority: compare ranks
         high = bisect.bisect_right(priority, key, low)
-        low = bisect.bisect_left(rank, int(rank_of[entry[2]]), low, high)
+        low = bisect.bisect_left(rank, rank_of[entry[2]], low, high)
     return low
 
 
@@ -245,6 +246,7 @@ class AdmissionScheduler:
         # per-iteration time of a running job's current placement (what net_gain prices its rest in)
         self.columns_ = JobColumns(gpus=0, rank=0, known=0.0, alpha_min=0.0, placed_alpha=0.0,
                                    **self.column_defaults())
+        self.ranks_: dict[int, int] = {}  # input order -> rank, as `columns_["rank"]` (read one job at a time)
         self.last_arrival_: tuple[float, int] | None = None
         self.arrivals_ = 0
         self.bounded_ = self.bounded and self.preempt_rule == "always"
@@ -299,6 +301,7 @@ class AdmissionScheduler:
             raise RuntimeError(f"scheduler {self.name!r}: job {job.job_id!r} arrived out of (release, input order)")
         self.last_arrival_ = arrival
         self.arrivals_ += 1
+        self.ranks_[job.order] = self.arrivals_
         self.columns_.set(job.order, gpus=job.gpus, rank=self.arrivals_, known=self.known_iterations(job),
                           alpha_min=job.alpha_min, **self.job_columns(job))
         self._enqueue(job, self.priority(job, 0.0, 0.0))
@@ -361,7 +364,7 @@ class AdmissionScheduler:
             ranked = np.lexsort((rank, priority))
             candidates = candidates[ranked]
             dropped, admitted = admission_walk(priority[ranked].tolist(), rank[ranked].tolist(),
-                                               gpus[candidates].tolist(), self.waiting_, rank_of, budget)
+                                               gpus[candidates].tolist(), self.waiting_, self.ranks_, budget)
             if self.preempt_rule == "always" or not dropped or not admitted:
                 break
             losing = self._no_net_gain(ctx, candidates[dropped], progress[free][ranked][dropped], admitted)
@@ -380,33 +383,31 @@ class AdmissionScheduler:
         bounds, running, now = self.bounds_, self.running_, ctx.now
         due = bounds.unhold_due(now)
         if due:
-            for job, state in zip(due, ctx.running_states(due)):
-                self._bound(job, state, now)
+            self._bound(due, ctx)
         budget = ctx.total_gpus - bounds.held_gpus
         heads = [queue[0] for size, queue in self.waiting_.items() if queue and size <= budget]
         if not heads:
             return True  # no waiting job fits even in the whole budget; the running jobs, which do, all stay
         best = min(heads)
-        first = (best[0], int(self.columns_["rank"][best[2]]))
+        first = (best[0], self.ranks_[best[2]])
         stale = bounds.take(first, now, self.exact_bounds)
         if len(stale) > ONE_BY_ONE:
             self._bound_all(stale, ctx)
-        else:
-            jobs = [running[order] for order in stale]
-            for job, state in zip(jobs, ctx.running_states(jobs)):
-                self._bound(job, state, now)
+        elif stale:
+            self._bound([running[order] for order in stale], ctx)
         priority, rank, orders, gpus = bounds.after(first)
-        dropped, admitted = admission_walk(priority, rank, gpus, self.waiting_, self.columns_["rank"],
+        dropped, admitted = admission_walk(priority, rank, gpus, self.waiting_, self.ranks_,
                                            budget - bounds.suspendable_gpus + sum(gpus))
         for place in dropped:
             self._suspend(running[orders[place]], ctx)
         return self._admit(admitted, ctx)
 
-    def _bound(self, job: JobView, state: tuple[bool, float, float], now: float) -> None:
-        """Sort a suspendable running job into `bounds_` with its exact priority now."""
-        _, progress, run_seconds = state
-        self.bounds_.put((self.priority(job, progress, run_seconds), int(self.columns_["rank"][job.order]), job.order,
-                          job.gpus), math.inf if self.forever_ else self.bound_until(job, run_seconds, now))
+    def _bound(self, jobs: list[JobView], ctx: PreemptiveContext) -> None:
+        """Sort suspendable running jobs into `bounds_` one by one, each with its exact priority now."""
+        put, priority, ranks, now = self.bounds_.put, self.priority, self.ranks_, ctx.now
+        for job, (_, progress, run_seconds) in zip(jobs, ctx.running_states(jobs)):
+            put((priority(job, progress, run_seconds), ranks[job.order], job.order, job.gpus),
+                math.inf if self.forever_ else self.bound_until(job, run_seconds, now))
 
     def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
         """`_bound` for many running jobs: their states in one compiled pass over their rows and their
