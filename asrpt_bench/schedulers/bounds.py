@@ -17,7 +17,6 @@ import bisect
 import heapq
 import math
 from operator import itemgetter
-from typing import Sequence
 
 import numpy as np
 
@@ -127,10 +126,6 @@ class RunningBounds:
             entry = entries[k]
             heapq.heappush(expiries, (float(untils[k]), entry[2], entry))
 
-    def after(self, first: tuple[float, int]) -> tuple[Sequence[float], Sequence[int], Sequence[int], Sequence[int]]:
-        """The entries that do not rank before `first` (priority, rank), in order, as four columns: their
-        priority bounds, ranks, input orders and GPUs."""
-        ranked = self.entries[bisect.bisect_left(self.entries, first):]
-        if not ranked:
-            return (), (), (), ()
-        return tuple(zip(*ranked))  # type: ignore[return-value]
+    def after(self, first: tuple[float, int]) -> list[BoundEntry]:
+        """The entries that do not rank before `first` (priority, rank), in order."""
+        return self.entries[bisect.bisect_left(self.entries, first):]

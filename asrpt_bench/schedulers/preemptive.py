@@ -14,6 +14,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import itemgetter
 from typing import ClassVar, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from ..core import Cluster
 from ..params import Params, param
 from ..rules import one_of
-from .bounds import RunningBounds
+from .bounds import BoundEntry, RunningBounds
 from .views import JobView, Proposal
 
 PREEMPT_RULES = ("always", "net_gain")
@@ -144,16 +145,17 @@ class JobColumns:
             self.arrays[name][order] = value
 
 
-def admission_walk(priority: Sequence[float], rank: Sequence[int], gpus: Sequence[int],
-                   waiting: dict[int, list[Entry]], rank_of: Mapping[int, int], budget: int) -> tuple[list[int], list[JobView]]:
-    """The walk over suspendable running jobs (sorted by (priority, rank), as lists; a job's rank is its
-    place in (release, input order), `rank_of[order]`) and waiting entries (sorted lists per GPU count)
-    with `budget` GPUs: the places of the running jobs not kept (ascending) and the waiting jobs admitted,
-    in walk order. Between two waiting entries the walk keeps, with one bisection on the GPU prefix sums,
-    the longest run of running jobs that fits and skips the one after it, so its Python steps grow with the
-    waiting jobs it admits and the running jobs it skips, not with the running jobs it keeps."""
-    count = len(gpus)
-    prefix = list(accumulate(gpus, initial=0))
+def admission_walk(running: Sequence[BoundEntry], waiting: dict[int, list[Entry]], rank_of: Mapping[int, int],
+                   budget: int) -> tuple[list[int], list[JobView]]:
+    """The walk over suspendable running jobs (entries (priority, rank, input order, GPUs) sorted by (priority,
+    rank); a job's rank is its place in (release, input order), `rank_of[order]`) and waiting entries (sorted
+    lists per GPU count) with `budget` GPUs: the places of the running jobs not kept (ascending) and the
+    waiting jobs admitted, in walk order. Between two waiting entries the walk keeps, with one bisection on
+    the GPU prefix sums, the longest run of running jobs that fits and skips the one after it, so its Python
+    steps grow with the waiting jobs it admits and the running jobs it skips, not with the running jobs it
+    keeps; it reads the running entries as they are sorted (no columns built)."""
+    count = len(running)
+    prefix = list(accumulate(map(itemgetter(3), running), initial=0))
     dropped: list[int] = []
     heads = [(queue[0], size, 0) for size, queue in waiting.items() if queue and size <= budget]
     heapq.heapify(heads)
@@ -162,7 +164,9 @@ def admission_walk(priority: Sequence[float], rank: Sequence[int], gpus: Sequenc
     while budget > 0:
         while heads and heads[0][1] > budget:
             heapq.heappop(heads)
-        end = _rank_below(heads[0][0], rank_of, priority, rank, r) if heads else count
+        # how many running jobs come before the best waiting head in (priority, rank): a (priority, rank)
+        # pair sorts before the entries it begins, and ranks are unique
+        end = bisect.bisect_left(running, (heads[0][0][0], rank_of[heads[0][0][2]]), r) if heads else count
         if end > r:
             while r < end and budget > 0:
                 stop = bisect.bisect_right(prefix, prefix[r] + budget, r, end + 1) - 1
@@ -182,17 +186,6 @@ def admission_walk(priority: Sequence[float], rank: Sequence[int], gpus: Sequenc
             heapq.heappush(heads, (queue[position + 1], size, position + 1))
     dropped.extend(range(r, count))
     return dropped, admitted
-
-
-def _rank_below(entry: Entry, rank_of: Mapping[int, int], priority: Sequence[float], rank: Sequence[int],
-                start: int) -> int:
-    """How many of the sorted running jobs come before `entry` in (priority, rank), at least `start`."""
-    key = entry[0]
-    low = bisect.bisect_left(priority, key, start)
-    if low < len(priority) and priority[low] == key:  # ties on priority: compare ranks
-        high = bisect.bisect_right(priority, key, low)
-        low = bisect.bisect_left(rank, rank_of[entry[2]], low, high)
-    return low
 
 
 class AdmissionScheduler:
@@ -363,8 +356,9 @@ class AdmissionScheduler:
             rank = rank_of[candidates]
             ranked = np.lexsort((rank, priority))
             candidates = candidates[ranked]
-            dropped, admitted = admission_walk(priority[ranked].tolist(), rank[ranked].tolist(),
-                                               gpus[candidates].tolist(), self.waiting_, self.ranks_, budget)
+            dropped, admitted = admission_walk(list(zip(priority[ranked].tolist(), rank[ranked].tolist(),
+                                                        candidates.tolist(), gpus[candidates].tolist())),
+                                               self.waiting_, self.ranks_, budget)
             if self.preempt_rule == "always" or not dropped or not admitted:
                 break
             losing = self._no_net_gain(ctx, candidates[dropped], progress[free][ranked][dropped], admitted)
@@ -395,11 +389,11 @@ class AdmissionScheduler:
             self._bound_all(stale, ctx)
         elif stale:
             self._bound([running[order] for order in stale], ctx)
-        priority, rank, orders, gpus = bounds.after(first)
-        dropped, admitted = admission_walk(priority, rank, gpus, self.waiting_, self.ranks_,
-                                           budget - bounds.suspendable_gpus + sum(gpus))
+        ranked = bounds.after(first)
+        dropped, admitted = admission_walk(ranked, self.waiting_, self.ranks_,
+                                           budget - bounds.suspendable_gpus + sum(map(itemgetter(3), ranked)))
         for place in dropped:
-            self._suspend(running[orders[place]], ctx)
+            self._suspend(running[ranked[place][2]], ctx)
         return self._admit(admitted, ctx)
 
     def _bound(self, jobs: list[JobView], ctx: PreemptiveContext) -> None:
