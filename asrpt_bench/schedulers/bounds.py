@@ -92,7 +92,7 @@ class RunningBounds:
         if exact:
             return orders
         start = bisect.bisect_left(entries, first)
-        orders += [entry[2] for entry in entries[start:]]
+        orders += map(itemgetter(2), entries[start:])
         del entries[start:]
         return orders
 

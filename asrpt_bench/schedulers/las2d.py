@@ -91,13 +91,14 @@ class LAS2D(AdmissionScheduler):
         self.crossings_: list[tuple[float, int, int]] = []   # running jobs' next threshold crossing
         self.segment_: dict[int, int] = {}         # a running job's segment count: tokens of its crossings
         self.timer_: float | None = None
+        self.offsets_: dict[int, float] = {}       # `columns_["offset"]` of the promoted jobs, read one at a time
 
     def column_defaults(self) -> dict[str, float]:
         return {"offset": 0.0}  # seconds run at the last promotion
 
     def attained(self, job: JobView, run_seconds: float) -> float:
         """GPU-seconds run since the job's last promotion (since arrival without one)."""
-        return job.gpus * (run_seconds - float(self.columns_["offset"][job.order]))
+        return job.gpus * (run_seconds - self.offsets_.get(job.order, 0.0))
 
     def priority(self, job: JobView, progress: float, run_seconds: float) -> float:
         return float(bisect.bisect_right(self.thresholds, self.attained(job, run_seconds) + ATTAINED_TOLERANCE))
@@ -145,7 +146,7 @@ class LAS2D(AdmissionScheduler):
             return
         order, now = job.order, ctx.now
         self.waiting_since_[order] = now
-        ran = ctx.run_seconds(job) - float(self.columns_["offset"][order])
+        ran = ctx.run_seconds(job) - self.offsets_.get(order, 0.0)
         if self.entries_[order][0] > 0 and ran > 0:
             token = self.token_.get(order, 0) + 1
             self.token_[order] = token
@@ -171,7 +172,8 @@ class LAS2D(AdmissionScheduler):
                 continue
             job = self.entries_[order][3]
             self._dequeue(job)
-            self.columns_.set(order, offset=ctx.run_seconds(job))
+            self.offsets_[order] = ctx.run_seconds(job)
+            self.columns_.set(order, offset=self.offsets_[order])
             self.pending_[order] = 0.0
             self.waiting_since_[order] = now
             self._enqueue(job, self.priority(job, 0.0, ctx.run_seconds(job)))
