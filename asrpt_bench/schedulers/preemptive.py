@@ -404,8 +404,8 @@ class AdmissionScheduler:
                 math.inf if self.forever_ else self.bound_until(job, run_seconds, now))
 
     def _bound_all(self, orders: list[int], ctx: PreemptiveContext) -> None:
-        """`_bound` for many running jobs: their states in one compiled pass over their rows and their
-        priorities in one vectorised step (`priorities` gives the same floats as `priority`)."""
+        """`_bound` for many running jobs: their states read from their rows of the running table and their
+        priorities in one vectorised step each (`priorities` gives the same floats as `priority`)."""
         columns = self.columns_
         picked = np.array(orders, dtype=np.intp)
         progress, run_seconds = ctx.running_states_of(picked)
