@@ -146,16 +146,17 @@ class JobColumns:
 
 
 def admission_walk(running: Sequence[BoundEntry], waiting: dict[int, list[Entry]], rank_of: Mapping[int, int],
-                   budget: int) -> tuple[list[int], list[JobView]]:
+                   idle: int) -> tuple[list[int], list[JobView]]:
     """The walk over suspendable running jobs (entries (priority, rank, input order, GPUs) sorted by (priority,
     rank); a job's rank is its place in (release, input order), `rank_of[order]`) and waiting entries (sorted
-    lists per GPU count) with `budget` GPUs: the places of the running jobs not kept (ascending) and the
-    waiting jobs admitted, in walk order. Between two waiting entries the walk keeps, with one bisection on
+    lists per GPU count) with a budget of the `idle` GPUs and those of the walked running jobs: the places of
+    the running jobs not kept (ascending) and the waiting jobs admitted, in walk order. Between two waiting entries the walk keeps, with one bisection on
     the GPU prefix sums, the longest run of running jobs that fits and skips the one after it, so its Python
     steps grow with the waiting jobs it admits and the running jobs it skips, not with the running jobs it
     keeps; it reads the running entries as they are sorted (no columns built)."""
     count = len(running)
     prefix = list(accumulate(map(itemgetter(3), running), initial=0))
+    budget = idle + prefix[-1]
     dropped: list[int] = []
     heads = [(queue[0], size, 0) for size, queue in waiting.items() if queue and size <= budget]
     heapq.heapify(heads)
@@ -356,9 +357,10 @@ class AdmissionScheduler:
             rank = rank_of[candidates]
             ranked = np.lexsort((rank, priority))
             candidates = candidates[ranked]
+            walked = gpus[candidates]
             dropped, admitted = admission_walk(list(zip(priority[ranked].tolist(), rank[ranked].tolist(),
-                                                        candidates.tolist(), gpus[candidates].tolist())),
-                                               self.waiting_, self.ranks_, budget)
+                                                        candidates.tolist(), walked.tolist())),
+                                               self.waiting_, self.ranks_, budget - int(np.add.reduce(walked)))
             if self.preempt_rule == "always" or not dropped or not admitted:
                 break
             losing = self._no_net_gain(ctx, candidates[dropped], progress[free][ranked][dropped], admitted)
@@ -390,8 +392,7 @@ class AdmissionScheduler:
         elif stale:
             self._bound([running[order] for order in stale], ctx)
         ranked = bounds.after(first)
-        dropped, admitted = admission_walk(ranked, self.waiting_, self.ranks_,
-                                           budget - bounds.suspendable_gpus + sum(map(itemgetter(3), ranked)))
+        dropped, admitted = admission_walk(ranked, self.waiting_, self.ranks_, budget - bounds.suspendable_gpus)
         for place in dropped:
             self._suspend(running[ranked[place][2]], ctx)
         return self._admit(admitted, ctx)
