@@ -214,3 +214,67 @@ def test_a_profile_made_again_in_its_rows_is_a_new_one(seed):
         kept.reserve(found, duration, gpus)
         new.reserve(found, duration, gpus)
         assert function(kept.steps(), 50.0) == function(new.steps(), 50.0)
+
+
+def displaced_plainly(positions: np.ndarray, n: int, begin: float, end: float, times: list[float],
+                      short: list[int]) -> int:
+    """The first displaced position by its definition: of the reservations overlapping [begin, end), drop
+    the j-th and all after it for the largest j at which the dropped ones still give every short step as
+    many GPUs as all of them could; that j-th one's position (n when none need move)."""
+    over = [p for p in range(n) if positions[p, LENGTH] > 0 and positions[p, GPUS] > 0
+            and positions[p, BEGIN] < end and positions[p, BEGIN] + positions[p, LENGTH] > begin]
+
+    def covered(j: int, t: float) -> int:
+        return sum(int(positions[p, GPUS]) for p in over[j:]
+                   if positions[p, BEGIN] <= t < positions[p, BEGIN] + positions[p, LENGTH])
+
+    needed = [min(s, covered(0, t)) for t, s in zip(times, short)]
+    for j in range(len(over), -1, -1):
+        if all(covered(j, t) >= need for t, need in zip(times, needed)):
+            return over[j] if j < len(over) else n
+    raise AssertionError("dropping every overlapping reservation covers every step")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_first_displaced_reservation_is_the_one_its_definition_gives(seed):
+    rng = random.Random(seed)
+    n = rng.randint(1, 25)
+    positions = np.array([[float(rng.randint(0, 4)), float(rng.randint(0, 30)), 0.0, float(rng.randint(0, 60))]
+                          for _ in range(n)])
+    begin = float(rng.randint(0, 40))
+    end = begin + rng.randint(1, 40)
+    times = sorted(rng.sample(range(int(begin), int(end) + 1), rng.randint(1, int(end - begin) + 1)))
+    short = [rng.randint(1, 6) for _ in times]
+    found = profile_jit.first_displaced(positions, n, begin, end, np.array(times, dtype=float),
+                                        np.array(short, dtype=np.int64), len(times))
+    assert found == displaced_plainly(positions, n, begin, end, [float(t) for t in times], short)
+
+
+def test_warm_compiles_the_kernels_the_fold_calls():
+    """bench_dispatch.py and a run's first fold rely on warm() to compile (or load) the kernels up front."""
+    profile_jit.warm()
+    for name in ("reserve_run", "first_displaced", "first_ending_after", "first_begun_before", "beginning_by",
+                 "add_sweep", "add_many", "room", "fewest", "shortages", "forget_before", "earliest"):
+        kernel = getattr(profile_jit, name)
+        assert getattr(kernel, "signatures", True), name  # a numba dispatcher has compiled (Python when disabled)
+
+
+def test_changes_added_one_by_one_go_on_after_the_rows_grow():
+    """add_all adds few changes one by one and stops for more rows when the spare ones run low: the changes
+    after the stop are added once each, as the Python profile adds them."""
+    python, compiled = Profile(0.0, 64, []), CompiledProfile(0.0, 64, [])
+    t = 0.0
+    while not (compiled.H[1] == profile_jit.SPARE + 1 and compiled.size() > 16 * 70):
+        python.reserve(t, 0.5, 1)
+        compiled.reserve(t, 0.5, 1)
+        t += 1.0
+    rows = len(compiled.O)
+    first = [int(compiled.O[b]) for b in (1, 2)]  # two changes in each reservation of two rows split both
+    starts = [compiled.T[row, k] + offset for row in first for k in range(compiled.M[row, 0])
+              if compiled.V[row, k] + compiled.M[row, 1] == 63 for offset in (0.1, 0.3)]
+    begins, ends = np.array(starts), np.array(starts) + 0.1
+    changes = np.ones(len(starts), dtype=np.int64)
+    compiled.add_all(begins, ends, changes)
+    python.add_all(list(zip(begins.tolist(), ends.tolist(), changes.tolist())))
+    assert len(compiled.O) > rows  # it stopped for rows in the middle
+    assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
