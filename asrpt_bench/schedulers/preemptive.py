@@ -150,10 +150,11 @@ def admission_walk(running: Sequence[BoundEntry], waiting: dict[int, list[Entry]
     """The walk over suspendable running jobs (entries (priority, rank, input order, GPUs) sorted by (priority,
     rank); a job's rank is its place in (release, input order), `rank_of[order]`) and waiting entries (sorted
     lists per GPU count) with a budget of the `idle` GPUs and those of the walked running jobs: the places of
-    the running jobs not kept (ascending) and the waiting jobs admitted, in walk order. Between two waiting entries the walk keeps, with one bisection on
-    the GPU prefix sums, the longest run of running jobs that fits and skips the one after it, so its Python
-    steps grow with the waiting jobs it admits and the running jobs it skips, not with the running jobs it
-    keeps; it reads the running entries as they are sorted (no columns built)."""
+    the running jobs not kept (ascending) and the waiting jobs admitted, in walk order. Between two waiting
+    entries the walk keeps, with one bisection on the GPU prefix sums, the longest run of running jobs that
+    fits and skips the one after it, so its Python steps grow with the waiting jobs it admits and the running
+    jobs it skips, not with the running jobs it keeps; it reads the running entries as they are sorted (no
+    columns built)."""
     count = len(running)
     prefix = list(accumulate(map(itemgetter(3), running), initial=0))
     budget = idle + prefix[-1]
