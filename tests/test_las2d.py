@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,6 +94,23 @@ def test_a_resumed_job_s_old_promotion_never_fires():
                          promote_knob=0.5)
     assert segments == [("a", 2, 6), ("b", 6, 7), ("a", 7, 7.5), ("b", 7.5, 8.5), ("a", 8.5, 9)]
     assert ends == {"a": 9, "b": 8.5}
+
+
+def test_the_timer_is_the_first_valid_promotion_after_now_and_one_due_now_stays_booked():
+    """The scheduler's timer (`_next_instant`) skips stale bookings (an older token: the job ran since) and
+    a valid promotion already due, which stays booked for the next decision's `_promote`, and reads the
+    earliest valid one after now from the heap's top, not from a scan of every booking."""
+    las2d = make_scheduler("las2d", promote_knob=1.0)
+    las2d._clear()
+    las2d.token_ = {1: 2, 2: 1, 3: 1}
+    las2d.promotions_ = [(4.0, 3, 0), (5.0, 1, 1), (5.0, 2, 1), (6.0, 1, 2), (7.0, 3, 1)]
+    heapq.heapify(las2d.promotions_)
+    assert las2d._next_instant(5.0) == 6.0
+    assert sorted(las2d.promotions_) == [(5.0, 2, 1), (6.0, 1, 2), (7.0, 3, 1)]
+    las2d.token_[1] = 3  # job 1 ran again: its promotion of 6 is stale
+    assert las2d._next_instant(5.0) == 7.0
+    las2d.token_[3] = 2
+    assert las2d._next_instant(5.0) is None and las2d.promotions_ == [(5.0, 2, 1)]
 
 def test_a_job_suspended_in_queue_0_books_no_promotion():
     """One GPU, threshold 2 GPU-s, promote_knob 0.75. a runs 0-2 and is demoted; b runs from 2 until a,

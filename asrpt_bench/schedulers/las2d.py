@@ -204,9 +204,14 @@ class LAS2D(AdmissionScheduler):
         while crossings and not (self.segment_.get(crossings[0][1]) == crossings[0][2]
                                  and crossings[0][1] in self.running_):
             heapq.heappop(crossings)
-        promotions = self.promotions_
-        while promotions and self.token_.get(promotions[0][1]) != promotions[0][2]:
-            heapq.heappop(promotions)
+        promotions, token_of, due_now = self.promotions_, self.token_, []
+        while promotions and (promotions[0][0] <= now or token_of.get(promotions[0][1]) != promotions[0][2]):
+            entry = heapq.heappop(promotions)  # a stale booking goes; a valid one due now waits aside
+            if token_of.get(entry[1]) == entry[2]:
+                due_now.append(entry)
         instants = [crossings[0][0]] if crossings else []
-        instants += [due for due, order, token in promotions if due > now and self.token_.get(order) == token]
+        if promotions:
+            instants.append(promotions[0][0])
+        for entry in due_now:
+            heapq.heappush(promotions, entry)
         return min(instants) if instants else None
