@@ -34,6 +34,16 @@ def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
 
 
 @pytest.mark.slow
+def test_bench_conservative_fold_counts_reservations_and_their_cuts() -> None:
+    out = bench("bench_conservative_fold.py", "--jobs", "3000")
+    lines = out.splitlines()
+    assert lines[0].startswith("asrpt+conservative on 3,000 Philly jobs") and "load average" in lines[0]
+    computed, runs = (int(word.replace(",", "")) for word in lines[1].split() if word.replace(",", "").isdigit())
+    assert computed >= runs > 0
+    assert lines[-1].startswith("computed again after a cut: ")
+
+
+@pytest.mark.slow
 def test_bench_preemptive_reports_jobs_per_second_beside_asrpt() -> None:
     out = bench("bench_preemptive.py", "--size", "300", "--schedulers", "asrpt", "srtf")
     assert "x asrpt" in out and "srtf" in out

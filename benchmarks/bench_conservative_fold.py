@@ -1,0 +1,100 @@
+"""What the conservative fold computes on a replay: reservations, the cuts that drop them, and where the
+recomputed ones land.
+
+Runs one conservative scheduler on the first N Philly jobs (64 x 8 GPUs, Heavy-Edge, oracle predictions,
+audit on) with counters around `ConservativeFold._cut` and `_reserve` (the fold's own code, unchanged) and
+prints: the reservations computed and the compiled runs that computed them, the profile's steps and the
+fold's length when a run starts (means), the cuts that drop more than 100 reservations (how many, what they
+drop and keep, the share of all dropped reservations in cuts that keep fewer than they drop: those make the
+profile again rather than return the dropped ones), and of the reservations computed again after a cut,
+how many land later, earlier or where they were.
+
+    python benchmarks/bench_conservative_fold.py                          # full trace, asrpt+conservative
+    python benchmarks/bench_conservative_fold.py --jobs 30000 --scheduler spjf+conservative
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+from collections import Counter
+from typing import Any
+
+from asrpt_bench.config import RunConfig, WorkloadConfig
+from asrpt_bench.core import Cluster
+from asrpt_bench.placement import HeavyEdgePlacer
+from asrpt_bench.prepare import load_workload
+from asrpt_bench.schedulers import conservative, make_scheduler
+from asrpt_bench.sim import simulate
+
+LARGE = 100
+"""A cut dropping more reservations than this is counted among the large ones."""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=None, help="first N jobs of the trace (default: all 82,247)")
+    parser.add_argument("--scheduler", default="asrpt+conservative", help="a scheduler with dispatch conservative")
+    args = parser.parse_args()
+    if not args.scheduler.endswith("+conservative"):
+        parser.error(f"--scheduler must be a conservative one (NAME+conservative), got {args.scheduler!r}")
+
+    config = RunConfig(workload=WorkloadConfig("philly", num_jobs=None, train_fraction=0.0), cluster=Cluster(servers=64))
+    workload = load_workload(config.validate())
+    jobs = workload.jobs[:args.jobs] if args.jobs else workload.jobs
+
+    counts: Counter[str] = Counter()
+    starts: list[tuple[int, int]] = []  # (profile steps, fold length) when a compiled run starts
+    large: list[tuple[int, int]] = []  # (kept, fold length) of the large cuts
+    dropped_at: dict[Any, float] = {}  # queue key -> the begin of its dropped reservation
+    cut, reserve = conservative.ConservativeFold._cut, conservative.ConservativeFold._reserve
+
+    def counted_cut(fold: Any, k: int, ctx: Any = None) -> None:
+        if k < fold.n:
+            for position in range(k, fold.n):
+                dropped_at[fold.keys[position]] = float(fold.positions[position, conservative.BEGIN])
+            if fold.n - k > LARGE:
+                large.append((k, fold.n))
+        cut(fold, k, ctx)
+
+    def counted_reserve(fold: Any, *args: Any) -> Any:
+        start = fold.n
+        starts.append((fold.profile.size(), start))
+        answer = reserve(fold, *args)
+        counts["runs"] += 1
+        counts["reservations"] += fold.n - start
+        for position in range(start, fold.n):
+            before = dropped_at.pop(fold.keys[position], None)
+            if before is not None:
+                begin = float(fold.positions[position, conservative.BEGIN])
+                counts["later" if begin > before else "earlier" if begin < before else "same"] += 1
+        return answer
+
+    conservative.ConservativeFold._cut = counted_cut  # type: ignore[method-assign]
+    conservative.ConservativeFold._reserve = counted_reserve  # type: ignore[method-assign]
+    simulate(jobs, workload.cluster, make_scheduler(args.scheduler), HeavyEdgePlacer(),
+             predictions={job.job_id: float(job.iterations) for job in jobs})
+
+    one, five, fifteen = os.getloadavg()
+    print(f"{args.scheduler} on {len(jobs):,} Philly jobs, 64x8 GPUs, oracle predictions "
+          f"(load average {one:.2f} {five:.2f} {fifteen:.2f})")
+    print(f"reservations computed: {counts['reservations']:,} in {counts['runs']:,} compiled runs")
+    if starts:
+        print(f"when a run starts, means: {statistics.fmean(s for s, _ in starts):,.0f} profile steps, "
+              f"{statistics.fmean(n for _, n in starts):,.0f} reservations in the fold")
+    if large:
+        dropped = [n - k for k, n in large]
+        fewer_kept = sum(n - k for k, n in large if k < n - k)
+        print(f"cuts dropping more than {LARGE}: {len(large):,}, dropping {sum(dropped):,} in all "
+              f"(mean {statistics.fmean(dropped):,.0f} of a fold of {statistics.fmean(n for _, n in large):,.0f}); "
+              f"kept: median {statistics.median(k for k, _ in large):,.1f}, mean {statistics.fmean(k for k, _ in large):,.0f}; "
+              f"{100 * fewer_kept / sum(dropped):.1f}% of what they drop is in cuts that keep fewer than they drop")
+    again = counts["later"] + counts["earlier"] + counts["same"]
+    if again:
+        print(f"computed again after a cut: {again:,}; later {100 * counts['later'] / again:.0f}%, "
+              f"earlier {100 * counts['earlier'] / again:.0f}%, same place {100 * counts['same'] / again:.0f}%")
+
+
+if __name__ == "__main__":
+    main()
