@@ -190,6 +190,32 @@ def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
         del POOL_CHOICES["k80_first_test"]
 
 
+def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_acted():
+    """The plan subtracts protected jobs first, so a plan that started a job can differ from the next one with
+    no event between: a pool choice that reads free GPUs (most free, ties by pool order) puts X (1 GPU) on
+    the V100s (4 free against 3); Y (2 GPUs) arrives at 10 and takes the V100s too (3 against 3). At the round
+    at 11 Y is protected (min_run_s 5), the V100s have 2 free against 3, so X moves to the K80s; when its
+    window ends at 16 nothing is protected and X moves back. A decision after one that acted plans again."""
+    @register_pool_choice("most_free_test")
+    @dataclasses.dataclass(frozen=True)
+    class MostFree:
+        name: str = "most_free_test"
+
+        def choose(self, query):
+            return max(query.options, key=lambda option: (option.free_gpus, -option.index)).index
+
+    try:
+        cluster = Cluster(pools=[Pool("v100", 1, 4), Pool("k80", 1, 3)])
+        jobs = [job("X", 0, 1, 100, v100=1, k80=1), job("Y", 10, 2, 100, v100=1, k80=1)]
+        result = run(jobs, cluster, make_scheduler("fifo_replan", round_s=1),
+                     placer=make_placer("first_fit", pool="most_free_test"),
+                     preemption=PreemptionPrice(restart_s=0, min_run_s=5))
+        assert [(s.job_id, s.start, s.end, s.placement) for s in result.segments] == [
+            ("X", 0, 11.0, (0,)), ("X", 11.0, 16.0, (1,)), ("X", 16.0, 100.0, (0,)), ("Y", 10.0, 110.0, (0, 0))]
+    finally:
+        del POOL_CHOICES["most_free_test"]
+
+
 def test_fifo_replan_type_agnostic_plans_with_the_pool_choice():
     jobs = [job(f"j{k}", 0, 1, 10, v100=1, k80=2) for k in range(6)]
     agnostic = run(jobs, ONE_EACH, make_scheduler("fifo_replan"), placer=make_placer("first_fit", pool="type_agnostic"))

@@ -58,6 +58,7 @@ class FIFOReplan:
         self.pool_of_: dict[int, int] = {}                  # input order -> pool of a running job
         self.next_round_ = 0.0
         self.now_ = 0.0
+        self.stale_ = True  # something the plan reads changed since the last plan (`decide`)
 
     def reset(self, cluster: Cluster) -> None:
         self._clear(tuple(pool.total_gpus for pool in cluster.pool_list))
@@ -65,10 +66,12 @@ class FIFOReplan:
     def on_arrival(self, job: JobView, now: float) -> None:
         bisect.insort(self.queue_, (job.release, job.order, job))
         self.jobs_[job.order] = job
+        self.stale_ = True
 
     def on_completion(self, job: JobView, now: float) -> None:
         del self.queue_[bisect.bisect_left(self.queue_, (job.release, job.order, job))]
         del self.pool_of_[job.order], self.jobs_[job.order]
+        self.stale_ = True
 
     def next_timer(self) -> float | None:
         if self.round_s == 0 or not self.queue_:
@@ -76,17 +79,27 @@ class FIFOReplan:
         return self.next_round_ if self.next_round_ > self.now_ else None
 
     def decide(self, ctx: PreemptiveContext) -> None:
+        """Plan and apply the plan. The plan reads the queue, the running jobs' pools and which of them are
+        protected; when none of these changed since a plan that suspended and started nothing (no arrival,
+        completion or end of a protected window since), planning again would give the same plan and do nothing
+        again (a start the placer refused is refused again on the same state), so it is skipped."""
         now = self.now_ = ctx.now
+        if ctx.protection_ended():
+            self.stale_ = True
         if self.round_s > 0:
             if now < self.next_round_:
                 return
             self.next_round_ = (math.floor(now / self.round_s) + 1) * self.round_s
+        if not self.stale_:
+            return
         planned, to_start = self.plan(ctx)
         jobs = self.jobs_
+        acted = False
         for order in sorted(self.pool_of_, key=lambda order: (jobs[order].release, order)):
             if planned.get(order) != self.pool_of_[order]:
                 ctx.suspend(jobs[order])
                 del self.pool_of_[order]
+                acted = True
         for order in to_start:
             if order in self.pool_of_:
                 continue
@@ -95,6 +108,8 @@ class FIFOReplan:
             if proposal is not None:
                 ctx.start(proposal)
                 self.pool_of_[order] = pool
+                acted = True
+        self.stale_ = acted
 
     def plan(self, ctx: PreemptiveContext) -> tuple[dict[int, int], list[int]]:
         """Input order -> planned pool of every job the plan runs (module doc), and the unprotected ones among
