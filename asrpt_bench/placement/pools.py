@@ -9,7 +9,9 @@ places it inside that pool. `placement.pool` names the choice; it wraps any plac
 
 A choice sees a `PoolQuery`: the candidate pools (index, name, type, free GPUs, the job's empty-pool
 estimate there, a lower bound on its alpha in that pool) and, on demand, the placer's placement and alpha
-in one of them. It returns the chosen pool's index, or None to leave the job queued.
+in one of them. It returns the chosen pool's index, or None to leave the job queued. Its answer depends on
+the query alone: fifo_replan, which asks again for the same jobs at every plan, gives a job the answer to
+its last query again while the query is the same.
 
     @register_pool_choice("most_free")
     class MostFree:

@@ -84,6 +84,7 @@ class PoolPlacement:
         self.pool_of_server = cluster.pool_of_server.tolist()
         self.names = [pool.name for pool in cluster.pool_list]
         self._planning: dict[int, tuple[tuple[int, str, str, float, Placed], ...]] = {}
+        self._last_plan: dict[int, tuple[tuple[int, ...], int | None]] = {}  # order -> (rooms asked, answer)
 
     def _alpha(self, pool: int, plan: TrainingPlan, local: Placement) -> float:
         return self.alphas[pool].alpha(plan, local)
@@ -103,17 +104,28 @@ class PoolPlacement:
         """The pool choice's pool for a job given `room[p]` GPUs to plan with in pool p, judging each pool by
         the job's empty-pool estimate there (no placement is made): for a scheduler that plans pools by GPU
         counts (fifo_replan), which asks again for the same jobs at every decision, so each job's pools of a
-        finite estimate are listed once (`_planning`)."""
-        planning = self._planning.get(view.order)
+        finite estimate are listed once (`_planning`). A query is the job's pools that fit, with their room
+        and estimates, so the answer to a job's last query is kept (`_last_plan`: the room of each of its
+        pools, -1 where it does not fit) and given again while that is the same (a pool choice answers from
+        its query alone, placement/pools.py)."""
+        order = view.order
+        planning = self._planning.get(order)
         if planning is None:
-            planning = self._planning[view.order] = self._pools_to_plan(view)
+            planning = self._planning[order] = self._pools_to_plan(view)
         gpus = view.gpus
-        fitting = [pool for pool in planning if room[pool[0]] >= gpus]
-        if not fitting:
-            return None
-        options = tuple(PoolOption(index, name, type_, room[index], alpha) for index, name, type_, alpha, _ in fitting)
-        estimate = {pool[0]: pool[4] for pool in fitting}
-        return self.placer.choice.choose(PoolQuery(view.job_id, options, estimate.get))
+        rooms = tuple([free if (free := room[pool[0]]) >= gpus else -1 for pool in planning])
+        last = self._last_plan.get(order)
+        if last is not None and last[0] == rooms:
+            return last[1]
+        fitting = [pool for pool, free in zip(planning, rooms) if free >= gpus]
+        chosen = None
+        if fitting:
+            options = tuple(PoolOption(index, name, type_, room[index], alpha)
+                            for index, name, type_, alpha, _ in fitting)
+            estimate = {pool[0]: pool[4] for pool in fitting}
+            chosen = self.placer.choice.choose(PoolQuery(view.job_id, options, estimate.get))
+        self._last_plan[order] = (rooms, chosen)
+        return chosen
 
     def _pools_to_plan(self, view: JobView) -> tuple[tuple[int, str, str, float, Placed], ...]:
         """A job's pools of a finite empty-pool estimate, in pool order: (index, name, type, estimate, what the
