@@ -16,6 +16,7 @@ from asrpt_bench.core import ConfigError, Cluster, Job, PreemptionPrice, Trainin
 from asrpt_bench.placement import FirstFitPlacer, make_placer
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.schedulers.preemptive import JobColumns
+from asrpt_bench.schedulers.replan import FIFOReplan
 from asrpt_bench.schedulers.srtf import SRTF
 from asrpt_bench.sim import ScheduleAuditError, simulate
 from asrpt_bench.sim.audit import audit_preemptive
@@ -444,8 +445,12 @@ def test_a_job_past_its_predicted_iterations_keeps_remaining_time_zero_and_is_no
 
 
 def test_fifo_replan_refuses_a_negative_round_naming_the_key():
-    with pytest.raises(ConfigError, match=r"^scheduler\.round_s must be a number of seconds in \[0, 1e\+12\], got -1$"):
+    """By name through the registry and by the class itself (the Python API's other door)."""
+    message = r"^scheduler\.round_s must be a number of seconds in \[0, 1e\+12\], got -1$"
+    with pytest.raises(ConfigError, match=message):
         make_scheduler("fifo_replan", round_s=-1)
+    with pytest.raises(ConfigError, match=message):
+        FIFOReplan(round_s=-1)
 
 
 def test_an_arrival_out_of_release_and_input_order_is_refused_naming_the_scheduler_and_the_job():

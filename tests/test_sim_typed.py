@@ -195,7 +195,8 @@ def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_acted():
     no event between: a pool choice that reads free GPUs (most free, ties by pool order) puts X (1 GPU) on
     the V100s (4 free against 3); Y (2 GPUs) arrives at 10 and takes the V100s too (3 against 3). At the round
     at 11 Y is protected (min_run_s 5), the V100s have 2 free against 3, so X moves to the K80s; when its
-    window ends at 16 nothing is protected and X moves back. A decision after one that acted plans again."""
+    window ends at 16 nothing is protected and X moves back. A decision after one that started a job plans
+    again."""
     @register_pool_choice("most_free_test")
     @dataclasses.dataclass(frozen=True)
     class MostFree:

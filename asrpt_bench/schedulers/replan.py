@@ -79,10 +79,11 @@ class FIFOReplan:
         return self.next_round_ if self.next_round_ > self.now_ else None
 
     def decide(self, ctx: PreemptiveContext) -> None:
-        """Plan and apply the plan. The plan reads the queue, the running jobs' pools and which of them are
-        protected; when none of these changed since a plan that suspended and started nothing (no arrival,
-        completion or end of a protected window since), planning again would give the same plan and do nothing
-        again (a start the placer refused is refused again on the same state), so it is skipped."""
+        """Plan and apply the plan. The plan reads the queue and the protected running jobs and their pools;
+        when none of these changed since a plan that started no job (no arrival, completion or end of a
+        protected window since; a suspension only takes an unprotected job off its GPUs), planning again would
+        give the same plan and do nothing again (a start the placer refused is refused again on the same
+        state), so it is skipped."""
         now = self.now_ = ctx.now
         if ctx.protection_ended():
             self.stale_ = True
@@ -94,12 +95,11 @@ class FIFOReplan:
             return
         planned, to_start = self.plan(ctx)
         jobs = self.jobs_
-        acted = False
         for order in sorted(self.pool_of_, key=lambda order: (jobs[order].release, order)):
             if planned.get(order) != self.pool_of_[order]:
                 ctx.suspend(jobs[order])
                 del self.pool_of_[order]
-                acted = True
+        started = False
         for order in to_start:
             if order in self.pool_of_:
                 continue
@@ -108,8 +108,8 @@ class FIFOReplan:
             if proposal is not None:
                 ctx.start(proposal)
                 self.pool_of_[order] = pool
-                acted = True
-        self.stale_ = acted
+                started = True
+        self.stale_ = started
 
     def plan(self, ctx: PreemptiveContext) -> tuple[dict[int, int], list[int]]:
         """Input order -> planned pool of every job the plan runs (module doc), and the unprotected ones among
