@@ -217,6 +217,18 @@ def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_acted():
         del POOL_CHOICES["most_free_test"]
 
 
+def test_fifo_replan_moves_jobs_at_one_instant_in_arrival_order_whatever_their_input_order():
+    """H holds both V100s until 10; A (released at 1) and B (at 2) start on the K80s and both move to the
+    V100s when H ends. B comes first in the input, but the two K80 segments end in arrival order, A's then
+    B's, as the plan walks the jobs (release, then input order)."""
+    jobs = [job("H", 0, 2, 10, v100=1, k80=None), job("B", 2, 1, 100, v100=1, k80=2),
+            job("A", 1, 1, 100, v100=1, k80=2)]
+    result = run(jobs, TWO_BY_TWO, make_scheduler("fifo_replan"), preemption=PreemptionPrice(restart_s=0))
+    assert [(s.job_id, s.start, s.end, s.placement) for s in result.segments] == [
+        ("H", 0, 10.0, (0, 0)), ("A", 1, 10.0, (1,)), ("B", 2, 10.0, (1,)), ("A", 10.0, 105.5, (0,)),
+        ("B", 10.0, 106.0, (0,))]
+
+
 def test_fifo_replan_type_agnostic_plans_with_the_pool_choice():
     jobs = [job(f"j{k}", 0, 1, 10, v100=1, k80=2) for k in range(6)]
     agnostic = run(jobs, ONE_EACH, make_scheduler("fifo_replan"), placer=make_placer("first_fit", pool="type_agnostic"))
