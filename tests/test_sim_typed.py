@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from asrpt_bench.cluster import GPU_TYPES, Cluster, Pool
-from asrpt_bench.core import ConfigError, Job, PreemptionPrice, Stage, TrainingPlan
+from asrpt_bench.core import ConfigError, Job, Placement, PreemptionPrice, Stage, TrainingPlan
 from asrpt_bench.placement import POOL_CHOICES, make_placer, register_pool_choice
+from asrpt_bench.placement.pools import PoolOption
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
 from asrpt_bench.sim.audit import ScheduleAuditError, audit_preemptive, audit_schedule
@@ -172,13 +173,18 @@ def test_fifo_replan_starts_a_job_in_the_pool_its_plan_chose_by_hand():
 
 def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
     """A pool choice plugin sees each candidate pool's name when fifo_replan plans: one that prefers the pool
-    named k80 puts A there, although the V100 runs it twice as fast."""
+    named k80 puts A there, although the V100 runs it twice as fast. Its one query names the job, each pool
+    (index, name, type, free GPUs, A's estimate there) and, as what the placer would do there, no placement
+    and the estimate's alpha (a plan makes no placement)."""
+    queries = []
+
     @register_pool_choice("k80_first_test")
     @dataclasses.dataclass(frozen=True)
     class K80First:
         name: str = "k80_first_test"
 
         def choose(self, query):
+            queries.append((query.job_id, query.options, [query.placed(option.index) for option in query.options]))
             return next((option.index for option in query.options if option.name == "k80"),
                         query.options[0].index if query.options else None)
 
@@ -186,6 +192,8 @@ def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
         result = run([job("A", 0, 1, 10, v100=1, k80=2)], ONE_EACH, make_scheduler("fifo_replan"),
                      placer=make_placer("first_fit", pool="k80_first_test"))
         assert schedule(result) == [("A", 0, 20.0, "k80")]
+        assert queries == [("A", (PoolOption(0, "v100", "v100", 1, 1.0), PoolOption(1, "k80", "k80", 1, 2.0)),
+                            [(Placement(()), 1.0), (Placement(()), 2.0)])]
     finally:
         del POOL_CHOICES["k80_first_test"]
 
