@@ -15,8 +15,10 @@ from asrpt_bench.cluster import GPU_TYPES, ZOO_SPEED_FAMILIES, Cluster, Pool
 from asrpt_bench.composition import compose_run_config
 from asrpt_bench.core import ConfigError, Job, Placement, TrainingPlan, plan_on_type, pool_plans
 from asrpt_bench.placement import make_placer
+from asrpt_bench.placement.estimates import empty_cluster_placement
 from asrpt_bench.placement.pools import PooledPlacer, PoolOption, PoolQuery, make_pool_choice
 from asrpt_bench.profiles import build_plan
+from asrpt_bench.sim.pooled import empty_cluster_estimate, pooled_estimate
 from asrpt_bench.timing import DEFAULT_TIMING, AlphaByShape
 from asrpt_bench.workloads.assign import assign_models
 from asrpt_bench.workloads.csv_table import load_csv
@@ -201,3 +203,21 @@ def test_pool_plans_give_each_pool_its_types_plan():
     assert pool_plans(job, GAVEL) == (plan, plan_on_type(plan, "p100"), None)
     with pytest.raises(ConfigError, match="type_plans names GPU type 'a100'"):
         Job("j", 0.0, plan, 10, type_plans=(("a100", None),))
+
+
+def test_an_empty_cluster_estimate_holds_the_estimate_placers_servers_and_each_pools_estimate():
+    """min_servers is the estimate placer's own placement's (a random one spreads a 4-GPU job over two servers
+    where Heavy-Edge takes one); on one pool the per-pool estimates are that pool's alone; on several, min_servers
+    is the fastest pool's (its servers of 4 GPUs, or the K80s' servers of 2)."""
+    plan, one_pool = TrainingPlan.fixed(4, 1.0), Cluster(servers=4, gpus_per_server=4)
+    spread = make_placer("random", seed=1)
+    assert empty_cluster_placement(plan, one_pool, DEFAULT_TIMING, spread).servers_used == 2
+    estimate = empty_cluster_estimate(plan, one_pool, DEFAULT_TIMING, spread)
+    assert (estimate.min_servers, estimate.pool_alpha_min) == (2, (estimate.alpha_min,))
+    assert empty_cluster_estimate(plan, one_pool, DEFAULT_TIMING).min_servers == 1
+    two_pools = Cluster(pools=[Pool("v100", 1, 4), Pool("k80", 2, 2)])
+    for v100, k80, servers in ((1.0, 2.0, 1), (3.0, 1.0, 2)):
+        plans = [TrainingPlan.fixed(4, v100), TrainingPlan.fixed(4, k80)]
+        estimate = pooled_estimate(plans, two_pools, DEFAULT_TIMING)
+        assert estimate.min_servers == servers
+        assert estimate.pool_alpha_min == (pytest.approx(v100), pytest.approx(k80))

@@ -198,6 +198,29 @@ def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
         del POOL_CHOICES["k80_first_test"]
 
 
+def test_a_pool_choice_is_asked_with_the_jobs_id_when_a_job_starts():
+    """FIFO on a typed cluster asks the pool choice once per start it tries, naming the job (a seeded random
+    choice such as type_agnostic draws from it)."""
+    asked = []
+
+    @register_pool_choice("recording_test")
+    @dataclasses.dataclass(frozen=True)
+    class Recording:
+        name: str = "recording_test"
+
+        def choose(self, query):
+            asked.append(query.job_id)
+            return query.options[0].index
+
+    try:
+        jobs = [job("A", 0, 1, 10, v100=1, k80=2), job("B", 1, 1, 10, v100=1, k80=2)]
+        result = run(jobs, ONE_EACH, make_scheduler("fifo"), placer=make_placer("first_fit", pool="recording_test"))
+        assert schedule(result) == [("A", 0, 10.0, "v100"), ("B", 1, 21.0, "k80")]
+        assert asked == ["A", "B"]
+    finally:
+        del POOL_CHOICES["recording_test"]
+
+
 def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_acted():
     """The plan subtracts protected jobs first, so a plan that started a job can differ from the next one with
     no event between: a pool choice that reads free GPUs (most free, ties by pool order) puts X (1 GPU) on
