@@ -208,7 +208,7 @@ def test_pool_plans_give_each_pool_its_types_plan():
 def test_an_empty_cluster_estimate_holds_the_estimate_placers_servers_and_each_pools_estimate():
     """min_servers is the estimate placer's own placement's (a random one spreads a 4-GPU job over two servers
     where Heavy-Edge takes one); on one pool the per-pool estimates are that pool's alone; on several, min_servers
-    is the fastest pool's (its servers of 4 GPUs, or the K80s' servers of 2)."""
+    is the fastest pool's (one V100 server of 4 GPUs, or two K80 servers of 2)."""
     plan, one_pool = TrainingPlan.fixed(4, 1.0), Cluster(servers=4, gpus_per_server=4)
     spread = make_placer("random", seed=1)
     assert empty_cluster_placement(plan, one_pool, DEFAULT_TIMING, spread).servers_used == 2

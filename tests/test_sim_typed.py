@@ -221,7 +221,7 @@ def test_a_pool_choice_is_asked_with_the_jobs_id_when_a_job_starts():
         del POOL_CHOICES["recording_test"]
 
 
-def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_acted():
+def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_started_a_job():
     """The plan subtracts protected jobs first, so a plan that started a job can differ from the next one with
     no event between: a pool choice that reads free GPUs (most free, ties by pool order) puts X (1 GPU) on
     the V100s (4 free against 3); Y (2 GPUs) arrives at 10 and takes the V100s too (3 against 3). At the round
