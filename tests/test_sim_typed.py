@@ -5,16 +5,18 @@ the per-type metrics; a typed run through the app."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import warnings
+from typing import Callable, Iterator
 
 import numpy as np
 import pytest
 
 from asrpt_bench.cluster import GPU_TYPES, Cluster, Pool
 from asrpt_bench.core import ConfigError, Job, Placement, PreemptionPrice, Stage, TrainingPlan
-from asrpt_bench.placement import POOL_CHOICES, make_placer, register_pool_choice
+from asrpt_bench.placement import POOL_CHOICES, Placer, make_placer, register_pool_choice
 from asrpt_bench.placement.pools import PoolOption
 from asrpt_bench.schedulers import make_scheduler
 from asrpt_bench.sim import simulate
@@ -39,6 +41,26 @@ def run(jobs, cluster, scheduler, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return simulate(jobs, cluster, scheduler, options.pop("placer", FIRST_FIT), **options)
+
+
+@contextlib.contextmanager
+def pool_choice_plugin(name: str, choose: Callable) -> Iterator[Placer]:
+    """Pool choice `name` registered for the block, answering with `choose(query)`; yields a first-fit placer
+    that chooses pools with it."""
+    registered = name
+
+    @register_pool_choice(name)
+    @dataclasses.dataclass(frozen=True)
+    class Plugin:
+        name: str = registered
+
+        def choose(self, query):
+            return choose(query)
+
+    try:
+        yield make_placer("first_fit", pool=name)
+    finally:
+        del POOL_CHOICES[name]
 
 
 # ---- hand-worked schedules
@@ -178,24 +200,16 @@ def test_fifo_replan_plans_with_a_pool_choice_that_reads_pool_names():
     and the estimate's alpha (a plan makes no placement)."""
     queries = []
 
-    @register_pool_choice("k80_first_test")
-    @dataclasses.dataclass(frozen=True)
-    class K80First:
-        name: str = "k80_first_test"
+    def k80_first(query):
+        queries.append((query.job_id, query.options, [query.placed(option.index) for option in query.options]))
+        return next((option.index for option in query.options if option.name == "k80"),
+                    query.options[0].index if query.options else None)
 
-        def choose(self, query):
-            queries.append((query.job_id, query.options, [query.placed(option.index) for option in query.options]))
-            return next((option.index for option in query.options if option.name == "k80"),
-                        query.options[0].index if query.options else None)
-
-    try:
-        result = run([job("A", 0, 1, 10, v100=1, k80=2)], ONE_EACH, make_scheduler("fifo_replan"),
-                     placer=make_placer("first_fit", pool="k80_first_test"))
-        assert schedule(result) == [("A", 0, 20.0, "k80")]
-        assert queries == [("A", (PoolOption(0, "v100", "v100", 1, 1.0), PoolOption(1, "k80", "k80", 1, 2.0)),
-                            [(Placement(()), 1.0), (Placement(()), 2.0)])]
-    finally:
-        del POOL_CHOICES["k80_first_test"]
+    with pool_choice_plugin("k80_first_test", k80_first) as placer:
+        result = run([job("A", 0, 1, 10, v100=1, k80=2)], ONE_EACH, make_scheduler("fifo_replan"), placer=placer)
+    assert schedule(result) == [("A", 0, 20.0, "k80")]
+    assert queries == [("A", (PoolOption(0, "v100", "v100", 1, 1.0), PoolOption(1, "k80", "k80", 1, 2.0)),
+                        [(Placement(()), 1.0), (Placement(()), 2.0)])]
 
 
 def test_a_pool_choice_is_asked_with_the_jobs_id_when_a_job_starts():
@@ -203,22 +217,15 @@ def test_a_pool_choice_is_asked_with_the_jobs_id_when_a_job_starts():
     choice such as type_agnostic draws from it)."""
     asked = []
 
-    @register_pool_choice("recording_test")
-    @dataclasses.dataclass(frozen=True)
-    class Recording:
-        name: str = "recording_test"
+    def first_option(query):
+        asked.append(query.job_id)
+        return query.options[0].index
 
-        def choose(self, query):
-            asked.append(query.job_id)
-            return query.options[0].index
-
-    try:
+    with pool_choice_plugin("recording_test", first_option) as placer:
         jobs = [job("A", 0, 1, 10, v100=1, k80=2), job("B", 1, 1, 10, v100=1, k80=2)]
-        result = run(jobs, ONE_EACH, make_scheduler("fifo"), placer=make_placer("first_fit", pool="recording_test"))
-        assert schedule(result) == [("A", 0, 10.0, "v100"), ("B", 1, 21.0, "k80")]
-        assert asked == ["A", "B"]
-    finally:
-        del POOL_CHOICES["recording_test"]
+        result = run(jobs, ONE_EACH, make_scheduler("fifo"), placer=placer)
+    assert schedule(result) == [("A", 0, 10.0, "v100"), ("B", 1, 21.0, "k80")]
+    assert asked == ["A", "B"]
 
 
 def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_started_a_job():
@@ -228,24 +235,16 @@ def test_fifo_replan_plans_again_at_the_next_round_after_a_plan_that_started_a_j
     at 11 Y is protected (min_run_s 5), the V100s have 2 free against 3, so X moves to the K80s; when its
     window ends at 16 nothing is protected and X moves back. A decision after one that started a job plans
     again."""
-    @register_pool_choice("most_free_test")
-    @dataclasses.dataclass(frozen=True)
-    class MostFree:
-        name: str = "most_free_test"
+    def most_free(query):
+        return max(query.options, key=lambda option: (option.free_gpus, -option.index)).index
 
-        def choose(self, query):
-            return max(query.options, key=lambda option: (option.free_gpus, -option.index)).index
-
-    try:
-        cluster = Cluster(pools=[Pool("v100", 1, 4), Pool("k80", 1, 3)])
-        jobs = [job("X", 0, 1, 100, v100=1, k80=1), job("Y", 10, 2, 100, v100=1, k80=1)]
-        result = run(jobs, cluster, make_scheduler("fifo_replan", round_s=1),
-                     placer=make_placer("first_fit", pool="most_free_test"),
+    cluster = Cluster(pools=[Pool("v100", 1, 4), Pool("k80", 1, 3)])
+    jobs = [job("X", 0, 1, 100, v100=1, k80=1), job("Y", 10, 2, 100, v100=1, k80=1)]
+    with pool_choice_plugin("most_free_test", most_free) as placer:
+        result = run(jobs, cluster, make_scheduler("fifo_replan", round_s=1), placer=placer,
                      preemption=PreemptionPrice(restart_s=0, min_run_s=5))
-        assert [(s.job_id, s.start, s.end, s.placement) for s in result.segments] == [
-            ("X", 0, 11.0, (0,)), ("X", 11.0, 16.0, (1,)), ("X", 16.0, 100.0, (0,)), ("Y", 10.0, 110.0, (0, 0))]
-    finally:
-        del POOL_CHOICES["most_free_test"]
+    assert [(s.job_id, s.start, s.end, s.placement) for s in result.segments] == [
+        ("X", 0, 11.0, (0,)), ("X", 11.0, 16.0, (1,)), ("X", 16.0, 100.0, (0,)), ("Y", 10.0, 110.0, (0, 0))]
 
 
 def test_fifo_replan_moves_jobs_at_one_instant_in_arrival_order_whatever_their_input_order():
