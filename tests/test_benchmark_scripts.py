@@ -160,3 +160,21 @@ def test_bench_memory_refuses_tree_options_without_cli() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_memory.py"), "--before", str(ROOT)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--before and --repeat measure the CLI replay: add --cli" in done.stderr
+
+
+@pytest.mark.slow
+def test_bench_gavel_side_by_side_alternates_gavel_and_ours(tmp_path: Path) -> None:
+    """With a stand-in for Gavel's driver (it writes the trace's first field and its policy), the script hands
+    Gavel the packaged trace and the V100 arguments, runs our V100 command, and prints a ratio per pair."""
+    driver = tmp_path / "gavel" / "scheduler" / "scripts" / "drivers" / "simulate_scheduler_with_trace.py"
+    driver.parent.mkdir(parents=True)
+    driver.write_text("import sys\nargs = sys.argv[1:]\n"
+                      "print(open(args[args.index('--trace_file') + 1]).readline().split('\\t')[0])\n"
+                      "print(args[args.index('--policy') + 1], args[args.index('--cluster_spec') + 1])\n")
+    out = bench("bench_gavel_side_by_side.py", "v100", "--gavel", str(tmp_path / "gavel"), "--rounds", "1",
+                "--dir", str(tmp_path / "runs"))
+    assert (tmp_path / "runs" / "gavel_1.out").read_text() == "ResNet-18 (batch size 64)\nfifo 108:0:0\n"
+    assert (tmp_path / "runs" / "round1_ours" / "jobs.parquet").is_file()
+    lines = out.splitlines()
+    assert lines[0].startswith("round 1: gavel ") and "load average" in lines[1]
+    assert lines[-1].split()[0] == "ours" and lines[-1].rstrip().endswith("x")
