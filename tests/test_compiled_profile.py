@@ -40,9 +40,21 @@ def make(seed: int) -> tuple[random.Random, int, list[tuple[float, int]], int]:
     return rng, total, running, rng.randint(0, total)
 
 
+def assert_rows(compiled: CompiledProfile) -> None:
+    """Each row's least and greatest count are those of its steps (a change in one row keeps them without a
+    scan where it can; `fewest` reads the least as exact), and no step has the count of the one before it
+    (one step per run of equal counts, across rows too)."""
+    for row in compiled.O[:compiled.H[0]]:
+        counts = compiled.V[row, :compiled.M[row, 0]]
+        assert (compiled.M[row, 2], compiled.M[row, 3]) == (counts.min(), counts.max()), row
+    counts = [count for _, count in compiled.steps()]
+    assert all(a != b for a, b in zip(counts, counts[1:]))
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_the_compiled_profile_answers_as_the_python_one(seed):
-    """The plain step function (slow) checks the first seeds' answers too."""
+    """The plain step function (slow) checks the first seeds' answers too; every row's summaries are checked
+    after each operation."""
     rng, total, running, idle = make(seed)
     python, compiled = Profile(0.0, idle, running), CompiledProfile(0.0, idle, running)
     plain = PlainProfile(idle, running) if seed < 3 else None
@@ -87,6 +99,7 @@ def test_the_compiled_profile_answers_as_the_python_one(seed):
         if plain is not None:
             plain.changes.extend(changes)
         assert function(compiled.steps(), now) == function(python_steps(python), now)
+        assert_rows(compiled)
 
 
 def test_rows_are_added_as_the_profile_grows():

@@ -345,48 +345,74 @@ def add(T, V, M, O, S, H, begin, end, change):
 
 
 def _add_in_row(T, V, M, O, S, H, b, begin, end, change):
-    """`add` where begin and end fall in the same row O[b] (most changes): the row from the step holding
-    begin on is written once into an unused row (the cuts at both ends, the shifted counts between) and
-    copied back without the steps the joins drop."""
+    """`add` where begin and end fall in the same row O[b] (most changes), in place: the steps from begin
+    on move at most two places (a step cut at begin or end, one dropped where a join leaves two equal counts
+    in a row), the counts between shift, and the row's least and greatest count follow from the shifted ones
+    unless an old extreme was among them."""
     row = O[b]
     count = M[row, COUNT]
     a = _step_of(T, M, row, begin)
     e = _step_of(T, M, row, end)
-    scratch = S[H[1] - 1]
-    T[scratch, 0] = T[row, a]
-    if T[row, a] != begin:  # begin cuts step a
-        V[scratch, 0] = V[row, a]
-        T[scratch, 1], V[scratch, 1] = begin, V[row, a] + change
-        k = 2
-    else:
-        V[scratch, 0] = V[row, a] + change
-        k = 1
-    at_begin = k - 1
+    cut_begin = T[row, a] != begin
     cut_end = T[row, e] != end
-    for j in range(a + 1, e + 1 if cut_end else e):
-        T[scratch, k], V[scratch, k] = T[row, j], V[row, j] + change
-        k += 1
-    at_end = k
-    T[scratch, k], V[scratch, k] = (end if cut_end else T[row, e]), V[row, e]
-    k += 1
-    for j in range(e + 1, count):
-        T[scratch, k], V[scratch, k] = T[row, j], V[row, j]
-        k += 1
-    drop_end = V[scratch, at_end] == V[scratch, at_end - 1]  # one step per run of equal counts
-    drop_begin = False
-    if a + at_begin > 0:
-        drop_begin = V[scratch, at_begin] == (V[scratch, at_begin - 1] if at_begin else V[row, a - 1])
+    last = e if cut_end else e - 1  # the last step whose count shifts
+    if cut_begin:
+        drop_begin = False
+    elif a > 0:
+        drop_begin = V[row, a] + change == V[row, a - 1]
     elif b > 0:
         before = O[b - 1]
-        drop_begin = V[scratch, 0] + M[row, OFFSET] == V[before, M[before, COUNT] - 1] + M[before, OFFSET]
-    w = a
-    for i in range(k):
-        if (i == at_end and drop_end) or (i == at_begin and drop_begin):
-            continue
-        T[row, w], V[row, w] = T[scratch, i], V[scratch, i]
-        w += 1
-    M[row, COUNT] = w
-    _fix(T, V, M, O, S, H, b)
+        drop_begin = V[row, 0] + change + M[row, OFFSET] == V[before, M[before, COUNT] - 1] + M[before, OFFSET]
+    else:
+        drop_begin = False
+    drop_end = not cut_end and V[row, e - 1] + change == V[row, e]
+    shift = 1 if cut_begin else (-1 if drop_begin else 0)  # where the shifted steps after a move
+    tail = e + 1 if cut_end or drop_end else e  # the first step that keeps its count and moves
+    moved = shift + (1 if cut_end else (-1 if drop_end else 0))
+    end_count = V[row, e]
+    least, most = M[row, LEAST], M[row, MOST]
+    low, high = V[row, a], V[row, a]  # the old and new extremes of the shifted counts
+    new_low, new_high = V[row, a] + change, V[row, a] + change
+    if moved > 0:
+        for j in range(count - 1, tail - 1, -1):
+            T[row, j + moved] = T[row, j]
+            V[row, j + moved] = V[row, j]
+    if shift > 0:
+        for j in range(last, a, -1):
+            value = V[row, j]
+            low, high = min(low, value), max(high, value)
+            T[row, j + 1] = T[row, j]
+            V[row, j + 1] = value + change
+            new_low, new_high = min(new_low, value + change), max(new_high, value + change)
+        T[row, a + 1] = begin
+        V[row, a + 1] = V[row, a] + change
+    elif shift == 0:
+        for j in range(a, last + 1):
+            value = V[row, j]
+            low, high = min(low, value), max(high, value)
+            V[row, j] = value + change
+            new_low, new_high = min(new_low, value + change), max(new_high, value + change)
+    else:
+        for j in range(a + 1, last + 1):
+            value = V[row, j]
+            low, high = min(low, value), max(high, value)
+            T[row, j - 1] = T[row, j]
+            V[row, j - 1] = value + change
+            new_low, new_high = min(new_low, value + change), max(new_high, value + change)
+    if cut_end:
+        T[row, last + shift + 1] = end
+        V[row, last + shift + 1] = end_count
+    if moved < 0:
+        for j in range(tail, count):
+            T[row, j + moved] = T[row, j]
+            V[row, j + moved] = V[row, j]
+    M[row, COUNT] = count + moved
+    if count + moved > 2 * BLOCK or (drop_begin and a == 0):
+        _fix(T, V, M, O, S, H, b)  # a split, or the row's first count dropped for the one before the row
+    elif (change < 0 and high == most) or (change > 0 and low == least):
+        _summarize(V, M, row)
+    else:
+        M[row, LEAST], M[row, MOST] = min(least, new_low), max(most, new_high)
 
 
 def add_many(T, V, M, O, S, H, begins, ends, changes, count):
