@@ -154,7 +154,7 @@ def test_a_compiled_run_of_reservations_is_the_loop_of_earliest_and_add(seed):
         room = compiled.room(hoped_gpus, now) if hoped_gpus >= 0 else 0.0
         while compiled.H[1] < 2 * (stop - start) + profile_jit.SPARE:
             compiled.grow()
-        why, after, room, lowest = profile_jit.reserve_run(
+        why, after, room, lowest, first = profile_jit.reserve_run(
             compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.FD, compiled.FN,
             compiled.FF, compiled.FC, compiled.FG, positions, start, stop, target,
             now, idle_now, hoped_gpus, hoped_length, room)
@@ -165,6 +165,7 @@ def test_a_compiled_run_of_reservations_is_the_loop_of_earliest_and_add(seed):
             assert room == expected_room
         taken = [positions[p, BEGIN] for p in range(start, after) if positions[p, GPUS] > 0 and positions[p, LENGTH] > 0]
         assert lowest == min(taken, default=math.inf)
+        assert first == min(positions[start:after, BEGIN], default=math.inf)
         start = after
         now += rng.randint(0, 3)
         python.forget_before(now)

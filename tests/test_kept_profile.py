@@ -72,6 +72,8 @@ class FoldWatch:
                     rebuilt.reserve(begin, length, int(gpus))
             assert free_from(fold.profile.steps(), ctx.now) == free_from(steps_of(rebuilt), ctx.now), ctx.now
             assert set(fold.assumed) == {order for order, _ in running.jobs()}
+            begins = fold.positions[:fold.n, 3]
+            assert not fold.n or begins.min() >= max(fold.low, ctx.now), "kept: a reservation that began before now"
             if fold.n:
                 watch.kept_checked += 1
             else:

@@ -84,6 +84,7 @@ class ConservativeFold(Generic[T]):
         self._started: list[int] = []  # positions whose reservation started in this pass
         self._due = np.zeros(64, dtype=np.int64)
         self._now = 0.0  # the decision's time
+        self.low = math.inf  # no reservation in the fold begins before this (a bound, exact when computed)
         self._jit: Any = None  # profile_jit, once a profile is built
         self.frontier: Any = None  # the last key of the queue ever reached: every job after it is unreached
         self.fresh: list[Any] = []  # keys inserted into the queue and not reached yet, in order
@@ -194,11 +195,12 @@ class ConservativeFold(Generic[T]):
         assert profile is not None
         lowest = math.inf
         while True:
-            why, self.n, hoped_room, low = jit.reserve_run(
+            why, self.n, hoped_room, low, first = jit.reserve_run(
                 profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
                 profile.FC, profile.FG, self.positions, self.n, stop,
                 target, self._now, idle, hoped_gpus, hoped_length, hoped_room)
             lowest = min(lowest, low)
+            self.low = min(self.low, first)
             if why != jit.GROW:
                 break
             profile.grow()
@@ -372,7 +374,8 @@ class ConservativeFold(Generic[T]):
             elif profile.fewest(begin, end) < 0:
                 cut = min(cut, self._first_displaced(begin, end))
         self.changes = []
-        cut = jit.first_begun_before(positions, cut, now)  # a reservation that began before now: its job did not start
+        if self.low < now:  # a reservation that began before now: its job did not start
+            cut, self.low = jit.first_begun_before(positions, cut, now)
         if self.n and (self.keys[0] != head[0] or hold_until(head[1]) > positions[0, BEGIN]):
             cut = 0  # a new head, or the head's delay budget began (its reservation waits for the deadline)
         self._cut(cut, ctx)

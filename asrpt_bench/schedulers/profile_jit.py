@@ -564,17 +564,21 @@ def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, no
     fits `idle` GPUs (TRY), the position `target` is reserved (TARGET), the job hoped to start (hoped_gpus
     >= 0) has no room from now for its length (LOST; its room is kept up to date, as the walk's), position
     stop - 1 is reserved (END), or the rows run short (GROW, before reserving). Returns (why, the next
-    position, the hoped job's room, the earliest begin of a reservation that took GPUs)."""
+    position, the hoped job's room, the earliest begin of a reservation that took GPUs, the earliest begin of
+    any reservation made)."""
     lowest = math.inf
+    first = math.inf
     p = start
     while p < stop:
         if H[1] < SPARE:
-            return GROW, p, hoped_room, lowest
+            return GROW, p, hoped_room, lowest, first
         gpus = np.int64(P[p, GPUS])
         length = P[p, LENGTH]
         hold = P[p, HOLD]
         begin = earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, length, hold if hold > now else now)
         P[p, BEGIN] = begin
+        if begin < first:
+            first = begin
         add(T, V, M, O, S, H, begin, begin + length, -gpus)
         holds = length > 0 and gpus > 0
         if holds and begin < lowest:
@@ -583,12 +587,12 @@ def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, no
             hoped_room = room(T, V, M, O, H, hoped_gpus, now)
         p += 1
         if begin <= now and gpus <= idle:
-            return TRY, p, hoped_room, lowest
+            return TRY, p, hoped_room, lowest, first
         if p - 1 == target:
-            return TARGET, p, hoped_room, lowest
+            return TARGET, p, hoped_room, lowest, first
         if hoped_gpus >= 0 and not now + hoped_length <= hoped_room:
-            return LOST, p, hoped_room, lowest
-    return END, p, hoped_room, lowest
+            return LOST, p, hoped_room, lowest, first
+    return END, p, hoped_room, lowest, first
 
 
 def first_ending_after(P, n, t):
@@ -600,11 +604,15 @@ def first_ending_after(P, n, t):
 
 
 def first_begun_before(P, n, t):
-    """The first of the n positions whose reservation begins before t (n when none)."""
+    """(the first of the n positions whose reservation begins before t (n when none), the earliest begin of
+    the positions before it (inf when none))."""
+    low = math.inf
     for p in range(n):
         if P[p, BEGIN] < t:
-            return p
-    return n
+            return p, low
+        if P[p, BEGIN] < low:
+            low = P[p, BEGIN]
+    return n, low
 
 
 def beginning_by(P, n, t, out):
