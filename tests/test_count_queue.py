@@ -64,3 +64,21 @@ def test_an_easy_scan_reads_the_lengths_of_the_reserved_pool(pool: int) -> None:
 
     assert passing(0) != passing(1)  # the lanes disagree on some job, so reading the wrong one shows
     assert [item for item, _ in queue.behind(head, lambda: 2, window, now)] == passing(pool)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_job_after_a_key_and_the_jobs_after_it_are_the_plain_lists(seed: int) -> None:
+    """`next_after` and `after` from every queued key, from keys between and beyond them and from None (the
+    head), in a queue made `in_order` (a bisect in its blocks) and in one that merges its counts."""
+    queue, items = _queue(seed)
+    merged: CountQueue[_Item] = CountQueue()
+    for item in items:
+        merged.insert(item, item.gpus, item.lengths, item.key)
+    keys = [item.key for item in items]
+    probes = [None, -1.0, 2.0, *keys, *((a + b) / 2 for a, b in zip(keys, keys[1:]))]
+    for either in (queue, merged):
+        for after in probes:
+            following = [item for item in items if after is None or item.key > after]
+            assert [item for _, item in either.after(after)] == following, after
+            assert either.next_after(after) == ((following[0].key, following[0]) if following else None), after
+    assert CountQueue(in_order=True).next_after(None) is None

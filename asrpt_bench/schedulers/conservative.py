@@ -116,7 +116,7 @@ class ConservativeFold(Generic[T]):
             backfill.note_start(job_of(item), now)
             started.append(item)
             self._head_started(key, job_of(item), now)
-            following = next(queue.after(key), None)
+            following = queue.next_after(key)
             if following is None:
                 return started
             key, item = following
@@ -264,7 +264,7 @@ class ConservativeFold(Generic[T]):
         k = bisect.bisect_right(self.fresh, last)
         fresh = self.fresh[k] if k < len(self.fresh) else None
         after = last if self.frontier is None or self.frontier < last else self.frontier
-        beyond = next(queue.after(after), None)
+        beyond = queue.next_after(after)
         if beyond is not None and (fresh is None or beyond[0] < fresh):
             return beyond[0]
         return fresh

@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -143,11 +144,18 @@ class _Blocks(Generic[T]):
         return b, bisect.bisect_right(self.keys[b], after)
 
     def iterate(self, after: Any = None) -> Iterator[tuple[Any, T]]:
-        """(key, item) in queue order, after key `after` when given."""
+        """(key, item) in queue order, after key `after` when given (the blocks before are skipped, not copied)."""
         b, i = self.locate(after)
-        for keys, items in zip(self.keys[b:], self.items[b:]):
-            yield from zip(keys[i:], items[i:])
+        for keys, items in islice(zip(self.keys, self.items), b, None):
+            yield from zip(keys[i:], items[i:]) if i else zip(keys, items)
             i = 0
+
+    def next_after(self, after: Any) -> tuple[Any, T] | None:
+        """The first (key, item) after key `after` (from the first when None), or None: `iterate`'s first."""
+        b, i = self.locate(after)
+        if b < len(self.keys) and i == len(self.keys[b]):
+            b, i = b + 1, 0
+        return (self.keys[b][i], self.items[b][i]) if b < len(self.keys) else None
 
 
 class CountQueue(Generic[T]):
@@ -213,6 +221,13 @@ class CountQueue(Generic[T]):
         if self.order is not None:
             return self.order.iterate(key)
         return heapq.merge(*(blocks.iterate(key) for blocks in self.counts.values()), key=lambda pair: pair[0])
+
+    def next_after(self, key: Any) -> tuple[Any, T] | None:
+        """The first (key, item) after key `key` in queue order (the head's when None), or None: `after`'s
+        first, found by a bisect in a queue made `in_order`."""
+        if self.order is not None:
+            return self.order.next_after(key)
+        return next(self.after(key), None)
 
     def behind(self, head: T, idle: Callable[[], int], window: Window | None, now: float) -> Iterator[tuple[T, T]]:
         """(item, item) for every item after `head` in queue order whose GPU count fits `idle()` (the most
