@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 GPUS, LENGTH, HOLD, BEGIN = 0, 1, 2, 3
 """Columns of the position array (as profile_jit's)."""
+DROP_GONE = 1024
+"""Entries of positions removed from the front that the fold's lists keep before dropping them at once."""
 
 
 class ConservativeFold(Generic[T]):
@@ -71,9 +73,13 @@ class ConservativeFold(Generic[T]):
 
     def __init__(self, backfill: Backfill) -> None:
         self.backfill = backfill
-        self.keys: list[Any] = []  # queue keys of positions [0, m): the fold [0, n), then the tail
-        self.items: list[T] = []
-        self.jobs: list[JobView] = []
+        # queue keys, items and jobs of positions [0, m) (the fold [0, n), then the tail) from index `gone` on:
+        # the entries before are of positions removed from the front, dropped once they are many (a removal
+        # near the front moves the entries before it, not the thousands after it)
+        self._keys: list[Any] = []
+        self._items: list[T | None] = []
+        self._jobs: list[JobView | None] = []
+        self.gone = 0
         self.n = 0
         self._store = np.zeros((64, 4))
         self._base = 0
@@ -97,8 +103,9 @@ class ConservativeFold(Generic[T]):
     def inserted(self, key: Any) -> None:
         bisect.insort(self.fresh, key)
         if self.profile is not None:
-            self._cut(bisect.bisect_right(self.keys, key, 0, self.n))
-            self._truncate(bisect.bisect_left(self.keys, key, self.n))  # the tail ends before the new job
+            gone = self.gone
+            self._cut(bisect.bisect_right(self._keys, key, gone, gone + self.n) - gone)
+            self._truncate(bisect.bisect_left(self._keys, key, gone + self.n) - gone)  # the tail ends before the new job
 
     def decide(self, ctx: DispatchContext, queue: CountQueue[T], job_of: Callable[[T], JobView],
                try_start: Callable[[T, bool], bool], hold_until: Callable[[T], float]) -> list[T]:
@@ -154,10 +161,10 @@ class ConservativeFold(Generic[T]):
         def has_room(job: JobView) -> bool:
             return now + queued_duration(job) <= room_for(job.gpus)
 
-        may_start = queue.fitting(self.keys[self.n - 1], lambda: ctx.idle_gpus, now, room_for)
+        may_start = queue.fitting(self._keys[self.gone + self.n - 1], lambda: ctx.idle_gpus, now, room_for)
         candidate = next(may_start, None)
         while ctx.idle_gpus > 0:
-            last = self.keys[self.n - 1]
+            last = self._keys[self.gone + self.n - 1]
             while candidate is not None and (candidate[0] <= last or not has_room(job_of(candidate[1]))):
                 candidate = next(may_start, None)
             target, hoped = self._unreached(queue, last), None
@@ -180,7 +187,7 @@ class ConservativeFold(Generic[T]):
                 if why != self._jit.TRY:
                     break  # the target reserved, or the hoped job's room lost: look for the next candidate
                 position = self.n - 1
-                if try_start(self.items[position], False):
+                if try_start(self._items[self.gone + position], False):
                     self._backfilled(position, now, started)
                 if ctx.idle_gpus == 0 or position == end:
                     break
@@ -212,41 +219,41 @@ class ConservativeFold(Generic[T]):
         is its promise."""
         if stop <= start:
             return
-        keys, first = self.keys, self.backfill.first_reservation
+        keys, jobs, gone, first = self._keys, self._jobs, self.gone, self.backfill.first_reservation
         frontier = self.frontier
-        beyond = start if frontier is None else bisect.bisect_right(keys, frontier, start, stop)
+        beyond = start if frontier is None else bisect.bisect_right(keys, frontier, gone + start, gone + stop) - gone
         for p in range(beyond, stop):
-            first.setdefault(self.jobs[p].job_id, float(self.positions[p, BEGIN]))
+            first.setdefault(jobs[gone + p].job_id, float(self.positions[p, BEGIN]))
         fresh = self.fresh
         if fresh:
-            low = bisect.bisect_left(fresh, keys[start])
-            high = bisect.bisect_right(fresh, keys[stop - 1])
+            low = bisect.bisect_left(fresh, keys[gone + start])
+            high = bisect.bisect_right(fresh, keys[gone + stop - 1])
             for key in fresh[low:high]:
-                p = bisect.bisect_left(keys, key, start, stop)
-                first.setdefault(self.jobs[p].job_id, float(self.positions[p, BEGIN]))
+                p = bisect.bisect_left(keys, key, gone + start, gone + stop) - gone
+                first.setdefault(jobs[gone + p].job_id, float(self.positions[p, BEGIN]))
             del fresh[low:high]
-        if frontier is None or frontier < keys[stop - 1]:
-            self.frontier = keys[stop - 1]
+        if frontier is None or frontier < keys[gone + stop - 1]:
+            self.frontier = keys[gone + stop - 1]
 
     def _gather(self, queue: CountQueue[T], target: Any, job_of: Callable[[T], JobView],
                 hold_until: Callable[[T], float]) -> int:
         """Extend the tail with the queue's jobs after it up to the one of key `target`; its position."""
-        keys = self.keys
+        keys, gone = self._keys, self.gone
         if keys[-1] >= target:
-            position = bisect.bisect_left(keys, target, self.n)
+            position = bisect.bisect_left(keys, target, gone + self.n)
             assert keys[position] == target, "the tail holds the queue's jobs after the fold"
-            return position
+            return position - gone
         queued_duration = self.backfill.queued_duration
         rows = []
         for key, item in queue.after(keys[-1]):
             job = job_of(item)
             keys.append(key)
-            self.items.append(item)
-            self.jobs.append(job)
+            self._items.append(item)
+            self._jobs.append(job)
             rows.append((job.gpus, queued_duration(job), hold_until(item), 0.0))
             if key == target:
                 break
-        m = len(keys)
+        m = len(keys) - gone
         self._capacity(m, m - len(rows))
         self.positions[m - len(rows):m] = rows
         return m - 1
@@ -284,14 +291,14 @@ class ConservativeFold(Generic[T]):
         """The head's reservation, the fold's first: its hold is read again (A-SRPT's delay budget begins at
         the head)."""
         key, item = head
-        if self.keys and self.keys[0] != key:
+        if len(self._keys) > self.gone and self._keys[self.gone] != key:
             self._truncate(0)
-        if not self.keys:
+        if len(self._keys) == self.gone:
             job = job_of(item)
             self._capacity(1, 0)
-            self.keys.append(key)
-            self.items.append(item)
-            self.jobs.append(job)
+            self._keys.append(key)
+            self._items.append(item)
+            self._jobs.append(job)
             self.positions[0, GPUS], self.positions[0, LENGTH] = job.gpus, self.backfill.queued_duration(job)
         self.positions[0, HOLD] = hold_until(item)
         self._reserve(1, 0, -1, -1, 0.0, 0.0)
@@ -304,29 +311,29 @@ class ConservativeFold(Generic[T]):
         count = self._jit.beginning_by(self.positions, self.n, ctx.now, self._due)
         idle = True
         for p in self._due[:count].tolist():
-            if idle and self.jobs[p].gpus <= ctx.idle_gpus and try_start(self.items[p], False):
+            if idle and self._jobs[self.gone + p].gpus <= ctx.idle_gpus and try_start(self._items[self.gone + p], False):
                 self._backfilled(p, ctx.now, started)
                 idle = ctx.idle_gpus > 0
         return idle
 
     def _backfilled(self, position: int, now: float, started: list[T]) -> None:
-        self.backfill.note_start(self.jobs[position], now)
+        self.backfill.note_start(self._jobs[self.gone + position], now)
         self.backfill.backfilled += 1
         self._started.append(position)
-        started.append(self.items[position])
+        started.append(self._items[self.gone + position])
 
     def _head_started(self, key: Any, job: JobView, now: float) -> None:
         """A head started before the pass: its kept reservation (if any) becomes a running job."""
         self._reached(key)
         if self.profile is None:
             return
-        if self.n and self.keys[0] == key and self.positions[0, BEGIN] == now:
+        if self.n and self._keys[self.gone] == key and self.positions[0, BEGIN] == now:
             reserved = self._reserved_end(0, now)
             self._remove([0])
             self._run(job, reserved, now)
         else:
             self._cut(0)  # a head started off its reservation (or before any): the fold is cut whole
-            if self.keys and self.keys[0] == key:
+            if len(self._keys) > self.gone and self._keys[self.gone] == key:
                 self._remove([0])
             else:
                 self._truncate(0)
@@ -376,7 +383,7 @@ class ConservativeFold(Generic[T]):
         self.changes = []
         if self.low < now:  # a reservation that began before now: its job did not start
             cut, self.low = jit.first_begun_before(positions, cut, now)
-        if self.n and (self.keys[0] != head[0] or hold_until(head[1]) > positions[0, BEGIN]):
+        if self.n and (self._keys[self.gone] != head[0] or hold_until(head[1]) > positions[0, BEGIN]):
             cut = 0  # a new head, or the head's delay budget began (its reservation waits for the deadline)
         self._cut(cut, ctx)
         profile.forget_before(now)
@@ -414,22 +421,42 @@ class ConservativeFold(Generic[T]):
         self.profile.add_all(begins, begins + chosen[holds, LENGTH], -gpus if rebuild else gpus)
         self.n = k
 
+    @property
+    def keys(self) -> list[Any]:
+        """The queue keys of positions [0, m): the fold's, then the tail's (a copy)."""
+        return self._keys[self.gone:]
+
+    @property
+    def jobs(self) -> list[JobView]:
+        """The jobs of positions [0, m) (a copy)."""
+        return self._jobs[self.gone:]  # type: ignore[return-value]
+
     def _truncate(self, m: int) -> None:
         """Forget the tail from position m on (m >= n)."""
-        del self.keys[m:], self.items[m:], self.jobs[m:]
+        m += self.gone
+        del self._keys[m:], self._items[m:], self._jobs[m:]
 
     def _remove(self, positions: list[int]) -> None:
         """Remove positions (of jobs that left the queue, in increasing order) from the fold or the tail: the
-        rows before each move one row on and the array starts a row later, so removing near the front (the
-        head, a job started from the fold) costs the rows before it, not the tail after it."""
+        entries before each move one place on and the lists and the array start one later, so removing near
+        the front (the head, a job started from the fold) costs the entries before it, not the tail after it.
+        The removed front entries are dropped once they are as many as the live ones (and DROP_GONE)."""
+        keys, items, jobs = self._keys, self._items, self._jobs
         for p in reversed(positions):
-            del self.keys[p], self.items[p], self.jobs[p]
+            gone = self.gone
             if p:
+                for column in (keys, items, jobs):
+                    column[gone + 1:gone + p + 1] = column[gone:gone + p]
                 self.positions[1:p + 1] = self.positions[:p]
+            items[gone] = jobs[gone] = None
+            self.gone = gone + 1
             self._base += 1
             self.positions = self._store[self._base:]
             if p < self.n:
                 self.n -= 1
+        if self.gone >= max(DROP_GONE, len(keys) - self.gone):
+            del keys[:self.gone], items[:self.gone], jobs[:self.gone]
+            self.gone = 0
 
     def _rebuild(self, ctx: DispatchContext) -> None:
         """The profile of the running jobs now, made by the first decision that needs one (the fold is empty
@@ -446,7 +473,7 @@ class ConservativeFold(Generic[T]):
         """Jobs started in the pass leave the fold and become running jobs of the profile."""
         if not self._started:
             return
-        ends = [(self.jobs[p], self._reserved_end(p, now)) for p in self._started]
+        ends = [(self._jobs[self.gone + p], self._reserved_end(p, now)) for p in self._started]
         self._remove(sorted(self._started))
         for job, reserved in ends:
             self._run(job, reserved, now)
