@@ -87,6 +87,7 @@ class FoldWatch:
             watch.built += 1
             rebuild(fold, ctx)
 
+        monkeypatch.setattr(conservative, "DROP_GONE", 4)  # the removed front entries are dropped often
         monkeypatch.setattr(conservative.ConservativeFold, "decide", checked_decide)
         monkeypatch.setattr(conservative.ConservativeFold, "_refresh", checked_refresh)
         monkeypatch.setattr(CompiledProfile, "reset", counted_reset)
