@@ -437,19 +437,21 @@ class ConservativeFold(Generic[T]):
         del self._keys[m:], self._items[m:], self._jobs[m:]
 
     def _remove(self, positions: list[int]) -> None:
-        """Remove positions (of jobs that left the queue, in increasing order) from the fold or the tail: the
-        entries before each move one place on and the lists and the array start one later, so removing near
-        the front (the head, a job started from the fold) costs the entries before it, not the tail after it.
-        The removed front entries are dropped once they are as many as the live ones (and DROP_GONE)."""
+        """Remove positions (of jobs that left the queue, in increasing order) from the fold or the tail. The
+        array's rows before each move one row on and the array starts a row later, so removing near the front
+        (the head, a job started from the fold) costs the rows before it, not the tail after it. The lists
+        drop a position inside them (a move of the pointers after it, no reference touched) but only step
+        over the first one (the head, half of the removals), whose entries are dropped at once when as many
+        as the live ones (and DROP_GONE)."""
         keys, items, jobs = self._keys, self._items, self._jobs
         for p in reversed(positions):
             gone = self.gone
             if p:
-                for column in (keys, items, jobs):
-                    column[gone + 1:gone + p + 1] = column[gone:gone + p]
+                del keys[gone + p], items[gone + p], jobs[gone + p]
                 self.positions[1:p + 1] = self.positions[:p]
-            items[gone] = jobs[gone] = None
-            self.gone = gone + 1
+            else:
+                items[gone] = jobs[gone] = None
+                self.gone = gone + 1
             self._base += 1
             self.positions = self._store[self._base:]
             if p < self.n:
