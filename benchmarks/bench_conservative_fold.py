@@ -6,8 +6,10 @@ audit on) with counters around `ConservativeFold._cut` and `_reserve` (the fold'
 prints: the reservations computed and the compiled runs that computed them, the profile's steps and the
 fold's length when a run starts (means), the cuts that drop more than 100 reservations (how many, what they
 drop and keep, the share of all dropped reservations in cuts that keep fewer than they drop: those make the
-profile again rather than return the dropped ones), and of the reservations computed again after a cut,
-how many land later, earlier or where they were.
+profile again rather than return the dropped ones), the decisions that scanned the fold for a reservation
+that began before now (only those where its lower bound on the reserved begins is below now) and how many
+found one, and of the reservations computed again after a cut, how many land later, earlier or where they
+were.
 
     python benchmarks/bench_conservative_fold.py                          # full trace, asrpt+conservative
     python benchmarks/bench_conservative_fold.py --jobs 30000 --scheduler spjf+conservative
@@ -25,7 +27,7 @@ from asrpt_bench.config import RunConfig, WorkloadConfig
 from asrpt_bench.core import Cluster
 from asrpt_bench.placement import HeavyEdgePlacer
 from asrpt_bench.prepare import load_workload
-from asrpt_bench.schedulers import conservative, make_scheduler
+from asrpt_bench.schedulers import conservative, make_scheduler, profile_jit
 from asrpt_bench.sim import simulate
 
 LARGE = 100
@@ -49,11 +51,13 @@ def main() -> None:
     large: list[tuple[int, int]] = []  # (kept, fold length) of the large cuts
     dropped_at: dict[Any, float] = {}  # queue key -> the begin of its dropped reservation
     cut, reserve = conservative.ConservativeFold._cut, conservative.ConservativeFold._reserve
+    first_begun_before = profile_jit.first_begun_before
 
     def counted_cut(fold: Any, k: int, ctx: Any = None) -> None:
         if k < fold.n:
+            keys = fold.keys  # a copy: taken once
             for position in range(k, fold.n):
-                dropped_at[fold.keys[position]] = float(fold.positions[position, conservative.BEGIN])
+                dropped_at[keys[position]] = float(fold.positions[position, conservative.BEGIN])
             if fold.n - k > LARGE:
                 large.append((k, fold.n))
         cut(fold, k, ctx)
@@ -64,13 +68,21 @@ def main() -> None:
         answer = reserve(fold, *args)
         counts["runs"] += 1
         counts["reservations"] += fold.n - start
-        for position in range(start, fold.n):
-            before = dropped_at.pop(fold.keys[position], None)
+        keys = fold.keys if dropped_at else []
+        for position in range(start, fold.n if dropped_at else start):
+            before = dropped_at.pop(keys[position], None)
             if before is not None:
                 begin = float(fold.positions[position, conservative.BEGIN])
                 counts["later" if begin > before else "earlier" if begin < before else "same"] += 1
         return answer
 
+    def counted_scan(positions: Any, n: int, now: float) -> tuple[int, float]:
+        counts["scans"] += 1
+        found = first_begun_before(positions, n, now)
+        counts["began"] += found[0] < n
+        return found
+
+    profile_jit.first_begun_before = counted_scan
     conservative.ConservativeFold._cut = counted_cut  # type: ignore[method-assign]
     conservative.ConservativeFold._reserve = counted_reserve  # type: ignore[method-assign]
     simulate(jobs, workload.cluster, make_scheduler(args.scheduler), HeavyEdgePlacer(),
@@ -90,6 +102,8 @@ def main() -> None:
               f"(mean {statistics.fmean(dropped):,.0f} of a fold of {statistics.fmean(n for _, n in large):,.0f}); "
               f"kept: median {statistics.median(k for k, _ in large):,.1f}, mean {statistics.fmean(k for k, _ in large):,.0f}; "
               f"{100 * fewer_kept / sum(dropped):.1f}% of what they drop is in cuts that keep fewer than they drop")
+    print(f"decisions that scanned the fold for a reservation that began before now: {counts['scans']:,}, "
+          f"{counts['began']:,} of them finding one (a cut)")
     again = counts["later"] + counts["earlier"] + counts["same"]
     if again:
         print(f"computed again after a cut: {again:,}; later {100 * counts['later'] / again:.0f}%, "

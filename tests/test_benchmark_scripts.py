@@ -40,6 +40,9 @@ def test_bench_conservative_fold_counts_reservations_and_their_cuts() -> None:
     assert lines[0].startswith("asrpt+conservative on 3,000 Philly jobs") and "load average" in lines[0]
     computed, runs = (int(word.replace(",", "")) for word in lines[1].split() if word.replace(",", "").isdigit())
     assert computed >= runs > 0
+    scanned = next(line for line in lines if line.startswith("decisions that scanned the fold"))
+    scans, found = (int(word.replace(",", "")) for word in scanned.split(": ")[1].split() if word.replace(",", "").isdigit())
+    assert scans >= found >= 0
     assert lines[-1].startswith("computed again after a cut: ")
 
 
