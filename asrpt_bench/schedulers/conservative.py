@@ -245,7 +245,9 @@ class ConservativeFold(Generic[T]):
             return position - gone
         queued_duration = self.backfill.queued_duration
         rows = []
-        for key, item in queue.after(keys[-1]):
+        following = queue.next_after(keys[-1])  # the job after the tail: most often the target itself
+        while following is not None:
+            key, item = following
             job = job_of(item)
             keys.append(key)
             self._items.append(item)
@@ -253,9 +255,13 @@ class ConservativeFold(Generic[T]):
             rows.append((job.gpus, queued_duration(job), hold_until(item), 0.0))
             if key == target:
                 break
+            following = queue.next_after(key)
         m = len(keys) - gone
         self._capacity(m, m - len(rows))
-        self.positions[m - len(rows):m] = rows
+        if len(rows) == 1:
+            self.positions[m - 1] = rows[0]
+        else:
+            self.positions[m - len(rows):m] = rows
         return m - 1
 
     def _capacity(self, m: int, kept: int) -> None:
