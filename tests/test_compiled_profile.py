@@ -292,3 +292,25 @@ def test_changes_added_one_by_one_go_on_after_the_rows_grow():
     python.add_all(list(zip(begins.tolist(), ends.tolist(), changes.tolist())))
     assert len(compiled.O) > rows  # it stopped for rows in the middle
     assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+
+
+def test_forgetting_drops_every_row_that_ends_before_now_and_keeps_the_rest():
+    """After forget_before(t) the second row starts after t (no whole row before t is left) and the steps from
+    t on are those before. A change that splits the first row leaves the bound it skips calls by late: rows
+    are dropped again once t passes it (here at 180.2), and after a profile is made again."""
+
+    def forgets(t: float, whole: bool = True) -> None:
+        before = function(profile.steps(), t)
+        profile.forget_before(t)
+        assert function(profile.steps(), t) == before
+        assert not whole or (profile.T[profile.O[0], 0] <= t and (profile.H[0] == 1 or profile.T[profile.O[1], 0] > t)), t
+
+    profile = CompiledProfile(0.0, 0, [(float(t), 1) for t in range(1, 400)])
+    forgets(100.5)
+    for k in range(70):  # splits the first row: its second half becomes the second row
+        profile.add(100.5 + 0.001 * (k + 1), 100.5 + 0.001 * (k + 1) + 0.0005, 1)
+    forgets(100.7, whole=False)
+    forgets(180.2)
+    forgets(399.5)
+    profile.reset(0.0, 0, [(float(t), 1) for t in range(1, 400)])
+    forgets(250.5)

@@ -378,15 +378,16 @@ class ConservativeFold(Generic[T]):
                     if end > now:
                         self.changes.append((now, end, -gpus))
         profile, jit, positions = self.profile, self._jit, self.positions
-        for begin, end, change in self.changes:
-            profile.add(begin, end, change)
         cut = self.n
-        for begin, end, change in self.changes:
-            if change > 0:
-                cut = jit.first_ending_after(positions, cut, begin)
-            elif profile.fewest(begin, end) < 0:
-                cut = min(cut, self._first_displaced(begin, end))
-        self.changes = []
+        if self.changes:
+            for begin, end, change in self.changes:
+                profile.add(begin, end, change)
+            for begin, end, change in self.changes:
+                if change > 0:
+                    cut = jit.first_ending_after(positions, cut, begin)
+                elif profile.fewest(begin, end) < 0:
+                    cut = min(cut, self._first_displaced(begin, end))
+            self.changes = []
         if self.low < now:  # a reservation that began before now: its job did not start
             cut, self.low = jit.first_begun_before(positions, cut, now)
         if self.n and (self._keys[self.gone] != head[0] or hold_until(head[1]) > positions[0, BEGIN]):

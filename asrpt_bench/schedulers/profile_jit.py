@@ -688,6 +688,7 @@ class CompiledProfile:
         self.S[:len(spare)] = spare
         self.H[:] = (blocks, len(spare))
         self.FC[:] = 0
+        self.forget_from = -math.inf  # read at the next forget_before
 
     def grow(self) -> None:
         """Twice the rows (the new ones unused)."""
@@ -763,7 +764,13 @@ class CompiledProfile:
         return list(zip(times[:found].tolist(), short[:found].tolist()))
 
     def forget_before(self, t: float) -> None:
+        """Drop the whole rows that end before t. Nothing is dropped before the second row's first step, as
+        last read (`forget_from`): a change that splits the first row only makes that a late bound, which
+        delays dropping rows no search reads, so a decision skips the compiled call until then."""
+        if t < self.forget_from:
+            return
         forget_before(self.T, self.O, self.S, self.H, t)
+        self.forget_from = float(self.T[self.O[1], 0]) if self.H[0] > 1 else math.inf
 
     def steps(self) -> list[tuple[float, int]]:
         """Every step (start, free GPUs) in time order."""
