@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import asrpt_bench.sim.placement_memo as placement_memo
 import asrpt_bench.sim.preemptive as preemptive_sim
 from asrpt_bench.core import Cluster, PreemptionPrice
 from asrpt_bench.placement import HeavyEdgePlacer
@@ -117,19 +118,24 @@ class CountingPlacer:
         return self.placer.place(plan, free, cluster)
 
 
-def run(name: str, placer, restart: float = 30.0):
+def run(name: str, placer, restart: float | None = 30.0):
+    """The fixed jobs under `name`; a non-preemptive scheduler gets no preemption price (restart None)."""
     jobs = fixed_jobs()
+    price = {} if restart is None else {"preemption": PreemptionPrice(restart_s=restart)}
     return simulate(jobs, CLUSTER, make_scheduler(name), placer, predictions={j.job_id: float(j.iterations) for j in jobs},
-                    preemption=PreemptionPrice(restart_s=restart))
+                    **price)
 
 
-@pytest.mark.parametrize("name, restart", [("srtf", 30.0), ("srtf", 0.0), ("las2d", 30.0), ("psjf", 30.0)])
+@pytest.mark.parametrize("name, restart", [("srtf", 30.0), ("srtf", 0.0), ("las2d", 30.0), ("psjf", 30.0),
+                                           ("asrpt", None), ("asrpt+easy", None), ("asrpt+conservative", None),
+                                           ("fifo", None)])
 def test_remembered_placements_give_the_placers_schedule(monkeypatch, name, restart):
-    """With the placement memo the placer is called less often, and the schedule and segments are those of
-    a run that asks the placer every time (a memo of size 0 forgets each placement at once)."""
+    """With the placement memo (preemptive and non-preemptive runs alike) the placer is called less often, and
+    the schedule and segments are those of a run that asks the placer every time (a memo of size 0 forgets
+    each placement at once)."""
     remembered = CountingPlacer()
     result = run(name, remembered, restart)
-    monkeypatch.setattr(preemptive_sim, "PLACEMENT_MEMO", 0)
+    monkeypatch.setattr(placement_memo, "PLACEMENT_MEMO", 0)
     asked = CountingPlacer()
     plain = run(name, asked, restart)
     assert list(result.records) == list(plain.records)
@@ -138,7 +144,7 @@ def test_remembered_placements_give_the_placers_schedule(monkeypatch, name, rest
 
 
 def test_the_placement_memo_keeps_at_most_its_size(monkeypatch):
-    monkeypatch.setattr(preemptive_sim, "PLACEMENT_MEMO", 5)
+    monkeypatch.setattr(placement_memo, "PLACEMENT_MEMO", 5)
     sizes = []
     original = preemptive_sim._PreemptiveSimulation.propose
 

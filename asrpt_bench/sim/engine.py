@@ -37,6 +37,7 @@ from ..schedulers.views import new_view
 from ..timing import AlphaByShape, TimingModel
 from .audit import audit_schedule
 from .metrics import dispatch_counts, schedule_metrics, type_metrics
+from .placement_memo import MISSING, PlacementMemo
 from .pooled import EmptyClusterEstimate, PoolPlacement, check_pools, empty_cluster_estimate, pooled_estimate
 from .records import JobRecord, RecordTable, Segment, records_frame, segments_frame
 from .state import ClusterState
@@ -264,6 +265,7 @@ class _Simulation:
         self.sequence = itertools.count()
         self.now = 0.0
         self.checked: tuple[Proposal, int] | None = None
+        self.placements = PlacementMemo()  # on one pool: the placer's answers by (plan, free GPUs per server)
         self.running: dict[int, RunningJob] = {}  # job index -> what its scheduler may know of it, in start order
         self.bar = tqdm(total=len(jobs), disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
 
@@ -273,7 +275,8 @@ class _Simulation:
 
     def propose(self, job: JobView, pool: int | None = None, exclude: int | None = None) -> Proposal | None:
         """The placer's proposal for `job` now (on a cluster of pools through the pool choice, in pool `pool`
-        only, or anywhere but pool `exclude`), or None."""
+        only, or anywhere but pool `exclude`), or None. On one pool a state met before (the same plan on the
+        same free GPUs per server) gets the answer the placer gave then (placement_memo)."""
         free = self.state.free_view()
         if self.pools is not None:
             proposal = self.pools.propose(self.index[job.job_id], job, free, self.state.pool_idle_view(), only=pool,
@@ -281,6 +284,19 @@ class _Simulation:
             if proposal is not None:
                 self.checked = (proposal, self.state.version)
             return proposal
+        key = (id(job.plan), free)
+        found = self.placements.get(key)
+        if found is MISSING:
+            found = self._place(job, free)
+            self.placements.put(key, found)
+        if found is None:
+            return None
+        proposal = Proposal(job.job_id, found[0], found[1])
+        self.checked = (proposal, self.state.version)
+        return proposal
+
+    def _place(self, job: JobView, free: tuple[int, ...]) -> tuple[Placement, float] | None:
+        """The placer's placement of `job` on `free` (checked) and its alpha, or None if the job does not fit."""
         placement = self.placer.place(job.plan, free, self.cluster)
         if placement is None:
             return None
@@ -289,9 +305,7 @@ class _Simulation:
         except ValueError as error:
             raise RuntimeError(f"placer {self.placer.name!r} returned an invalid placement for job "
                                f"{job.job_id!r}: {error}") from error
-        proposal = Proposal(job.job_id, placement, self.alphas.alpha(job.plan, placement))
-        self.checked = (proposal, self.state.version)
-        return proposal
+        return placement, self.alphas.alpha(job.plan, placement)
 
     def checked_placement(self, job: Job, proposal: Proposal) -> Placement:
         """The proposal's placement, checked again unless it is the placer's own answer for this very state."""

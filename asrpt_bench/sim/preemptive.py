@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import deque
 from enum import IntEnum
 from operator import itemgetter
 from typing import Sequence
 
 import numpy as np
 
-from ..core import Cluster, Job, Placement, PreemptionPrice
+from ..core import Cluster, Job, PreemptionPrice
 from ..placement.base import Placer
 from ..schedulers.base import JobView, Proposal
 from ..schedulers.preemptive import PreemptiveScheduler
@@ -39,10 +38,6 @@ EVENTS_PER_RUNNING = 3
 """A running job has at most three live events: its completion, the end of its restart and of its min-run window."""
 COMPACT_SLACK = 64
 """The event heap is compacted when it holds more than twice the live events a run can have plus this."""
-PLACEMENT_MEMO = 16_384
-"""Placements remembered per run, by (plan, free GPUs per server): a preemptive run puts the cluster back into
-states it has seen (a job suspended for another and resumed when it ends), so about two proposals in three on
-Philly repeat one; most repeats come within 16,384 proposals of the one before."""
 
 
 class Event(IntEnum):
@@ -157,12 +152,6 @@ class _PreemptiveSimulation(_Simulation):
         self.timer: float | None = None
         self.table = RunningTable(cluster.total_gpus)
         self.unprotected: list[int] = []  # jobs whose protected window ended at the current instant
-        # (id of the plan, free GPUs per server) -> (placement, alpha), or None where the job did not fit; in
-        # the order first met (the plans live as long as the run, so their ids stay theirs)
-        self.placements: dict[tuple[int, tuple[int, ...]], tuple[Placement, float] | None] = {}
-        # the memo's keys in the order met (a dict's first key is found by a scan over the holes its deletions
-        # left at the front, which grow to thousands)
-        self.placement_keys: deque[tuple[int, tuple[int, ...]]] = deque()
 
     def _compact(self) -> None:
         """Drop the heap's dead events once they outnumber the live ones: a suspended or finished job's events
@@ -176,29 +165,6 @@ class _PreemptiveSimulation(_Simulation):
 
     def schedule(self, time: float, kind: Event, i: int) -> None:
         heapq.heappush(self.heap, (time, int(kind), next(self.sequence), i, self.epoch[i] if i >= 0 else 0))
-
-    def propose(self, job: JobView, pool: int | None = None, exclude: int | None = None) -> Proposal | None:
-        """The engine's proposal; on a cluster of one pool remembered by (plan, free GPUs per server), since a
-        placer is a pure function of them (placement.base): a repeated state gets the placement and alpha the
-        placer gave (and the engine checked) the first time, without calling it again."""
-        if self.pools is not None:
-            return super().propose(job, pool, exclude)
-        free = self.state.free_view()
-        key = (id(job.plan), free)
-        memo = self.placements
-        found = memo.get(key, False)
-        if found is False:
-            proposal = super().propose(job)
-            memo[key] = None if proposal is None else (proposal.placement, proposal.alpha)
-            self.placement_keys.append(key)
-            if len(memo) > PLACEMENT_MEMO:  # the oldest state goes first
-                del memo[self.placement_keys.popleft()]
-            return proposal
-        if found is None:
-            return None
-        proposal = Proposal(job.job_id, found[0], found[1])
-        self.checked = (proposal, self.state.version)
-        return proposal
 
     def progress(self, i: int) -> float:
         done = self.done[i]
