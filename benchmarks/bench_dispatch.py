@@ -6,7 +6,9 @@ CPU seconds (time.process_time, so other processes on a shared machine count les
 jobs per CPU-second and the ratio to the first scheduler (strict A-SRPT), with the load average at the
 start and the end. With `--repeat N` the whole list runs N times in rounds (each scheduler once per round, in
 order) and the table gives each scheduler's median CPU time and the ratio of medians: one scheduler's time
-spreads by tens of percent between runs on a shared machine, and strict's is every ratio's denominator.
+spreads by tens of percent between runs on a shared machine, and strict's is every ratio's denominator. Each
+round's line also gives every scheduler's ratio to the first's time in that round (paired: a machine that
+slows for a while slows both).
 Each timed run starts after a full garbage collection, so none pays for the garbage of the one before.
 
     python benchmarks/bench_dispatch.py                                   # the issue-25 set, full trace
@@ -103,7 +105,10 @@ def main() -> None:
             seconds, rows[name] = timed(name, jobs, cluster, predictions)
             times[name].append(seconds)
         if args.repeat > 1:
-            print(f"round {round_ + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f}" for name in names), flush=True)
+            base = times[names[0]][-1]
+            print(f"round {round_ + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f}" +
+                                                     (f" ({times[name][-1] / base:.2f}x)" if name != names[0] else "")
+                                                     for name in names), flush=True)
     print(f"{'scheduler':>20} {'CPU s':>9} {'jobs/CPU-s':>11} {'/ first':>8} {'target':>7} {'total JCT':>11} "
           f"{'backfilled':>10} {'violations':>10} {'preemptions':>11}")
     first = statistics.median(times[names[0]])

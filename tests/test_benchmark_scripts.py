@@ -28,6 +28,17 @@ def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
     assert "300 Philly jobs" in out and "fifo+easy" in out and "srtf" in out and out.count("load average") == 2
     rounds = [line for line in out.splitlines() if line.startswith("round ")]
     assert [line.split(":")[0] for line in rounds] == ["round 1", "round 2"]
+    for line in rounds:  # each round's time per scheduler, and its ratio to the first's in the round
+        first, *others = line.split(": ")[1].split(", ")
+        seconds = float(first.split()[1])
+        assert first.split()[0] == "fifo" and "x)" not in first
+        for entry in others:
+            name, taken, ratio = entry.split()
+            assert name in ("fifo+easy", "srtf") and ratio.startswith("(") and ratio.endswith("x)")
+            # both times are printed to 0.01 s: the ratio lies between what their rounding allows
+            low = (float(taken) - 0.005) / (seconds + 0.005)
+            high = (float(taken) + 0.005) / max(seconds - 0.005, 1e-9)
+            assert low - 0.005 <= float(ratio[1:-2]) <= high + 0.005
     table = {line.split()[0]: float(line.split()[3]) for line in out.splitlines() if line.split()[:1] in
              (["fifo"], ["fifo+easy"], ["srtf"])}
     assert table["fifo"] == 1.0 and set(table) == {"fifo", "fifo+easy", "srtf"}  # ratios to the first's median
