@@ -314,3 +314,9 @@ def test_forgetting_drops_every_row_that_ends_before_now_and_keeps_the_rest():
     forgets(399.5)
     profile.reset(0.0, 0, [(float(t), 1) for t in range(1, 400)])
     forgets(250.5)
+    profile = CompiledProfile(0.0, 0, [(float(t), 1) for t in range(1, 10)])  # one row
+    forgets(5.5)
+    for k in range(200):  # the profile grows past one row after a forget_before that found one
+        profile.add(10.0 + k, 10.5 + k, 1)
+    assert profile.H[0] > 1
+    forgets(150.2)

@@ -766,11 +766,12 @@ class CompiledProfile:
     def forget_before(self, t: float) -> None:
         """Drop the whole rows that end before t. Nothing is dropped before the second row's first step, as
         last read (`forget_from`): a change that splits the first row only makes that a late bound, which
-        delays dropping rows no search reads, so a decision skips the compiled call until then."""
+        delays dropping rows no search reads, so a decision skips the compiled call until then. A profile of one
+        row has no such bound (its next row may begin anywhere), so the next call looks again."""
         if t < self.forget_from:
             return
         forget_before(self.T, self.O, self.S, self.H, t)
-        self.forget_from = float(self.T[self.O[1], 0]) if self.H[0] > 1 else math.inf
+        self.forget_from = float(self.T[self.O[1], 0]) if self.H[0] > 1 else -math.inf
 
     def steps(self) -> list[tuple[float, int]]:
         """Every step (start, free GPUs) in time order."""
