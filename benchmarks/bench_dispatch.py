@@ -8,7 +8,11 @@ start and the end. With `--repeat N` the whole list runs N times in rounds (each
 order) and the table gives each scheduler's median CPU time and the ratio of medians: one scheduler's time
 spreads by tens of percent between runs on a shared machine, and strict's is every ratio's denominator. Each
 round's line also gives every scheduler's ratio to the first's time in that round (paired: a machine that
-slows for a while slows both).
+slows for a while slows both), and the table's `paired` column is the median of those ratios.
+The `us/segment` column is CPU microseconds per run segment (a job's start or a resumption: the jobs plus the
+preemptions), and `/ first` beside it its ratio to the first scheduler's: a preemptive run replays several
+segments per job (srtf about 4.4 on full Philly), each with its decision, placement, start and suspension, so
+this is the per-unit cost to set beside a non-preemptive run's per-job cost.
 Each timed run starts after a full garbage collection, so none pays for the garbage of the one before.
 
     python benchmarks/bench_dispatch.py                                   # the issue-25 set, full trace
@@ -100,41 +104,48 @@ def main() -> None:
     names = args.schedulers.split(",")
     times: dict[str, list[float]] = {name: [] for name in names}
     rows: dict[str, str] = {}
+    segments: dict[str, int] = {}
     for round_ in range(args.repeat):
         for name in names:
-            seconds, rows[name] = timed(name, jobs, cluster, predictions)
+            seconds, rows[name], segments[name] = timed(name, jobs, cluster, predictions)
             times[name].append(seconds)
         if args.repeat > 1:
             base = times[names[0]][-1]
             print(f"round {round_ + 1}: " + ", ".join(f"{name} {times[name][-1]:.2f}" +
                                                      (f" ({times[name][-1] / base:.2f}x)" if name != names[0] else "")
                                                      for name in names), flush=True)
-    print(f"{'scheduler':>20} {'CPU s':>9} {'jobs/CPU-s':>11} {'/ first':>8} {'target':>7} {'total JCT':>11} "
-          f"{'backfilled':>10} {'violations':>10} {'preemptions':>11}")
+    print(f"{'scheduler':>20} {'CPU s':>9} {'jobs/CPU-s':>11} {'/ first':>8} {'paired':>7} {'target':>7} "
+          f"{'us/segment':>10} {'/ first':>8} {'total JCT':>11} {'backfilled':>10} {'violations':>10} {'preemptions':>11}")
     first = statistics.median(times[names[0]])
+    first_per_segment = first / segments[names[0]]
     for name in names:
         seconds = statistics.median(times[name])
+        paired = statistics.median(taken / base for taken, base in zip(times[name], times[names[0]]))
+        per_segment = seconds / segments[name]
         target = f"<= {TARGETS[name]}" if name in TARGETS else ""
-        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {target:>7} {rows[name]}",
-              flush=True)
+        print(f"{name:>20} {seconds:9.2f} {len(jobs) / seconds:11,.0f} {seconds / first:8.2f} {paired:7.2f} "
+              f"{target:>7} {1e6 * per_segment:10.1f} {per_segment / first_per_segment:8.2f} {rows[name]}", flush=True)
         if typed is not None:
-            typed_seconds, row = timed(name, *typed)
+            typed_seconds, row, _ = timed(name, *typed)
             label = f"{name} [3 pools]"
             print(f"{label:>20} {typed_seconds:9.2f} {len(typed[0]) / typed_seconds:11,.0f} {typed_seconds / first:8.2f} "
                   f"{'':>7} {row}   typed / one pool {typed_seconds / seconds:.2f}", flush=True)
     print(f"{load_average()} at the end")
 
 
-def timed(name: str, jobs: list, cluster: Cluster, predictions: dict) -> tuple[float, str]:
-    """CPU seconds of one simulate() (after a full garbage collection) and the row of its metrics."""
+def timed(name: str, jobs: list, cluster: Cluster, predictions: dict) -> tuple[float, str, int]:
+    """CPU seconds of one simulate() (after a full garbage collection), the row of its metrics and its run
+    segments (the jobs it ran plus their preemptions)."""
     gc.collect()
     started = time.process_time()
     result = simulate(jobs, cluster, make_scheduler(name), HeavyEdgePlacer(), predictions=predictions,
                       drop_oversize=cluster.pooled)
     seconds = time.process_time() - started
     metrics = result.metrics
+    preemptions = int(metrics.get("preemptions", 0))
     return seconds, (f"{metrics['total_jct']:11.4g} {metrics.get('backfilled_starts', float('nan')):10.0f} "
-                     f"{metrics.get('reservation_violations', float('nan')):10.0f} {metrics.get('preemptions', 0):11.0f}")
+                     f"{metrics.get('reservation_violations', float('nan')):10.0f} {preemptions:11d}"), \
+        len(result.records) + preemptions
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ def bench(script: str, *args: str) -> str:
 
 @pytest.mark.slow
 def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
-    out = bench("bench_dispatch.py", "--jobs", "300", "--schedulers", "fifo,fifo+easy,srtf", "--repeat", "2")
-    assert "300 Philly jobs" in out and "fifo+easy" in out and "srtf" in out and out.count("load average") == 2
+    out = bench("bench_dispatch.py", "--jobs", "2000", "--schedulers", "fifo,fifo+easy,srtf", "--repeat", "2")
+    assert "2,000 Philly jobs" in out and "fifo+easy" in out and "srtf" in out and out.count("load average") == 2
     rounds = [line for line in out.splitlines() if line.startswith("round ")]
     assert [line.split(":")[0] for line in rounds] == ["round 1", "round 2"]
     for line in rounds:  # each round's time per scheduler, and its ratio to the first's in the round
@@ -39,9 +39,19 @@ def test_bench_dispatch_reports_every_rule_beside_strict() -> None:
             low = (float(taken) - 0.005) / (seconds + 0.005)
             high = (float(taken) + 0.005) / max(seconds - 0.005, 1e-9)
             assert low - 0.005 <= float(ratio[1:-2]) <= high + 0.005
-    table = {line.split()[0]: float(line.split()[3]) for line in out.splitlines() if line.split()[:1] in
+    table = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in
              (["fifo"], ["fifo+easy"], ["srtf"])}
-    assert table["fifo"] == 1.0 and set(table) == {"fifo", "fifo+easy", "srtf"}  # ratios to the first's median
+    assert set(table) == {"fifo", "fifo+easy", "srtf"}
+    assert float(table["fifo"][3]) == 1.0 == float(table["fifo"][4])  # ratios to the first's median, and paired
+    ratios = {name: [float(entry.split()[2][1:-2]) for line in rounds for entry in line.split(": ")[1].split(", ")
+                     if entry.split()[0] == name] for name in ("fifo+easy", "srtf")}
+    for name, row in table.items():
+        seconds, per_segment, preemptions = float(row[1]), float(row[-6]), int(row[-1])
+        if name != "fifo":  # the median of two paired ratios is their mean (each of the three printed to 0.01)
+            assert abs(float(row[4]) - sum(ratios[name]) / 2) <= 0.0101
+        # CPU microseconds per run segment: the jobs plus their preemptions, from the median time
+        assert abs(per_segment - 1e6 * seconds / (2000 + preemptions)) <= 1e6 * 0.005 / (2000 + preemptions) + 0.05
+    assert int(table["srtf"][-1]) > 0 and int(table["fifo"][-1]) == 0
 
 
 @pytest.mark.slow
