@@ -49,6 +49,8 @@ def assert_rows(compiled: CompiledProfile) -> None:
         assert (compiled.M[row, 2], compiled.M[row, 3]) == (counts.min(), counts.max()), row
     counts = [count for _, count in compiled.steps()]
     assert all(a != b for a, b in zip(counts, counts[1:]))
+    used, unused = compiled.O[:compiled.H[0]].tolist(), compiled.S[:compiled.H[1]].tolist()
+    assert sorted(used + unused) == list(range(len(compiled.O)))  # every row in use or unused, none lost
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -221,6 +223,7 @@ def test_a_profile_made_again_in_its_rows_is_a_new_one(seed):
     new = CompiledProfile(50.0, idle // 2, later)
     assert len(kept.T) == rows and not kept.FC.any()
     assert kept.steps() == new.steps()
+    assert_rows(kept)
     for _ in range(100):
         gpus, duration, not_before = rng.randint(1, total), float(rng.randint(0, 60)), 50.0 + rng.randint(0, 50)
         found = kept.earliest(gpus, duration, not_before)
@@ -320,3 +323,122 @@ def test_forgetting_drops_every_row_that_ends_before_now_and_keeps_the_rest():
         profile.add(10.0 + k, 10.5 + k, 1)
     assert profile.H[0] > 1
     forgets(150.2)
+
+
+def test_a_run_short_of_rows_stops_before_a_reservation_and_goes_on_once_they_grow():
+    """reserve_run stops for rows (GROW) before it reserves the position it is at, without touching it; the
+    fold grows the rows and calls it again from there (ConservativeFold._reserve), and the reservations come
+    out as the plain loop of earliest and add makes them."""
+    rng = random.Random(5)
+    python, compiled = Profile(0.0, 64, []), CompiledProfile(0.0, 64, [])
+    count = 1500
+    positions = np.full((count, 4), -1.0)
+    for p in range(count):
+        positions[p, :3] = (rng.randint(1, 64), float(rng.randint(1, 500)), float(rng.randint(0, 5000)))
+    expected = positions.copy()
+    start, stops = 0, []
+    while True:
+        why, after, *_ = profile_jit.reserve_run(
+            compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.FD, compiled.FN,
+            compiled.FF, compiled.FC, compiled.FG, positions, start, count, -1, 0.0, -1, -1, 0.0, math.inf)
+        stops.append(why)
+        assert (positions[after:, BEGIN] == -1.0).all()  # nothing reserved past where it stopped
+        if why != profile_jit.GROW:
+            break
+        assert compiled.H[1] < profile_jit.SPARE and after >= start
+        compiled.grow()
+        start = after
+    assert stops.count(profile_jit.GROW) >= 2 and stops[-1] == profile_jit.END and after == count
+    assert reserve_loop(python, expected, 0, count, -1, 0.0, -1, -1, 0.0)[:2] == (profile_jit.END, count)
+    assert np.array_equal(positions, expected)
+    assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+
+
+def test_searches_for_more_gpus_than_the_floors_cover_walk_the_profile():
+    """GPU counts from FLOOR_COUNTS on keep no floors (a cluster of thousands of GPUs): their searches walk the
+    steps from not_before, with the Python profile's answers."""
+    rng = random.Random(7)
+    running = [(float(rng.randint(1, 400)), rng.randint(1, 64)) for _ in range(200)]
+    python, compiled = Profile(0.0, 1500, running), CompiledProfile(0.0, 1500, running)
+    for _ in range(200):
+        gpus = rng.randint(profile_jit.FLOOR_COUNTS, 3000)
+        duration, not_before = float(rng.randint(0, 60)), float(rng.randint(0, 300))
+        found = compiled.earliest(gpus, duration, not_before)
+        assert found == python.earliest(gpus, duration, not_before)
+        python.reserve(found, duration, gpus // 8)
+        compiled.reserve(found, duration, gpus // 8)
+    assert not compiled.FC.any()  # no floor was kept
+    assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_gpu_count_searched_more_often_than_it_keeps_floors(seed):
+    """A GPU count keeps at most FLOORS past searches: once they are full, a longer search than all of them
+    is not kept and a shorter one makes room by dropping the longest; answers stay the Python profile's
+    (which keeps every floor)."""
+    rng = random.Random(seed)
+    running = [(float(rng.randint(1, 2000)), rng.randint(1, 4)) for _ in range(300)]
+    python, compiled = Profile(0.0, 0, running), CompiledProfile(0.0, 0, running)
+    full = 0
+    for k in range(600):
+        duration = float(k) + rng.random() if k < 400 else float(rng.randint(0, 400)) + rng.random()
+        not_before = float(rng.randint(0, 50))
+        found = compiled.earliest(4, duration, not_before)
+        assert found == python.earliest(4, duration, not_before)
+        assert compiled.FC[4] <= profile_jit.FLOORS
+        full += compiled.FC[4] == profile_jit.FLOORS
+        if rng.random() < 0.3:
+            gpus = rng.randint(1, 2)
+            python.reserve(found, 1.0, gpus)
+            compiled.reserve(found, 1.0, gpus)
+    assert full > 100
+    floors = compiled.FD[4, :compiled.FC[4]]
+    assert (np.diff(floors) >= 0).all()  # kept by duration
+
+
+def test_a_row_whose_last_step_joins_the_row_before_is_dropped():
+    """A change that makes a row's only step count as the last step of the row before deletes the step and
+    the emptied row (its row goes back to the unused ones); searches and changes go on over the rows left."""
+    ends = [(float(t), 1) for t in range(1, 33)]  # 33 steps: a full row and a row of one step
+    python, compiled = Profile(0.0, 0, ends), CompiledProfile(0.0, 0, ends)
+    rows, spare = int(compiled.H[0]), int(compiled.H[1])
+    assert rows == 2 and compiled.M[compiled.O[1], 0] == 1
+    python.add(31.0, 32.0, 1)
+    compiled.add(31.0, 32.0, 1)
+    assert (compiled.H[0], compiled.H[1]) == (1, spare + 1)
+    assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+    assert_rows(compiled)
+    for gpus, duration in ((32, 5.0), (20, 3.0), (30, 1.0)):
+        found = compiled.earliest(gpus, duration, 0.0)
+        assert found == python.earliest(gpus, duration, 0.0)
+        python.reserve(found, duration, gpus)
+        compiled.reserve(found, duration, gpus)
+        assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_positions_that_begin_by_a_time_are_those_a_plain_scan_finds(seed):
+    """beginning_by: the positions from 1 to n - 1 whose reservation begins by t, in order (position 0, the
+    head, is the fold's own)."""
+    rng = np.random.default_rng(seed)
+    positions = np.zeros((200, 4))
+    positions[:, BEGIN] = rng.integers(0, 50, 200).astype(float)
+    out = np.zeros(200, dtype=np.int64)
+    for n, t in ((0, 10.0), (1, 10.0), (200, 10.0), (150, 0.0), (200, 49.0), (200, -1.0)):
+        found = profile_jit.beginning_by(positions, n, t, out)
+        assert out[:found].tolist() == [p for p in range(1, n) if positions[p, BEGIN] <= t], (n, t)
+
+
+def test_a_shortage_at_the_first_step_of_a_later_row_is_found():
+    """shortages reads every step of a row that has one, the first step of each row after the first too (the
+    steps a cut of the fold must cover: first_displaced)."""
+    ends = [(float(t), 1) for t in range(1, 41)]  # 41 steps: a full row, then a row from 32.0 on
+    python, compiled = Profile(0.0, 0, ends), CompiledProfile(0.0, 0, ends)
+    second = compiled.O[1]
+    assert compiled.T[second, 0] == 32.0
+    for profile in (python, compiled):
+        profile.add(32.0, 33.0, -40)
+        profile.add(35.0, 36.5, -40)
+    assert compiled.T[second, 0] == 32.0  # the shortage is the row's first step
+    assert compiled.shortages(0.0, 50.0) == python.shortages(0.0, 50.0) == [(32.0, 8), (35.0, 5), (36.0, 4)]
+    assert compiled.fewest(30.0, 40.0) == python.fewest(30.0, 40.0) == -8
