@@ -442,3 +442,18 @@ def test_a_shortage_at_the_first_step_of_a_later_row_is_found():
     assert compiled.T[second, 0] == 32.0  # the shortage is the row's first step
     assert compiled.shortages(0.0, 50.0) == python.shortages(0.0, 50.0) == [(32.0, 8), (35.0, 5), (36.0, 4)]
     assert compiled.fewest(30.0, 40.0) == python.fewest(30.0, 40.0) == -8
+
+
+def test_a_middle_row_emptied_step_by_step_is_dropped_between_its_neighbours():
+    """Changes that each make a row's first step count as the last step before it delete the steps of the
+    second of three rows one by one; the row emptied last goes, the rows after it move up in time order."""
+    ends = [(float(t), 1) for t in range(1, 96)]  # 96 steps: rows from 0.0, 32.0 and 64.0
+    python, compiled = Profile(0.0, 0, ends), CompiledProfile(0.0, 0, ends)
+    assert compiled.H[0] == 3 and [compiled.T[row, 0] for row in compiled.O[:3]] == [0.0, 32.0, 64.0]
+    for t in range(32, 64):  # free is t on [t, t + 1): 31 there joins it to the step at 31.0
+        python.add(float(t), float(t + 1), 31 - t)
+        compiled.add(float(t), float(t + 1), 31 - t)
+        assert function(compiled.steps(), 0.0) == function(python_steps(python), 0.0)
+        assert_rows(compiled)
+    assert compiled.H[0] == 2 and [compiled.T[row, 0] for row in compiled.O[:2]] == [0.0, 64.0]
+    assert compiled.earliest(40, 2.0, 0.0) == python.earliest(40, 2.0, 0.0) == 64.0
