@@ -455,6 +455,38 @@ def test_rules_match_the_independent_implementation_on_thousands_of_jobs(order, 
 
 
 @pytest.mark.filterwarnings("ignore:.*need all")
+def test_a_fold_whose_rows_run_short_mid_run_grows_them_and_goes_on(monkeypatch):
+    """1,000 jobs queued at once on one server: the fold's first decision reserves hundreds of positions in one
+    compiled run, which stops for more rows (profile_jit.GROW); the fold grows them and goes on from the
+    position it stopped at (ConservativeFold._reserve). The schedule is the plain reference's."""
+    from asrpt_bench.schedulers import profile_jit
+    reasons: list[int] = []
+    run = profile_jit.reserve_run
+
+    def recorded(*args):
+        answer = run(*args)
+        reasons.append(answer[0])
+        return answer
+
+    monkeypatch.setattr(profile_jit, "reserve_run", recorded)
+    rng = random.Random(3)
+    jobs, predictions = [], {}
+    for k in range(1000):
+        iterations = rng.randint(1, 400)
+        jobs.append(Job(f"j{k}", float(rng.choice([0, 0, 0, 1])), TrainingPlan.fixed(rng.choice([1, 2, 4, 8]), 1.0),
+                        iterations))
+        predictions[f"j{k}"] = float(iterations)
+    cluster = Cluster(1, 8)
+    result = simulate(jobs, cluster, make_scheduler("fifo", dispatch="conservative"), FIRST_FIT, predictions=predictions)
+    expected, backfilled, violations = reference(jobs, predictions, cluster.total_gpus, "fifo", "conservative", "none",
+                                                 0.0)
+    assert profile_jit.GROW in reasons
+    assert schedule(result) == expected
+    assert result.metrics["backfilled_starts"] == backfilled > 100
+    assert result.metrics["reservation_violations"] == violations == 0
+
+
+@pytest.mark.filterwarnings("ignore:.*need all")
 @pytest.mark.parametrize("overrun", ["none", "double"])
 def test_asrpt_conservative_matches_the_plain_reference_on_thousands_of_jobs(overrun):
     """A-SRPT with conservative backfilling over its pending queue (virtual completion order, reservations
