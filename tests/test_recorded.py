@@ -78,6 +78,15 @@ def test_the_replay_starts_every_job_at_its_recorded_wait_whatever_the_cluster_h
     assert result.metrics["total_jct"] == 25.0 + 8.0 + 32.0
 
 
+def test_a_replayed_record_names_the_servers_of_its_empty_cluster_placement() -> None:
+    """The log says not where a job ran: its record's servers_used is what its placement on the empty cluster
+    spans (one server for a job that fits one, two for 6 GPUs on servers of 4), beside no placement."""
+    jobs = [Job("one", 0.0, TrainingPlan.fixed(3, 1.0), 2, recorded_wait=0.0),
+            Job("two", 0.0, TrainingPlan.fixed(6, 1.0), 2, recorded_wait=1.0)]
+    result = simulate(jobs, Cluster(2, 4), make_scheduler("recorded"), FirstFitPlacer())
+    assert [(r.job_id, r.servers_used, r.placement) for r in result.records] == [("one", 1, ()), ("two", 2, ())]
+
+
 def test_a_job_without_a_recorded_start_is_refused() -> None:
     jobs = [Job("a", 0.0, TrainingPlan.fixed(1, 1.0), 3)]
     with pytest.raises(ConfigError, match=r"job 'a' has no recorded start: scheduler=recorded replays"):

@@ -71,6 +71,31 @@ def test_numbers_of_another_type_read_back_exactly():
     assert isinstance(record_column(table, "alpha"), np.ndarray)
 
 
+def test_a_number_of_another_type_past_the_first_chunk_reads_back_at_its_own_row():
+    """A row kept as given is kept under its index in the whole table, not in its chunk: an int start two
+    chunks in reads back there, and the row at its place within the chunk keeps its float."""
+    made = segments(2 * CHUNK_ROWS + 5, np.random.default_rng(3))
+    late = 2 * CHUNK_ROWS + 3
+    made[late] = new_segment(job_id="late", start=7, end=9, restart_s=0.0, alpha=1.0, placement=(0,), gpu_ids=(0,))
+    table = table_of(made)
+    assert type(table[late].start) is int and table[late] == made[late]
+    assert type(table[3].start) is float and table[3] == made[3]
+    starts = record_column(table, "start")
+    assert starts == [s.start for s in made] and type(starts[late]) is int and type(starts[3]) is float
+
+
+def test_tables_of_as_many_segments_differ_where_one_segment_does():
+    """Equality compares every segment, not only the counts (the tests compare runs' segments with it)."""
+    made = segments(50, np.random.default_rng(4))
+    changed = list(made)
+    changed[30] = new_segment(job_id=made[30].job_id, start=made[30].start, end=made[30].end + 1.0,
+                              restart_s=made[30].restart_s, alpha=made[30].alpha, placement=made[30].placement,
+                              gpu_ids=made[30].gpu_ids)
+    assert table_of(made) == table_of(list(made)) and table_of(made) == made
+    assert table_of(made) != table_of(changed) and table_of(made) != changed
+    assert table_of(made) != made[:49]
+
+
 def test_the_frame_of_a_table_is_the_frame_of_its_segments():
     made = segments(300, np.random.default_rng(2))
     from_table = segments_frame(table_of(made))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -404,6 +405,7 @@ def test_record_table_reads_back_exactly_what_a_run_wrote(scheduler):
     one_by_one = tuple(records)
     assert [r.job_id for r in one_by_one] == ["a", "b", "c", "d"] and records[-1] == one_by_one[-1]
     assert records[1:3] == one_by_one[1:3] and records == one_by_one and records == list(one_by_one)
+    assert records != (*one_by_one[:3], dataclasses.replace(one_by_one[3], end=one_by_one[3].end + 1))  # every record
     assert type(records[0].release) is int and type(records[0].alpha) is int  # as the job gave them
     assert type(records[1].release) is float and type(records[1].gpus) is int
     by_table, by_records = result.frame(), records_frame(one_by_one)
