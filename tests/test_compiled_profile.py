@@ -457,3 +457,18 @@ def test_a_middle_row_emptied_step_by_step_is_dropped_between_its_neighbours():
         assert_rows(compiled)
     assert compiled.H[0] == 2 and [compiled.T[row, 0] for row in compiled.O[:2]] == [0.0, 64.0]
     assert compiled.earliest(40, 2.0, 0.0) == python.earliest(40, 2.0, 0.0) == 64.0
+
+
+def test_shortages_in_a_row_a_change_covered_whole_are_read_with_its_offset():
+    """A change that covers a row whole moves its offset, not its counts: the row's shortages are read as its
+    counts plus that offset (a row is skipped only when its least count plus the offset is not short)."""
+    ends = [(float(t), 1) for t in range(1, 96)]  # rows from 0.0, 32.0 and 64.0
+    python, compiled = Profile(0.0, 0, ends), CompiledProfile(0.0, 0, ends)
+    for profile in (python, compiled):
+        profile.add(20.0, 70.0, -40)
+    middle = compiled.O[1]
+    assert compiled.T[middle, 0] == 32.0 and compiled.M[middle, profile_jit.OFFSET] == -40
+    found = compiled.shortages(0.0, 80.0)
+    assert found == python.shortages(0.0, 80.0)
+    assert [t for t, _ in found] == [float(t) for t in range(20, 40)] and found[0] == (20.0, 20)
+    assert compiled.fewest(30.0, 60.0) == python.fewest(30.0, 60.0) == -10

@@ -52,6 +52,23 @@ def test_a_scan_finds_exactly_the_jobs_a_full_filter_finds(seed: int) -> None:
         assert unbounded == [item for item in items if item.key > after and item.gpus <= idle]
 
 
+@pytest.mark.parametrize("in_order", [False, True])
+def test_a_job_found_before_the_bound_shrank_is_tested_again_and_the_next_found_in_its_lane(in_order: bool) -> None:
+    """The caller may shrink the bounds while it reads the scan (a start uses up GPUs or time). A job found
+    under the earlier bound (key 2) fails when it is reached, and the next one of its count is looked for in
+    the scan's lane: key 3 passes only in the other lane, key 4 in this one."""
+    queue: CountQueue[_Item] = CountQueue(in_order=in_order)
+    for item in (_Item(1.0, 2, (1.0, 1.0)), _Item(2.0, 1, (1.0, 50.0)), _Item(3.0, 1, (1.0, 50.0)),
+                 _Item(4.0, 1, (100.0, 5.0))):
+        queue.insert(item, item.gpus, item.lengths, item.key)
+    bound = [60.0]
+    found = []
+    for key, _ in queue.fitting(None, lambda: 2, 0.0, lambda gpus: bound[0], lane=1):
+        found.append(key)
+        bound[0] = 10.0
+    assert found == [1.0, 4.0]
+
+
 @pytest.mark.parametrize("pool", [0, 1])
 def test_an_easy_scan_reads_the_lengths_of_the_reserved_pool(pool: int) -> None:
     """Behind a blocked head, with the head's reservation in `pool`: the jobs that fit and either need at most

@@ -156,3 +156,34 @@ def test_the_placement_memo_keeps_at_most_its_size(monkeypatch):
     monkeypatch.setattr(preemptive_sim._PreemptiveSimulation, "propose", propose)
     run("srtf", HeavyEdgePlacer())
     assert max(sizes) == 5
+
+
+def test_las2d_bounds_recomputed_in_bulk_expire_at_the_next_threshold(monkeypatch):
+    """Twelve jobs start together, so their queue-0 bounds expire together at the first threshold, where a
+    waiting job makes the walk recompute them in one vectorised step (more than ONE_BY_ONE:
+    AdmissionScheduler._bound_all), which books when each new bound expires in turn: at the second threshold
+    the eight still running fall behind the suspended queue-1 jobs, which take four of them, as in the plain
+    reference."""
+    from asrpt_bench.core import Job, TrainingPlan
+    from asrpt_bench.placement import FirstFitPlacer
+    from asrpt_bench.schedulers.preemptive import AdmissionScheduler
+    from reference_preemptive import PlainLAS2D
+    from test_preemptive_reference import schedule
+
+    bulk: list[tuple[float, int]] = []
+    bound_all = AdmissionScheduler._bound_all
+
+    def recorded(self, orders, ctx):
+        bulk.append((ctx.now, len(orders)))
+        return bound_all(self, orders, ctx)
+
+    monkeypatch.setattr(AdmissionScheduler, "_bound_all", recorded)
+    jobs = [Job(f"a{k}", 0.0, TrainingPlan.fixed(1, 1.0), 1000) for k in range(12)]
+    jobs += [Job("c", 5.0, TrainingPlan.fixed(4, 1.0), 500), Job("e", 6.0, TrainingPlan.fixed(8, 1.0), 500)]
+    thresholds = (10.0, 100.0)
+    got = simulate(jobs, Cluster(2, 8), make_scheduler("las2d", queue_thresholds=thresholds), FirstFitPlacer())
+    expected = simulate(jobs, Cluster(2, 8), PlainLAS2D("las2d", thresholds), FirstFitPlacer())
+    assert bulk == [(10.0, 12)]
+    assert schedule(got) == schedule(expected)
+    assert sorted(s.job_id for s in got.segments if s.end == 100.0 and s.job_id.startswith("a")) == \
+        ["a4", "a5", "a6", "a7"]

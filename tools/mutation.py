@@ -48,7 +48,7 @@ _SCHEDULING = ["test_schedulers.py", "test_dispatch.py", "test_las2d.py", "test_
                "test_virtual_srpt_rounding.py", "test_relaxed_eligibility.py", "test_decision_instants.py",
                "test_sim_typed.py", "test_cluster_pools.py", "test_net_gain.py", "test_reservation_profile.py",
                "test_kept_profile.py", "test_preemptive_reference.py", "test_vectorised_priorities.py",
-               "test_preemptive_structures.py", "test_compiled_profile.py"]
+               "test_preemptive_structures.py", "test_compiled_profile.py", "test_count_queue.py"]
 TESTS: dict[str, list[str]] = {
     "timing": ["test_timing.py", "test_heavy_edge.py"],
     "placement/heavy_edge": ["test_heavy_edge.py", "test_placers.py"],
