@@ -143,9 +143,9 @@ def timed(name: str, jobs: list, cluster: Cluster, predictions: dict) -> tuple[f
     seconds = time.process_time() - started
     metrics = result.metrics
     preemptions = int(metrics.get("preemptions", 0))
-    return seconds, (f"{metrics['total_jct']:11.4g} {metrics.get('backfilled_starts', float('nan')):10.0f} "
-                     f"{metrics.get('reservation_violations', float('nan')):10.0f} {preemptions:11d}"), \
-        len(result.records) + preemptions
+    row = (f"{metrics['total_jct']:11.4g} {metrics.get('backfilled_starts', float('nan')):10.0f} "
+           f"{metrics.get('reservation_violations', float('nan')):10.0f} {preemptions:11d}")
+    return seconds, row, len(result.records) + preemptions
 
 
 if __name__ == "__main__":
