@@ -373,9 +373,9 @@ def test_searches_for_more_gpus_than_the_floors_cover_walk_the_profile():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_gpu_count_searched_more_often_than_it_keeps_floors(seed):
-    """A GPU count keeps at most FLOORS past searches: once they are full, a longer search than all of them
-    is not kept and a shorter one makes room by dropping the longest; answers stay the Python profile's
-    (which keeps every floor)."""
+    """A GPU count keeps at most FLOORS past searches, in order of duration, and goes on searching once they
+    are full (a longer search than all of them is not kept, a shorter one drops the longest): every answer
+    stays the Python profile's, which keeps every floor."""
     rng = random.Random(seed)
     running = [(float(rng.randint(1, 2000)), rng.randint(1, 4)) for _ in range(300)]
     python, compiled = Profile(0.0, 0, running), CompiledProfile(0.0, 0, running)

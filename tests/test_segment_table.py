@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 
@@ -88,9 +89,7 @@ def test_tables_of_as_many_segments_differ_where_one_segment_does():
     """Equality compares every segment, not only the counts (the tests compare runs' segments with it)."""
     made = segments(50, np.random.default_rng(4))
     changed = list(made)
-    changed[30] = new_segment(job_id=made[30].job_id, start=made[30].start, end=made[30].end + 1.0,
-                              restart_s=made[30].restart_s, alpha=made[30].alpha, placement=made[30].placement,
-                              gpu_ids=made[30].gpu_ids)
+    changed[30] = dataclasses.replace(made[30], end=made[30].end + 1.0)
     assert table_of(made) == table_of(list(made)) and table_of(made) == made
     assert table_of(made) != table_of(changed) and table_of(made) != changed
     assert table_of(made) != made[:49]

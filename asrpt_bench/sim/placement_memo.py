@@ -3,8 +3,9 @@
 A placer is a pure function of (plan, free GPUs per server, cluster) (placement.base), and a run puts the
 cluster back into states it has seen: on full Philly with Heavy-Edge, about four proposals in five of strict
 A-SRPT repeat one of the 16,384 before them (64,132 of 82,367), and three in five of srtf's (227,080 of
-363,974: a job suspended for another and resumed when it ends). A repeated state then gets the placement and alpha the placer gave (and the engine
-checked) the first time, without calling the placer or the timing model again.
+363,974: a job suspended for another and resumed when it ends). A repeated state then gets the placement and
+alpha the placer gave (and the engine checked) the first time, without calling the placer or the timing model
+again.
 """
 
 from __future__ import annotations
