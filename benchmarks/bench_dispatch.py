@@ -92,6 +92,11 @@ def main() -> None:
         profile_jit.warm()
         print(f"numba and the compiled fold of conservative backfilling loaded in {time.process_time() - started:.2f} "
               "CPU-s (once per process, before the runs timed)", flush=True)
+    if {"srtf", "srtf_oracle", "psjf", "psjf_oracle", "las2d"} & set(args.schedulers.split(",")):
+        started = time.process_time()
+        simulate(one_per_plan[:2], cluster, make_scheduler("srtf"), HeavyEdgePlacer())
+        print(f"numba and the compiled preemptive loop loaded in {time.process_time() - started:.2f} CPU-s (once per "
+              "process, before the runs timed)", flush=True)
     if args.profile:
         profiled = typed or (jobs, cluster, predictions)
         profiler = cProfile.Profile()

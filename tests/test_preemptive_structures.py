@@ -20,6 +20,13 @@ from asrpt_bench.sim import simulate
 from asrpt_bench.workloads.csv_table import load_csv
 from asrpt_bench.workloads.jobs import jobs_from_table
 
+
+@pytest.fixture(autouse=True)
+def python_loop(monkeypatch):
+    """Every preemptive run here goes through the Python loop, whose structures these are (the compiled loop,
+    which takes srtf, psjf and las2d runs by default, is held to this loop's schedules in test_preemptive_compiled)."""
+    monkeypatch.setattr(preemptive_sim, "compiled_rule", lambda *arguments: None)
+
 TABLE = Path(__file__).resolve().parent / "data" / "fixed_jobs.csv"
 CLUSTER = Cluster(servers=8, gpus_per_server=8)
 

@@ -186,6 +186,20 @@ def _check_predicted_work(jobs: Sequence[Job], predicted: Sequence[float],
                               f"{estimate.alpha_min:g} s")
 
 
+def checked_place(placer: Placer, alphas: AlphaByShape, cluster: Cluster, job: JobView,
+                  free: tuple[int, ...]) -> tuple[Placement, float] | None:
+    """The placer's placement of `job` on `free` (checked) and its alpha, or None if the job does not fit."""
+    placement = placer.place(job.plan, free, cluster)
+    if placement is None:
+        return None
+    try:
+        placement.validate(job.plan, free)
+    except ValueError as error:
+        raise RuntimeError(f"placer {placer.name!r} returned an invalid placement for job {job.job_id!r}: "
+                           f"{error}") from error
+    return placement, alphas.alpha(job.plan, placement)
+
+
 class _Context:
     """The DispatchContext a scheduler gets: now, free GPUs, propose and start, and nothing else.
 
@@ -296,16 +310,7 @@ class _Simulation:
         return proposal
 
     def _place(self, job: JobView, free: tuple[int, ...]) -> tuple[Placement, float] | None:
-        """The placer's placement of `job` on `free` (checked) and its alpha, or None if the job does not fit."""
-        placement = self.placer.place(job.plan, free, self.cluster)
-        if placement is None:
-            return None
-        try:
-            placement.validate(job.plan, free)
-        except ValueError as error:
-            raise RuntimeError(f"placer {self.placer.name!r} returned an invalid placement for job "
-                               f"{job.job_id!r}: {error}") from error
-        return placement, self.alphas.alpha(job.plan, placement)
+        return checked_place(self.placer, self.alphas, self.cluster, job, free)
 
     def checked_placement(self, job: Job, proposal: Proposal) -> Placement:
         """The proposal's placement, checked again unless it is the placer's own answer for this very state."""

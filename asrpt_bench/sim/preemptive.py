@@ -30,6 +30,7 @@ from ..timing import TimingModel
 from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, PreparedRun, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
+from .preemptive_compiled import compiled_rule, run_compiled
 from .records import JobRecord, RecordTable, Segment, SegmentTable, record_column
 from .running import RunningTable
 
@@ -342,12 +343,16 @@ def simulate_preemptive(prepared: PreparedRun, cluster: Cluster, scheduler: Pree
     each resumption charged `preemption`; audited once the simulation (its views, job index and state) is
     gone."""
     kept, dropped = prepared.kept, prepared.dropped
+    rule = compiled_rule(scheduler, cluster, kept)
     with _cyclic_gc_paused():
-        simulation = _PreemptiveSimulation(kept, prepared.take_views(), cluster, scheduler, placer, timing,
-                                           prepared.estimates, progress, preemption)
-        records = simulation.run()
-        segments, restart_s = simulation.segments, simulation.restart_s
-        del simulation
-        audit_preemptive(records, segments, cluster, kept, timing, restart_s)
+        if rule is not None:
+            records, segments = run_compiled(kept, prepared.take_views(), cluster, scheduler, placer, timing,
+                                             prepared.estimates, progress, preemption, rule)
+        else:
+            simulation = _PreemptiveSimulation(kept, prepared.take_views(), cluster, scheduler, placer, timing,
+                                               prepared.estimates, progress, preemption)
+            records, segments = simulation.run(), simulation.segments
+            del simulation
+        audit_preemptive(records, segments, cluster, kept, timing, float(preemption.restart_s))
     metrics = preemptive_metrics(records, segments, cluster, len(dropped))
     return SimulationResult(records, metrics, tuple(dropped), scheduler.name, placer.name, segments)

@@ -367,6 +367,17 @@ class SegmentTable(Sequence[Segment]):
         if len(self._rows) == CHUNK_ROWS:
             self._flush()
 
+    def extend(self, job_ids: Sequence[Hashable], numbers: np.ndarray, placements: Sequence[tuple[int, ...]],
+               gpu_ids: Sequence[tuple[int, ...]]) -> None:
+        """Append many segments in order: `numbers` holds their (start, end, restart_s, alpha) rows as float64
+        (the compiled loop's output, sim/preemptive_compiled.py)."""
+        self._flush()
+        shared = self._shared
+        self._job_ids.extend(job_ids)
+        self._lists[0].extend([shared.setdefault(servers, servers) for servers in placements])
+        self._lists[1].extend([shared.setdefault(ids, ids) for ids in gpu_ids])
+        self._blocks.append(np.array(numbers, dtype=float).reshape(-1, len(SEGMENT_NUMBERS)))
+
     def _flush(self) -> None:
         rows = self._rows
         if rows:
