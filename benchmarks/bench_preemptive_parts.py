@@ -1,4 +1,5 @@
-"""Where a preemptive run's CPU goes, part by part, and which of its walks needed the exact ranks.
+"""Where a run of the Python preemptive loop spends its CPU, part by part, and which of its walks needed the exact
+ranks (srtf, psjf and las2d runs take the compiled loop by default, sim/preemptive_compiled.py; here they do not).
 
 Runs one preemptive scheduler on the first N Philly jobs (64 x 8 GPUs, Heavy-Edge, oracle predictions, audit
 on) with a thread-CPU timer around each part of the loop (proposal, start, suspension, completion, the bounded
@@ -128,6 +129,7 @@ def main() -> None:
         preemptive.AdmissionScheduler._bounded_walk = classified
         preemptive.AdmissionScheduler._admit = admit
         preemptive.AdmissionScheduler._suspend = suspend
+    sim_preemptive.compiled_rule = lambda *arguments: None  # these are the Python loop's parts
     load = os.getloadavg()[0]
     start = time.process_time()
     result = simulate(jobs, workload.cluster, make_scheduler(args.scheduler), HeavyEdgePlacer(),

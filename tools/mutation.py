@@ -62,7 +62,9 @@ TESTS: dict[str, list[str]] = {
              "test_recorded.py", "test_cluster_pools.py", "test_sim_typed.py", "test_las2d.py", "test_net_gain.py",
              "test_psjf.py", "test_preemptive_audit.py", "test_preemptive_events.py", "test_segment_table.py",
              "test_preemptive_reference.py", "test_vectorised_priorities.py", "test_preemptive_structures.py",
-             "test_placement_memo.py"],
+             "test_placement_memo.py", "test_preemptive_compiled.py"],
+    # the compiled preemptive loop, run as Python: its own comparison with the Python loop (about 30 s a mutant)
+    "sim/preemptive_jit": ["test_preemptive_compiled.py"],
     "workloads/schema": ["test_schema.py", "test_workloads_csv.py", "test_one_validation_path.py",
                          "test_sim_job_tables.py"],
 }
