@@ -65,7 +65,6 @@ INSERTION_SORT = 48
 """A walk sorts at most this many running jobs by insertion, more by numpy's merge sort."""
 
 
-@njit(cache=True)
 def _event_less(ht, hx, a, b):
     if ht[a] != ht[b]:
         return ht[a] < ht[b]
@@ -74,14 +73,12 @@ def _event_less(ht, hx, a, b):
     return hx[a, 1] < hx[b, 1]
 
 
-@njit(cache=True)
 def _event_swap(ht, hx, a, b):
     ht[a], ht[b] = ht[b], ht[a]
     for k in range(4):
         hx[a, k], hx[b, k] = hx[b, k], hx[a, k]
 
 
-@njit(cache=True)
 def _event_down(ht, hx, size, k):
     while True:
         child = 2 * k + 1
@@ -95,7 +92,6 @@ def _event_down(ht, hx, size, k):
         k = child
 
 
-@njit(cache=True)
 def _push_event(ht, hx, S, time, kind, i, epoch):
     """Push (time, kind, sequence, job, epoch); the sequence breaks ties in push order, as heapq's tuples do."""
     k = S[HEAP_LEN]
@@ -113,7 +109,6 @@ def _push_event(ht, hx, S, time, kind, i, epoch):
         k = parent
 
 
-@njit(cache=True)
 def _pop_event(ht, hx, S):
     """Drop the heap's first event (read it from slot 0 before)."""
     last = S[HEAP_LEN] - 1
@@ -123,7 +118,6 @@ def _pop_event(ht, hx, S):
         _event_down(ht, hx, last, 0)
 
 
-@njit(cache=True)
 def _compact_events(ht, hx, S, ji, T):
     """Keep the live events only (a running job's current epoch, the current timer) and heapify: the order
     events come due in is their keys', unchanged."""
@@ -140,7 +134,6 @@ def _compact_events(ht, hx, S, ji, T):
         _event_down(ht, hx, kept, k)
 
 
-@njit(cache=True)
 def _cross_less(ct, cx, a, b):
     if ct[a] != ct[b]:
         return ct[a] < ct[b]
@@ -149,14 +142,12 @@ def _cross_less(ct, cx, a, b):
     return cx[a, 1] < cx[b, 1]
 
 
-@njit(cache=True)
 def _cross_swap(ct, cx, a, b):
     ct[a], ct[b] = ct[b], ct[a]
     cx[a, 0], cx[b, 0] = cx[b, 0], cx[a, 0]
     cx[a, 1], cx[b, 1] = cx[b, 1], cx[a, 1]
 
 
-@njit(cache=True)
 def _cross_down(ct, cx, size, k):
     while True:
         child = 2 * k + 1
@@ -170,7 +161,6 @@ def _cross_down(ct, cx, size, k):
         k = child
 
 
-@njit(cache=True)
 def _push_crossing_entry(ct, cx, S, time, order, segment):
     k = S[CROSS_LEN]
     if k == len(ct):
@@ -186,7 +176,6 @@ def _push_crossing_entry(ct, cx, S, time, order, segment):
         k = parent
 
 
-@njit(cache=True)
 def _pop_crossing(ct, cx, S):
     last = S[CROSS_LEN] - 1
     S[CROSS_LEN] = last
@@ -195,13 +184,11 @@ def _pop_crossing(ct, cx, S):
         _cross_down(ct, cx, last, 0)
 
 
-@njit(cache=True)
 def _crossing_live(cx, k, ji):
     order = cx[k, 0]
     return ji[order, I_SEGMENTS] == cx[k, 1] and ji[order, I_RUNNING] == 1
 
 
-@njit(cache=True)
 def _compact_crossings(ct, cx, S, ji):
     """Keep the crossings of running jobs' current segments (the others are skipped when they come due)."""
     kept = 0
@@ -215,7 +202,6 @@ def _compact_crossings(ct, cx, S, ji):
         _cross_down(ct, cx, kept, k)
 
 
-@njit(cache=True)
 def _queue(thresholds, attained, tolerance):
     """las2d's queue: bisect_right(thresholds, attained + tolerance)."""
     value = attained + tolerance
@@ -229,7 +215,6 @@ def _queue(thresholds, attained, tolerance):
     return lo
 
 
-@njit(cache=True)
 def _priority_of(kind, known, alpha_min, gpus, progress, run_seconds, thresholds, tolerance):
     """The scheduler's `priority(job, progress, run_seconds)` of a job with these known iterations, alpha~min and
     GPUs: the same floats."""
@@ -241,12 +226,10 @@ def _priority_of(kind, known, alpha_min, gpus, progress, run_seconds, thresholds
     return float(_queue(thresholds, gpus * (run_seconds - 0.0), tolerance))
 
 
-@njit(cache=True)
 def _priority(kind, jobf, jobi, i, progress, run_seconds, thresholds, tolerance):
     return _priority_of(kind, jobf[i, 2], jobf[i, 3], jobi[i, 0], progress, run_seconds, thresholds, tolerance)
 
 
-@njit(cache=True)
 def _row_priority(kind, rows, row, now, thresholds, tolerance):
     """The priority now of the running job in row `row` (_progress and _run_seconds from its row)."""
     run_start = rows[R_RUN_START, row]
@@ -257,7 +240,6 @@ def _row_priority(kind, rows, row, now, thresholds, tolerance):
                         rows[R_RAN, row] + max(0.0, now - run_start), thresholds, tolerance)
 
 
-@njit(cache=True)
 def _progress(jf, ji, jobf, i, now):
     """Iterations done by now (the simulator's `progress`)."""
     done = jf[i, F_DONE]
@@ -266,13 +248,11 @@ def _progress(jf, ji, jobf, i, now):
     return done
 
 
-@njit(cache=True)
 def _run_seconds(jf, ji, i, now):
     current = now - jf[i, F_RUN_START] if ji[i, I_RUNNING] == 1 else 0.0
     return jf[i, F_RAN] + max(0.0, current)
 
 
-@njit(cache=True)
 def _bound(kind, rows, row, now, thresholds, tolerance, margin):
     """The running job's priority now, kept as its bound: until las2d's job comes within `margin` seconds of
     the instant its attained service (with the tolerance) reaches its next threshold; for good otherwise."""
@@ -287,20 +267,17 @@ def _bound(kind, rows, row, now, thresholds, tolerance, margin):
     return p
 
 
-@njit(cache=True)
 def _before(p, r, q, s):
     """(p, r) < (q, s)."""
     return p < q or (p == q and r < s)
 
 
-@njit(cache=True)
 def _waiting_swap(wprio, wrank, worder, a, b):
     wprio[a], wprio[b] = wprio[b], wprio[a]
     wrank[a], wrank[b] = wrank[b], wrank[a]
     worder[a], worder[b] = worder[b], worder[a]
 
 
-@njit(cache=True)
 def _enqueue(jf, ji, jobi, wprio, wrank, worder, wbase, wcnt, i, priority):
     """Queue waiting job i with this priority: into its size class's heap by (priority, rank)."""
     c = jobi[i, 2]
@@ -317,7 +294,6 @@ def _enqueue(jf, ji, jobi, wprio, wrank, worder, wbase, wcnt, i, priority):
         k = parent
 
 
-@njit(cache=True)
 def _pop_waiting(wprio, wrank, worder, wbase, wcnt, c):
     """Take the first waiting job of size class c (its heap's top) out of the heap."""
     base = wbase[c]
@@ -338,7 +314,6 @@ def _pop_waiting(wprio, wrank, worder, wbase, wcnt, c):
         k = child
 
 
-@njit(cache=True)
 def _free_gpu(S, free, mask, zob, gpu, gps):
     h = gpu // gps
     S[HASH] ^= zob[h, free[h]]
@@ -347,7 +322,6 @@ def _free_gpu(S, free, mask, zob, gpu, gps):
     mask[h] |= np.uint64(1) << np.uint64(gpu - h * gps)
 
 
-@njit(cache=True)
 def _take_gpu(S, free, mask, zob, h, gps):
     """The lowest free GPU id on server h, taken."""
     bits = mask[h]
@@ -361,7 +335,6 @@ def _take_gpu(S, free, mask, zob, h, gps):
     return h * gps + b
 
 
-@njit(cache=True)
 def _end_segment(i, now, jf, ji, jobi, job_gpu, S, free, mask, zob, gps, running, rows, row_of, seg_job, seg_num,
                  seg_entry, seg_goff, seg_gpus):
     """Record the job's segment up to now, bank its progress seconds and give its GPUs back."""
@@ -393,14 +366,12 @@ def _end_segment(i, now, jf, ji, jobi, job_gpu, S, free, mask, zob, gps, running
         _free_gpu(S, free, mask, zob, job_gpu[first + v], gps)
 
 
-@njit(cache=True)
 def _push_crossing(ct, cx, S, jobi, i, runs_from, attained, segment, thresholds, tolerance):
     queue = _queue(thresholds, attained, tolerance)
     if queue < len(thresholds):
         _push_crossing_entry(ct, cx, S, runs_from + (thresholds[queue] - attained) / jobi[i, 0], i, segment)
 
 
-@njit(cache=True)
 def _slot(mkeys, mvals, key):
     """The slot of `key` in the memo's open-addressing table (linear probing), or of the empty slot it would take."""
     mask = len(mkeys) - 1
@@ -410,7 +381,6 @@ def _slot(mkeys, mvals, key):
     return at
 
 
-@njit(cache=True)
 def rehash(mkeys, mvals, e_key, count):
     """Fill an empty table (mvals all -1) with the first `count` entries' keys, in entry order (a key met twice
     keeps its later entry, as `_remember` does)."""
@@ -419,7 +389,6 @@ def rehash(mkeys, mvals, e_key, count):
         mkeys[at], mvals[at] = e_key[entry], entry
 
 
-@njit(cache=True)
 def _lookup(mkeys, mvals, S, plan, pz, free, e_plan, e_free):
     """The memo's entry for (plan, free GPUs per server), or -1 (a hash met before for another state too)."""
     entry = mvals[_slot(mkeys, mvals, S[HASH] ^ pz[plan])]
@@ -431,7 +400,6 @@ def _lookup(mkeys, mvals, S, plan, pz, free, e_plan, e_free):
     return entry
 
 
-@njit(cache=True)
 def _remember(mkeys, mvals, S, plan, pz, free, e_key, e_plan, e_free, e_fits, e_alpha, e_off, e_servers, answer,
               answer_servers, g):
     """Store the placer's answer for (plan, free) as a new entry (its caller keeps the table at most half full)."""
@@ -453,7 +421,6 @@ def _remember(mkeys, mvals, S, plan, pz, free, e_key, e_plan, e_free, e_fits, e_
     return entry
 
 
-@njit(cache=True)
 def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zob, pz, running, rows, row_of,
         wprio, wrank, worder, wbase, wcnt, cgpus, ht, hx, ct, cx, mkeys, mvals, e_key, e_plan, e_free, e_fits, e_alpha,
         e_off, e_servers, answer, answer_servers, seg_job, seg_num, seg_entry, seg_goff, seg_gpus, admitted, scratch_f,
@@ -551,7 +518,6 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
             _compact_events(ht, hx, S, ji, T)
 
 
-@njit(cache=True)
 def _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, tolerance, margin, kind, jf, ji, job_gpu, free,
            mask, zob, gps, running, rows, row_of, wprio, wrank, worder, wbase, wcnt, ht, hx, ct, cx, e_alpha, e_off,
            e_servers, S):
@@ -595,7 +561,6 @@ def _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, toleranc
                        ji[i, I_SEGMENTS], thresholds, tolerance)
 
 
-@njit(cache=True)
 def _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wrank, wbase, wcnt, classes, scratch_i):
     """After a settled walk (AdmissionScheduler._may_gain): whether one of the `ended` jobs whose protected window
     ended now (`scratch_i[4]`) ranks after the best waiting job; only then can the walk change anything."""
@@ -614,7 +579,6 @@ def _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wran
     return _before(wprio[best], wrank[best], worst_p, worst_r)
 
 
-@njit(cache=True)
 def _ranked(priority, scratch_i, m):
     """The places 0..m-1 sorted by (priority[k], scratch_i[0, k]), as np.lexsort((rank, priority)) sorts them: by
     insertion (a walk sorts a few dozen jobs), or by two stable sorts when there are many."""
@@ -632,7 +596,6 @@ def _ranked(priority, scratch_i, m):
     return ranked
 
 
-@njit(cache=True)
 def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, job_gpu, free, mask, zob, gps, running,
           rows, row_of, wprio, wrank, worder, wbase, wcnt, cgpus, classes, seg_job, seg_num, seg_entry, seg_goff,
           seg_gpus, admitted, scratch_f, scratch_i, S):
@@ -716,7 +679,6 @@ def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, j
             ji[i, I_SEGMENTS] += 1
 
 
-@njit(cache=True)
 def _book_crossings(now, jobi, thresholds, tolerance, jf, ji, ct, cx, S, T, ht, hx, scratch_f, scratch_i):
     """las2d after its walk: book the next crossing of each running job that crossed a threshold by now, then ask
     for a timer at the earliest booked crossing (LAS2D._book_crossings and _next_instant)."""
@@ -742,3 +704,25 @@ def _book_crossings(now, jobi, thresholds, tolerance, jf, ji, ct, cx, S, T, ht, 
         if timer != T[TIMER_AT]:
             T[TIMER_AT] = timer
             _push_event(ht, hx, S, timer, TIMER, -1, 0)
+
+
+KERNELS = ("_event_less", "_event_swap", "_event_down", "_push_event", "_pop_event", "_compact_events",
+           "_cross_less", "_cross_swap", "_cross_down", "_push_crossing_entry", "_pop_crossing", "_crossing_live",
+           "_compact_crossings", "_queue", "_priority_of", "_priority", "_row_priority", "_progress",
+           "_run_seconds", "_bound", "_before", "_waiting_swap", "_enqueue", "_pop_waiting", "_free_gpu",
+           "_take_gpu", "_end_segment", "_push_crossing", "_slot", "rehash", "_lookup", "_remember", "run",
+           "_start", "_may_gain", "_ranked", "_walk", "_book_crossings")
+"""The functions above: compiled together by `_compile_kernels`."""
+
+
+def _compile_kernels() -> None:
+    """Bind each kernel's name to its numba dispatcher (`cache=True`: compiled once per machine). The kernels are
+    written undecorated and compiled here because mutmut skips decorated functions (as in
+    schedulers/profile_jit.py): mutation testing mutates them too, and under NUMBA_DISABLE_JIT=1 (as
+    tools/mutation.py runs its mutants) they run as Python."""
+    module = globals()
+    for name in KERNELS:
+        module[name] = njit(cache=True)(module[name])
+
+
+_compile_kernels()
