@@ -10,6 +10,9 @@ Decision instants: arrivals, completions, ends of restarts, ends of min-run wind
 scheduler's own timers. Events of one instant are handled completions first, then arrivals (read in
 release order beside the event heap), then the others in the order of `Event`, and the scheduler
 decides once. Every run segment is recorded and the schedule is audited (audit.audit_preemptive).
+
+Runs of srtf, srtf_oracle, psjf, psjf_oracle and las2d take the compiled copy of this loop and of their walk
+(preemptive_compiled.py, which says which runs; the same schedules); every other run takes this one.
 """
 
 from __future__ import annotations

@@ -165,13 +165,19 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
     entries: list[tuple[int, ...] | None] = []  # each memo entry's servers per vertex (None: did not fit)
     alphas = AlphaByShape(timing, cluster.pool_list[0].cluster)
     bar = tqdm(total=n, disable=not progress, desc=f"simulate {scheduler.name}", unit="job")
+    def bound() -> tuple:
+        """The kernel's arguments (again after an output array grew)."""
+        return (jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zob, pz, running, rows, row_of,
+                wprio, wrank, worder, wbase, wcnt, cgpus, ht, hx, ct, cx, out.mkeys, out.mvals, out.e_key, out.e_plan,
+                out.e_free, out.e_fits, out.e_alpha, out.e_off, out.e_servers, answer, answer_servers, out.seg_job,
+                out.seg_num, out.seg_entry, out.seg_goff, out.seg_gpus, admitted, scratch_f, scratch_i, S, T)
+
+    arguments, run = bound(), jit.run
     while True:
-        out.grow_entries(int(S[jit.NENTRY]) + 1, int(S[jit.ENTRY_SERVERS]) + total, jit.rehash)
-        status = jit.run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zob, pz, running,
-                         rows, row_of, wprio, wrank, worder, wbase, wcnt, cgpus, ht, hx, ct, cx, out.mkeys, out.mvals,
-                         out.e_key, out.e_plan, out.e_free, out.e_fits, out.e_alpha, out.e_off, out.e_servers, answer,
-                         answer_servers, out.seg_job, out.seg_num, out.seg_entry, out.seg_goff, out.seg_gpus, admitted,
-                         scratch_f, scratch_i, S, T)
+        if S[jit.NENTRY] >= len(out.e_plan) or S[jit.ENTRY_SERVERS] + total > len(out.e_servers):
+            out.grow_entries(int(S[jit.NENTRY]) + 1, int(S[jit.ENTRY_SERVERS]) + total, jit.rehash)
+            arguments = bound()
+        status = run(*arguments)
         if status == jit.DONE:
             break
         if status == jit.MISS:
@@ -184,6 +190,7 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
             entries.append(None if found is None else found[0].servers)
         elif status == jit.GROW:
             out.grow_segments(int(S[jit.NSEG] + S[jit.NRUN]) + 1, int(S[jit.SEG_GPUS]) + total)
+            arguments = bound()
         else:
             bar.update(int(S[jit.COMPLETED] - S[jit.REPORTED]))
             S[jit.REPORTED] = S[jit.COMPLETED]
