@@ -65,57 +65,75 @@ INSERTION_SORT = 48
 """A walk sorts at most this many running jobs by insertion, more by numpy's merge sort."""
 
 
-def _event_less(ht, hx, a, b):
-    if ht[a] != ht[b]:
-        return ht[a] < ht[b]
-    if hx[a, 0] != hx[b, 0]:
-        return hx[a, 0] < hx[b, 0]
-    return hx[a, 1] < hx[b, 1]
+def _heap_less(t, x, a, b):
+    """Whether entry a sorts before entry b in a heap keyed by (t, x[:, 0], x[:, 1]): the event heap's (time, kind,
+    sequence), the crossings' (time, job, segment)."""
+    if t[a] != t[b]:
+        return t[a] < t[b]
+    if x[a, 0] != x[b, 0]:
+        return x[a, 0] < x[b, 0]
+    return x[a, 1] < x[b, 1]
 
 
-def _event_swap(ht, hx, a, b):
-    ht[a], ht[b] = ht[b], ht[a]
-    for k in range(4):
-        hx[a, k], hx[b, k] = hx[b, k], hx[a, k]
+def _heap_swap(t, x, a, b):
+    t[a], t[b] = t[b], t[a]
+    for c in range(x.shape[1]):
+        x[a, c], x[b, c] = x[b, c], x[a, c]
 
 
-def _event_down(ht, hx, size, k):
+def _heap_down(t, x, size, k):
     while True:
         child = 2 * k + 1
         if child >= size:
             return
-        if child + 1 < size and _event_less(ht, hx, child + 1, child):
+        if child + 1 < size and _heap_less(t, x, child + 1, child):
             child += 1
-        if not _event_less(ht, hx, child, k):
+        if not _heap_less(t, x, child, k):
             return
-        _event_swap(ht, hx, k, child)
+        _heap_swap(t, x, k, child)
         k = child
+
+
+def _heap_slot(t, S, length):
+    """The place of a new entry, at the end of the heap whose size is S[length] (now one more)."""
+    k = S[length]
+    if k == len(t):
+        raise RuntimeError("compiled preemptive loop: a heap is full")
+    S[length] = k + 1
+    return k
+
+
+def _heap_up(t, x, k):
+    """Sift the entry at k up to its place."""
+    while k > 0:
+        parent = (k - 1) // 2
+        if not _heap_less(t, x, k, parent):
+            return
+        _heap_swap(t, x, k, parent)
+        k = parent
+
+
+def _heap_pop(t, x, S, length):
+    """Drop the heap's first entry (read it from slot 0 before)."""
+    last = S[length] - 1
+    S[length] = last
+    if last > 0:
+        _heap_swap(t, x, 0, last)
+        _heap_down(t, x, last, 0)
+
+
+def _heapify(t, x, size):
+    for k in range(size // 2 - 1, -1, -1):
+        _heap_down(t, x, size, k)
 
 
 def _push_event(ht, hx, S, time, kind, i, epoch):
     """Push (time, kind, sequence, job, epoch); the sequence breaks ties in push order, as heapq's tuples do."""
-    k = S[HEAP_LEN]
-    if k == len(ht):
-        raise RuntimeError("compiled preemptive loop: event heap full")
-    S[HEAP_LEN] = k + 1
+    k = _heap_slot(ht, S, HEAP_LEN)
     ht[k] = time
     hx[k, 0], hx[k, 1], hx[k, 2], hx[k, 3] = kind, S[SEQUENCE], i, epoch
     S[SEQUENCE] += 1
-    while k > 0:
-        parent = (k - 1) // 2
-        if not _event_less(ht, hx, k, parent):
-            break
-        _event_swap(ht, hx, k, parent)
-        k = parent
-
-
-def _pop_event(ht, hx, S):
-    """Drop the heap's first event (read it from slot 0 before)."""
-    last = S[HEAP_LEN] - 1
-    S[HEAP_LEN] = last
-    if last > 0:
-        _event_swap(ht, hx, 0, last)
-        _event_down(ht, hx, last, 0)
+    _heap_up(ht, hx, k)
 
 
 def _compact_events(ht, hx, S, ji, T):
@@ -126,62 +144,17 @@ def _compact_events(ht, hx, S, ji, T):
         i = hx[k, 2]
         if (hx[k, 3] == ji[i, I_EPOCH]) if i >= 0 else (ht[k] == T[TIMER_AT]):
             ht[kept] = ht[k]
-            for c in range(4):
-                hx[kept, c] = hx[k, c]
+            hx[kept, :] = hx[k, :]
             kept += 1
     S[HEAP_LEN] = kept
-    for k in range(kept // 2 - 1, -1, -1):
-        _event_down(ht, hx, kept, k)
-
-
-def _cross_less(ct, cx, a, b):
-    if ct[a] != ct[b]:
-        return ct[a] < ct[b]
-    if cx[a, 0] != cx[b, 0]:
-        return cx[a, 0] < cx[b, 0]
-    return cx[a, 1] < cx[b, 1]
-
-
-def _cross_swap(ct, cx, a, b):
-    ct[a], ct[b] = ct[b], ct[a]
-    cx[a, 0], cx[b, 0] = cx[b, 0], cx[a, 0]
-    cx[a, 1], cx[b, 1] = cx[b, 1], cx[a, 1]
-
-
-def _cross_down(ct, cx, size, k):
-    while True:
-        child = 2 * k + 1
-        if child >= size:
-            return
-        if child + 1 < size and _cross_less(ct, cx, child + 1, child):
-            child += 1
-        if not _cross_less(ct, cx, child, k):
-            return
-        _cross_swap(ct, cx, k, child)
-        k = child
+    _heapify(ht, hx, kept)
 
 
 def _push_crossing_entry(ct, cx, S, time, order, segment):
-    k = S[CROSS_LEN]
-    if k == len(ct):
-        raise RuntimeError("compiled preemptive loop: crossing heap full")
-    S[CROSS_LEN] = k + 1
+    k = _heap_slot(ct, S, CROSS_LEN)
     ct[k] = time
     cx[k, 0], cx[k, 1] = order, segment
-    while k > 0:
-        parent = (k - 1) // 2
-        if not _cross_less(ct, cx, k, parent):
-            break
-        _cross_swap(ct, cx, k, parent)
-        k = parent
-
-
-def _pop_crossing(ct, cx, S):
-    last = S[CROSS_LEN] - 1
-    S[CROSS_LEN] = last
-    if last > 0:
-        _cross_swap(ct, cx, 0, last)
-        _cross_down(ct, cx, last, 0)
+    _heap_up(ct, cx, k)
 
 
 def _crossing_live(cx, k, ji):
@@ -195,11 +168,10 @@ def _compact_crossings(ct, cx, S, ji):
     for k in range(S[CROSS_LEN]):
         if _crossing_live(cx, k, ji):
             ct[kept] = ct[k]
-            cx[kept, 0], cx[kept, 1] = cx[k, 0], cx[k, 1]
+            cx[kept, :] = cx[k, :]
             kept += 1
     S[CROSS_LEN] = kept
-    for k in range(kept // 2 - 1, -1, -1):
-        _cross_down(ct, cx, kept, k)
+    _heapify(ct, cx, kept)
 
 
 def _queue(thresholds, attained, tolerance):
@@ -445,7 +417,7 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
             decide = False
             while S[HEAP_LEN] > 0 and ht[0] == now and hx[0, 0] == COMPLETION:
                 i, stamp = hx[0, 2], hx[0, 3]
-                _pop_event(ht, hx, S)
+                _heap_pop(ht, hx, S, HEAP_LEN)
                 if stamp != ji[i, I_EPOCH]:
                     continue
                 _end_segment(i, now, jf, ji, jobi, job_gpu, S, free, mask, zob, gps, running, rows, row_of, seg_job,
@@ -468,7 +440,7 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
             ended = 0
             while S[HEAP_LEN] > 0 and ht[0] == now:
                 event_kind, i, stamp = hx[0, 0], hx[0, 2], hx[0, 3]
-                _pop_event(ht, hx, S)
+                _heap_pop(ht, hx, S, HEAP_LEN)
                 if event_kind == TIMER:
                     if now != T[TIMER_AT]:
                         continue
@@ -685,7 +657,7 @@ def _book_crossings(now, jobi, thresholds, tolerance, jf, ji, ct, cx, S, T, ht, 
     due = 0
     while S[CROSS_LEN] > 0 and ct[0] <= now:
         order, segment = cx[0, 0], cx[0, 1]
-        _pop_crossing(ct, cx, S)
+        _heap_pop(ct, cx, S, CROSS_LEN)
         if ji[order, I_SEGMENTS] == segment and ji[order, I_RUNNING] == 1:
             scratch_i[0, due] = order  # booked after the loop: one booked at now would come due again in it
             scratch_f[due] = _run_seconds(jf, ji, order, now)
@@ -695,7 +667,7 @@ def _book_crossings(now, jobi, thresholds, tolerance, jf, ji, ct, cx, S, T, ht, 
         _push_crossing(ct, cx, S, jobi, order, now, jobi[order, 0] * (scratch_f[k] - 0.0), ji[order, I_SEGMENTS],
                        thresholds, tolerance)
     while S[CROSS_LEN] > 0 and not _crossing_live(cx, 0, ji):
-        _pop_crossing(ct, cx, S)
+        _heap_pop(ct, cx, S, CROSS_LEN)
     if S[CROSS_LEN] > 2 * S[NRUN] + COMPACT_SLACK:
         _compact_crossings(ct, cx, S, ji)
     T[LAS_TIMER] = ct[0] if S[CROSS_LEN] > 0 else np.nan
@@ -706,12 +678,12 @@ def _book_crossings(now, jobi, thresholds, tolerance, jf, ji, ct, cx, S, T, ht, 
             _push_event(ht, hx, S, timer, TIMER, -1, 0)
 
 
-KERNELS = ("_event_less", "_event_swap", "_event_down", "_push_event", "_pop_event", "_compact_events",
-           "_cross_less", "_cross_swap", "_cross_down", "_push_crossing_entry", "_pop_crossing", "_crossing_live",
-           "_compact_crossings", "_queue", "_priority_of", "_priority", "_row_priority", "_progress",
-           "_run_seconds", "_bound", "_before", "_waiting_swap", "_enqueue", "_pop_waiting", "_free_gpu",
-           "_take_gpu", "_end_segment", "_push_crossing", "_slot", "rehash", "_lookup", "_remember", "run",
-           "_start", "_may_gain", "_ranked", "_walk", "_book_crossings")
+KERNELS = ("_heap_less", "_heap_swap", "_heap_down", "_heap_slot", "_heap_up", "_heap_pop", "_heapify",
+           "_push_event", "_compact_events", "_push_crossing_entry", "_crossing_live", "_compact_crossings",
+           "_queue", "_priority_of", "_priority", "_row_priority", "_progress", "_run_seconds", "_bound", "_before",
+           "_waiting_swap", "_enqueue", "_pop_waiting", "_free_gpu", "_take_gpu", "_end_segment", "_push_crossing",
+           "_slot", "rehash", "_lookup", "_remember", "run", "_start", "_may_gain", "_ranked", "_walk",
+           "_book_crossings")
 """The functions above: compiled together by `_compile_kernels`."""
 
 
