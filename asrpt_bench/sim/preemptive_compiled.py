@@ -150,7 +150,7 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
     running = np.zeros(total + 1, dtype=np.int64)
     row_of = np.zeros(n, dtype=np.int64)
     rows = np.zeros((jit.ROW_FIELDS, total + 1))
-    wprio, wrank, worder = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    wprio, wx = np.zeros(n), np.zeros((n, 2), dtype=np.int64)
     wbase = (np.cumsum(per_size) - per_size).astype(np.int64)
     wcnt = np.zeros(len(sizes), dtype=np.int64)
     cgpus = sizes.astype(np.int64)
@@ -168,7 +168,7 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
     def bound() -> tuple:
         """The kernel's arguments (again after an output array grew)."""
         return (jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zob, pz, running, rows, row_of,
-                wprio, wrank, worder, wbase, wcnt, cgpus, ht, hx, ct, cx, out.mkeys, out.mvals, out.e_key, out.e_plan,
+                wprio, wx, wbase, wcnt, cgpus, ht, hx, ct, cx, out.mkeys, out.mvals, out.e_key, out.e_plan,
                 out.e_free, out.e_fits, out.e_alpha, out.e_off, out.e_servers, answer, answer_servers, out.seg_job,
                 out.seg_num, out.seg_entry, out.seg_goff, out.seg_gpus, admitted, scratch_f, scratch_i, S, T)
 

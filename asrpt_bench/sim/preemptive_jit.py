@@ -15,10 +15,10 @@ Python loop (no fastmath), so schedules are byte-identical (tests/test_preemptiv
 Layout: per job, `jobf` columns (release, iterations, known iterations, alpha~min) and `jobi` columns (GPUs, plan,
 size class, first slot in `job_gpu`) are read only; `jf` and `ji` columns (below) are its state. Waiting jobs sit in
 one binary heap by (priority, rank) per GPU count (size class c holds `wbase[c]`..`wbase[c] + wcnt[c]` of
-`wprio`/`wrank`/`worder`): a walk takes the jobs it admits off the tops and puts back those that cannot be placed,
-so a queue of thousands costs a few steps per change. Running jobs are the first `NRUN` entries of `running`
-(`row_of` their places, `rows` their numbers). `S` and `T` hold the integer and float scalars (slots below), so a
-call resumes from them alone.
+`wprio` and of `wx`'s rank and job columns): a walk takes the jobs it admits off the tops and puts back those that
+cannot be placed, so a queue of thousands costs a few steps per change. Running jobs are the first `NRUN` entries
+of `running` (`row_of` their places, `rows` their numbers). `S` and `T` hold the integer and float scalars (slots
+below), so a call resumes from them alone.
 """
 
 from __future__ import annotations
@@ -244,46 +244,15 @@ def _before(p, r, q, s):
     return p < q or (p == q and r < s)
 
 
-def _waiting_swap(wprio, wrank, worder, a, b):
-    wprio[a], wprio[b] = wprio[b], wprio[a]
-    wrank[a], wrank[b] = wrank[b], wrank[a]
-    worder[a], worder[b] = worder[b], worder[a]
-
-
-def _enqueue(jf, ji, jobi, wprio, wrank, worder, wbase, wcnt, i, priority):
-    """Queue waiting job i with this priority: into its size class's heap by (priority, rank)."""
+def _enqueue(jf, ji, jobi, wprio, wx, wbase, wcnt, i, priority):
+    """Queue waiting job i with this priority: into its size class's heap, keyed by (priority, rank, job) as the
+    event heap is (ranks are unique, so by (priority, rank))."""
     c = jobi[i, 2]
-    base, k = wbase[c], wcnt[c]
-    wcnt[c] = k + 1
-    rank = ji[i, I_RANK]
-    wprio[base + k], wrank[base + k], worder[base + k] = priority, rank, i
-    jf[i, F_PRIORITY] = priority
-    while k > 0:
-        parent = (k - 1) // 2
-        if not _before(priority, rank, wprio[base + parent], wrank[base + parent]):
-            break
-        _waiting_swap(wprio, wrank, worder, base + k, base + parent)
-        k = parent
-
-
-def _pop_waiting(wprio, wrank, worder, wbase, wcnt, c):
-    """Take the first waiting job of size class c (its heap's top) out of the heap."""
     base = wbase[c]
-    size = wcnt[c] - 1
-    wcnt[c] = size
-    _waiting_swap(wprio, wrank, worder, base, base + size)
-    k = 0
-    while True:
-        child = 2 * k + 1
-        if child >= size:
-            return
-        if child + 1 < size and _before(wprio[base + child + 1], wrank[base + child + 1], wprio[base + child],
-                                        wrank[base + child]):
-            child += 1
-        if not _before(wprio[base + child], wrank[base + child], wprio[base + k], wrank[base + k]):
-            return
-        _waiting_swap(wprio, wrank, worder, base + k, base + child)
-        k = child
+    k = _heap_slot(wprio[base:], wcnt, c)
+    wprio[base + k], wx[base + k, 0], wx[base + k, 1] = priority, ji[i, I_RANK], i
+    jf[i, F_PRIORITY] = priority
+    _heap_up(wprio[base:], wx[base:], k)
 
 
 def _free_gpu(S, free, mask, zob, gpu, gps):
@@ -394,7 +363,7 @@ def _remember(mkeys, mvals, S, plan, pz, free, e_key, e_plan, e_free, e_fits, e_
 
 
 def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zob, pz, running, rows, row_of,
-        wprio, wrank, worder, wbase, wcnt, cgpus, ht, hx, ct, cx, mkeys, mvals, e_key, e_plan, e_free, e_fits, e_alpha,
+        wprio, wx, wbase, wcnt, cgpus, ht, hx, ct, cx, mkeys, mvals, e_key, e_plan, e_free, e_fits, e_alpha,
         e_off, e_servers, answer, answer_servers, seg_job, seg_num, seg_entry, seg_goff, seg_gpus, admitted, scratch_f,
         scratch_i, S, T):
     """Run (or go on with) the simulation until it is over (DONE) or needs its caller (MISS, GROW, REPORT)."""
@@ -433,7 +402,7 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
                 S[NEXT_ARRIVAL] += 1
                 S[ARRIVED] += 1
                 ji[i, I_RANK] = S[ARRIVED]
-                _enqueue(jf, ji, jobi, wprio, wrank, worder, wbase, wcnt, i,
+                _enqueue(jf, ji, jobi, wprio, wx, wbase, wcnt, i,
                          _priority(kind, jobf, jobi, i, 0.0, 0.0, thresholds, tolerance))
                 S[SETTLED] = 0
                 decide = True
@@ -456,10 +425,10 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
             if kind == LAS and T[LAS_TIMER] <= now:
                 S[SETTLED] = 0  # a demotion is due: priorities changed
             S[PHASE], S[ADMIT_AT], S[ADMIT_LEN], S[PLACED] = ADMIT, 0, 0, 1
-            if S[SETTLED] == 0 or _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wrank, wbase,
+            if S[SETTLED] == 0 or _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wx, wbase,
                                             wcnt, classes, scratch_i):
                 _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, job_gpu, free, mask, zob,
-                      gps, running, rows, row_of, wprio, wrank, worder, wbase, wcnt, cgpus, classes, seg_job, seg_num,
+                      gps, running, rows, row_of, wprio, wx, wbase, wcnt, cgpus, classes, seg_job, seg_num,
                       seg_entry, seg_goff, seg_gpus, admitted, scratch_f, scratch_i, S)
         now = T[NOW]
         while S[ADMIT_AT] < S[ADMIT_LEN]:
@@ -477,10 +446,10 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
             S[ADMIT_AT] += 1
             if e_fits[entry] == 0:
                 S[PLACED] = 0
-                _enqueue(jf, ji, jobi, wprio, wrank, worder, wbase, wcnt, i, jf[i, F_PRIORITY])
+                _enqueue(jf, ji, jobi, wprio, wx, wbase, wcnt, i, jf[i, F_PRIORITY])
                 continue
             _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, tolerance, margin, kind, jf, ji,
-                   job_gpu, free, mask, zob, gps, running, rows, row_of, wprio, wrank, worder, wbase, wcnt, ht, hx, ct,
+                   job_gpu, free, mask, zob, gps, running, rows, row_of, wprio, wx, wbase, wcnt, ht, hx, ct,
                    cx, e_alpha, e_off, e_servers, S)
         S[PHASE] = INSTANT
         S[SETTLED] = S[PLACED]
@@ -491,7 +460,7 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
 
 
 def _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, tolerance, margin, kind, jf, ji, job_gpu, free,
-           mask, zob, gps, running, rows, row_of, wprio, wrank, worder, wbase, wcnt, ht, hx, ct, cx, e_alpha, e_off,
+           mask, zob, gps, running, rows, row_of, wprio, wx, wbase, wcnt, ht, hx, ct, cx, e_alpha, e_off,
            e_servers, S):
     """Start or resume waiting job i on the memo entry's placement now (the simulator's `resume` and the
     scheduler's bookkeeping of a start)."""
@@ -533,12 +502,12 @@ def _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, toleranc
                        ji[i, I_SEGMENTS], thresholds, tolerance)
 
 
-def _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wrank, wbase, wcnt, classes, scratch_i):
+def _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wx, wbase, wcnt, classes, scratch_i):
     """After a settled walk (AdmissionScheduler._may_gain): whether one of the `ended` jobs whose protected window
     ended now (`scratch_i[4]`) ranks after the best waiting job; only then can the walk change anything."""
     best = -1
     for c in range(classes):
-        if wcnt[c] > 0 and (best < 0 or _before(wprio[wbase[c]], wrank[wbase[c]], wprio[best], wrank[best])):
+        if wcnt[c] > 0 and (best < 0 or _before(wprio[wbase[c]], wx[wbase[c], 0], wprio[best], wx[best, 0])):
             best = wbase[c]
     if ended == 0 or best < 0:
         return False
@@ -548,7 +517,7 @@ def _may_gain(kind, now, ended, rows, row_of, thresholds, tolerance, wprio, wran
         p, r = _row_priority(kind, rows, row, now, thresholds, tolerance), int(rows[R_RANK, row])
         if worst_r < 0 or _before(worst_p, worst_r, p, r):
             worst_p, worst_r = p, r
-    return _before(wprio[best], wrank[best], worst_p, worst_r)
+    return _before(wprio[best], wx[best, 0], worst_p, worst_r)
 
 
 def _ranked(priority, scratch_i, m):
@@ -569,7 +538,7 @@ def _ranked(priority, scratch_i, m):
 
 
 def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, job_gpu, free, mask, zob, gps, running,
-          rows, row_of, wprio, wrank, worder, wbase, wcnt, cgpus, classes, seg_job, seg_num, seg_entry, seg_goff,
+          rows, row_of, wprio, wx, wbase, wcnt, cgpus, classes, seg_job, seg_num, seg_entry, seg_goff,
           seg_gpus, admitted, scratch_f, scratch_i, S):
     """The admission walk (AdmissionScheduler._walk, preempt_rule "always"): suspend the running jobs it drops, in
     walk order, and list the waiting jobs it admits in `admitted[:S[ADMIT_LEN]]`."""
@@ -583,11 +552,11 @@ def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, j
     for c in range(classes):
         if wcnt[c] > 0 and cgpus[c] <= budget:
             at = wbase[c]
-            if best_c < 0 or _before(wprio[at], wrank[at], wprio[wbase[best_c]], wrank[wbase[best_c]]):
+            if best_c < 0 or _before(wprio[at], wx[at, 0], wprio[wbase[best_c]], wx[wbase[best_c], 0]):
                 best_c = c
     if best_c < 0:
         return
-    first_p, first_r = wprio[wbase[best_c]], wrank[wbase[best_c]]
+    first_p, first_r = wprio[wbase[best_c]], wx[wbase[best_c], 0]
     # running jobs that rank before the best waiting job are kept (all running jobs fit together); the others
     # are walked in (priority, rank) with the waiting jobs
     m = 0
@@ -616,11 +585,11 @@ def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, j
         for c in range(classes):
             if wcnt[c] > 0 and cgpus[c] <= budget:
                 at = wbase[c]
-                if best_c < 0 or _before(wprio[at], wrank[at], wprio[best_at], wrank[best_at]):
+                if best_c < 0 or _before(wprio[at], wx[at, 0], wprio[best_at], wx[best_at, 0]):
                     best_c, best_at = c, at
         if r < m:
             k = ranked[r]
-            if best_c < 0 or _before(scratch_f[k], scratch_i[0, k], wprio[best_at], wrank[best_at]):
+            if best_c < 0 or _before(scratch_f[k], scratch_i[0, k], wprio[best_at], wx[best_at, 0]):
                 i = scratch_i[1, k]
                 if jobi[i, 0] <= budget:
                     budget -= jobi[i, 0]
@@ -631,10 +600,10 @@ def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, j
                 continue
         if best_c < 0:
             break
-        admitted[S[ADMIT_LEN]] = worder[best_at]  # out of its heap; one that cannot be placed goes back
+        admitted[S[ADMIT_LEN]] = wx[best_at, 1]  # out of its heap; one that cannot be placed goes back
         S[ADMIT_LEN] += 1
         budget -= cgpus[best_c]
-        _pop_waiting(wprio, wrank, worder, wbase, wcnt, best_c)
+        _heap_pop(wprio[wbase[best_c]:], wx[wbase[best_c]:], wcnt, best_c)
     while r < m:
         dropped[nd] = scratch_i[1, ranked[r]]
         nd += 1
@@ -645,7 +614,7 @@ def _walk(kind, now, total, jobf, jobi, thresholds, tolerance, margin, jf, ji, j
         ji[i, I_PREEMPTIONS] += 1
         _end_segment(i, now, jf, ji, jobi, job_gpu, S, free, mask, zob, gps, running, rows, row_of, seg_job, seg_num,
                      seg_entry, seg_goff, seg_gpus)
-        _enqueue(jf, ji, jobi, wprio, wrank, worder, wbase, wcnt, i,
+        _enqueue(jf, ji, jobi, wprio, wx, wbase, wcnt, i,
                  _priority(kind, jobf, jobi, i, jf[i, F_DONE], jf[i, F_RAN], thresholds, tolerance))
         if kind == LAS:
             ji[i, I_SEGMENTS] += 1
@@ -681,9 +650,8 @@ def _book_crossings(now, jobi, thresholds, tolerance, jf, ji, ct, cx, S, T, ht, 
 KERNELS = ("_heap_less", "_heap_swap", "_heap_down", "_heap_slot", "_heap_up", "_heap_pop", "_heapify",
            "_push_event", "_compact_events", "_push_crossing_entry", "_crossing_live", "_compact_crossings",
            "_queue", "_priority_of", "_priority", "_row_priority", "_progress", "_run_seconds", "_bound", "_before",
-           "_waiting_swap", "_enqueue", "_pop_waiting", "_free_gpu", "_take_gpu", "_end_segment", "_push_crossing",
-           "_slot", "rehash", "_lookup", "_remember", "run", "_start", "_may_gain", "_ranked", "_walk",
-           "_book_crossings")
+           "_enqueue", "_free_gpu", "_take_gpu", "_end_segment", "_push_crossing", "_slot", "rehash", "_lookup",
+           "_remember", "run", "_start", "_may_gain", "_ranked", "_walk", "_book_crossings")
 """The functions above: compiled together by `_compile_kernels`."""
 
 
