@@ -449,8 +449,7 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
                 _enqueue(jf, ji, jobi, wprio, wx, wbase, wcnt, i, jf[i, F_PRIORITY])
                 continue
             _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, tolerance, margin, kind, jf, ji,
-                   job_gpu, free, mask, zob, gps, running, rows, row_of, wprio, wx, wbase, wcnt, ht, hx, ct,
-                   cx, e_alpha, e_off, e_servers, S)
+                   job_gpu, free, mask, zob, gps, running, rows, row_of, ht, hx, ct, cx, e_alpha, e_off, e_servers, S)
         S[PHASE] = INSTANT
         S[SETTLED] = S[PLACED]
         if kind == LAS:
@@ -460,8 +459,7 @@ def run(jobf, jobi, arrival, thresholds, pf, pi, jf, ji, job_gpu, free, mask, zo
 
 
 def _start(i, entry, now, restart_s, min_run_s, jobf, jobi, thresholds, tolerance, margin, kind, jf, ji, job_gpu, free,
-           mask, zob, gps, running, rows, row_of, wprio, wx, wbase, wcnt, ht, hx, ct, cx, e_alpha, e_off,
-           e_servers, S):
+           mask, zob, gps, running, rows, row_of, ht, hx, ct, cx, e_alpha, e_off, e_servers, S):
     """Start or resume waiting job i on the memo entry's placement now (the simulator's `resume` and the
     scheduler's bookkeeping of a start)."""
     g, first, at = jobi[i, 0], jobi[i, 3], e_off[entry]
