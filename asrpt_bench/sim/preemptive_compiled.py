@@ -117,6 +117,7 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
                  timing: TimingModel, estimates: list[EmptyClusterEstimate], progress: bool,
                  preemption: PreemptionPrice, rule: str) -> tuple[RecordTable, SegmentTable]:
     """The records and run segments of the preemptive run, by the compiled loop (compiled_rule gave `rule`)."""
+    from ..schedulers.las2d import ATTAINED_TOLERANCE, BOUND_MARGIN_S
     from . import preemptive_jit as jit
 
     scheduler.reset(cluster)
@@ -132,7 +133,6 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
     arrival = np.argsort(jobf[:, 0], kind="stable").astype(np.int64)
     thresholds = np.array(scheduler.thresholds if rule == "las" else (), dtype=float)
     kind = {"remaining": jit.REMAINING, "fixed": jit.FIXED, "las": jit.LAS}[rule]
-    from ..schedulers.las2d import ATTAINED_TOLERANCE, BOUND_MARGIN_S
     pf = np.array([preemption.restart_s, preemption.min_run_s, ATTAINED_TOLERANCE, BOUND_MARGIN_S], dtype=float)
     pi = np.array([kind, total, gps, REPORT_EVERY if progress else 0], dtype=np.int64)
 
