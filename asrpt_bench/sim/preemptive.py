@@ -34,7 +34,7 @@ from .audit import audit_preemptive
 from .engine import EmptyClusterEstimate, PreparedRun, SimulationResult, _cyclic_gc_paused, _Simulation
 from .metrics import busy_share, preemption_counts, schedule_metrics, type_metrics
 from .preemptive_compiled import compiled_rule, run_compiled
-from .records import JobRecord, RecordTable, Segment, SegmentTable, record_column
+from .records import JobRecord, RecordTable, Segment, SegmentTable, put_preempted, record_column
 from .running import RunningTable
 
 
@@ -234,11 +234,8 @@ class _PreemptiveSimulation(_Simulation):
         self._end_segment(i)
         self.done[i] = float(job.iterations)
         placement = self.placement[i]
-        self.records.put(i, job.job_id, job.plan.model, job.plan.config, placement, self.gpu_ids[i],
-                         self.pool_names[self.pool[i]],
-                         (job.release, job.release, self.first_start[i], self.now, self.alpha[i], estimate.alpha_min,
-                          estimate.alpha_max, view.predicted_iterations, view.comm_ratio, self.restarted[i],
-                          self.ran[i], job.plan.gpus, len(set(placement)), job.iterations, self.preemptions[i]))
+        put_preempted(self.records, i, job, view, estimate, placement, self.gpu_ids[i], self.pool_names[self.pool[i]],
+                      self.first_start[i], self.now, self.alpha[i], self.restarted[i], self.ran[i], self.preemptions[i])
         self.scheduler.on_completion(view, self.now)  # type: ignore[attr-defined]
 
     def run(self) -> RecordTable:

@@ -25,7 +25,7 @@ from ..schedulers.views import JobView
 from ..timing import AlphaByShape, TimingModel
 from .engine import checked_place
 from .pooled import EmptyClusterEstimate
-from .records import RecordTable, SegmentTable
+from .records import RecordTable, SegmentTable, put_preempted
 
 MAX_GPUS_PER_SERVER = 64
 """A server's free GPUs are one 64-bit mask in the compiled loop."""
@@ -200,41 +200,36 @@ def run_compiled(jobs: list[Job], views: list[JobView], cluster: Cluster, schedu
     if len(never):
         raise RuntimeError(f"scheduler {scheduler.name!r} with placer {placer.name!r} never finished "
                            f"{len(never)} job(s), first {jobs[int(never[0])].job_id!r}")
-    records = _records(jobs, views, cluster, estimates, jf, ji, entries, out, S, jit)
-    return records, _segments(jobs, entries, out, S, jit)
+    gpu_ids = _gpu_lists(out, int(S[jit.NSEG]), int(S[jit.SEG_GPUS]))
+    return (_records(jobs, views, cluster, estimates, jf, ji, entries, gpu_ids, jit),
+            _segments(jobs, entries, out, gpu_ids, int(S[jit.NSEG])))
 
 
-def _gpu_lists(out: _Output, count: int, used: int, first: Sequence[int]) -> list[tuple[int, ...]]:
-    """The GPU ids of the segments `first` (indices), as tuples."""
+def _gpu_lists(out: _Output, count: int, used: int) -> list[tuple[int, ...]]:
+    """The GPU ids of every segment, as tuples (a record shares its last segment's)."""
     ids = out.seg_gpus[:used].tolist()
-    ends = out.seg_goff[1:count].tolist() + [used]
     starts = out.seg_goff[:count].tolist()
-    return [tuple(ids[starts[s]:ends[s]]) for s in first]
+    return [tuple(ids[a:b]) for a, b in zip(starts, starts[1:] + [used])]
 
 
-def _segments(jobs: list[Job], entries: list[tuple[int, ...] | None], out: _Output, S: np.ndarray,
-              jit: Any) -> SegmentTable:
-    count, used = int(S[jit.NSEG]), int(S[jit.SEG_GPUS])
+def _segments(jobs: list[Job], entries: list[tuple[int, ...] | None], out: _Output, gpu_ids: list[tuple[int, ...]],
+              count: int) -> SegmentTable:
     table = SegmentTable()
     table.extend([jobs[i].job_id for i in out.seg_job[:count].tolist()], out.seg_num[:count],
-                 [entries[e] for e in out.seg_entry[:count].tolist()], _gpu_lists(out, count, used, range(count)))
+                 [entries[e] for e in out.seg_entry[:count].tolist()], gpu_ids)
     return table
 
 
 def _records(jobs: list[Job], views: list[JobView], cluster: Cluster, estimates: list[EmptyClusterEstimate],
-             jf: np.ndarray, ji: np.ndarray, entries: list[tuple[int, ...] | None], out: _Output, S: np.ndarray,
+             jf: np.ndarray, ji: np.ndarray, entries: list[tuple[int, ...] | None], gpu_ids: list[tuple[int, ...]],
              jit: Any) -> RecordTable:
-    n = len(jobs)
-    records = RecordTable(n)
+    records = RecordTable(len(jobs))
     pool = cluster.pool_list[0].name
     first_start, end, alpha, restarted, ran = (jf[:, column].tolist() for column in (
         jit.F_FIRST_START, jit.F_END, jit.F_ALPHA, jit.F_RESTARTED, jit.F_RAN))
-    preemptions, entry = ji[:, jit.I_PREEMPTIONS].tolist(), ji[:, jit.I_ENTRY].tolist()
-    gpu_ids = _gpu_lists(out, int(S[jit.NSEG]), int(S[jit.SEG_GPUS]), ji[:, jit.I_LAST_SEGMENT].tolist())
+    preemptions, entry, last = (ji[:, column].tolist() for column in (jit.I_PREEMPTIONS, jit.I_ENTRY,
+                                                                     jit.I_LAST_SEGMENT))
     for i, (job, view, estimate) in enumerate(zip(jobs, views, estimates)):
-        placement = entries[entry[i]]
-        records.put(i, job.job_id, job.plan.model, job.plan.config, placement, gpu_ids[i], pool,
-                    (job.release, job.release, first_start[i], end[i], alpha[i], estimate.alpha_min,
-                     estimate.alpha_max, view.predicted_iterations, view.comm_ratio, restarted[i], ran[i],
-                     job.plan.gpus, len(set(placement)), job.iterations, preemptions[i]))
+        put_preempted(records, i, job, view, estimate, entries[entry[i]], gpu_ids[last[i]], pool, first_start[i],
+                      end[i], alpha[i], restarted[i], ran[i], preemptions[i])
     return records

@@ -251,6 +251,17 @@ def record_column(records: Sequence[JobRecord] | Sequence[Segment], name: str) -
     return list(map(attrgetter(name), records))
 
 
+def put_preempted(records: RecordTable, i: int, job: Any, view: Any, estimate: Any, placement: tuple[int, ...],
+                  gpu_ids: tuple[int, ...], pool: str, first_start: float, end: float, alpha: float, restarted: float,
+                  ran: float, preemptions: int) -> None:
+    """Record finished job i of a preemptive run (its release is its eligibility; its last segment's placement,
+    GPUs and alpha): the one way both preemptive loops write a record."""
+    records.put(i, job.job_id, job.plan.model, job.plan.config, placement, gpu_ids, pool,
+                (job.release, job.release, first_start, end, alpha, estimate.alpha_min, estimate.alpha_max,
+                 view.predicted_iterations, view.comm_ratio, restarted, ran, job.plan.gpus, len(set(placement)),
+                 job.iterations, preemptions))
+
+
 def records_frame(records: Sequence[JobRecord], columns: Sequence[str] = RECORD_COLUMNS, *,
                   take: bool = False) -> pd.DataFrame:
     """One row per job with `columns` of RECORD_COLUMNS, in that order (default: every record field plus
