@@ -40,13 +40,28 @@ def make(seed: int) -> tuple[random.Random, int, list[tuple[float, int]], int]:
     return rng, total, running, rng.randint(0, total)
 
 
+def gaps_plainly(times: np.ndarray, counts: np.ndarray, need: int) -> tuple[int, int, float]:
+    """A row's gap summary for `need` written plainly: its first and last step with fewer, and the longest span
+    from a step right after one with fewer to the next step with fewer (-inf when there is none)."""
+    short = [j for j, count in enumerate(counts) if count < need]
+    if not short:
+        return len(counts), -1, -math.inf
+    spans = [times[b] - times[a + 1] for a, b in zip(short, short[1:]) if b > a + 1]
+    return short[0], short[-1], max(spans, default=-math.inf)
+
+
 def assert_rows(compiled: CompiledProfile) -> None:
     """Each row's least and greatest count are those of its steps (a change in one row keeps them without a
-    scan where it can; `fewest` reads the least as exact), and no step has the count of the one before it
-    (one step per run of equal counts, across rows too)."""
+    scan where it can; `fewest` reads the least as exact), a gap summary not marked stale is that of its
+    steps now (every change of a row's steps marks it), and no step has the count of the one before it (one
+    step per run of equal counts, across rows too)."""
     for row in compiled.O[:compiled.H[0]]:
         counts = compiled.V[row, :compiled.M[row, 0]]
         assert (compiled.M[row, 2], compiled.M[row, 3]) == (counts.min(), counts.max()), row
+        need = compiled.M[row, profile_jit.KEY]
+        if need != profile_jit.STALE:
+            kept = (compiled.M[row, profile_jit.FIRST_SHORT], compiled.M[row, profile_jit.LAST_SHORT], compiled.Q[row])
+            assert kept == gaps_plainly(compiled.T[row], counts, need), row
     counts = [count for _, count in compiled.steps()]
     assert all(a != b for a, b in zip(counts, counts[1:]))
     used, unused = compiled.O[:compiled.H[0]].tolist(), compiled.S[:compiled.H[1]].tolist()
@@ -157,8 +172,8 @@ def test_a_compiled_run_of_reservations_is_the_loop_of_earliest_and_add(seed):
         while compiled.H[1] < 2 * (stop - start) + profile_jit.SPARE:
             compiled.grow()
         why, after, room, lowest, first = profile_jit.reserve_run(
-            compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.FD, compiled.FN,
-            compiled.FF, compiled.FC, compiled.FG, positions, start, stop, target,
+            compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.Q, compiled.FD,
+            compiled.FN, compiled.FF, compiled.FC, compiled.FG, positions, start, stop, target,
             now, idle_now, hoped_gpus, hoped_length, room)
         expected_why, expected_after, expected_room = reserve_loop(python, expected, start, stop, target, now, idle_now,
                                                                    hoped_gpus, hoped_length)
@@ -176,6 +191,40 @@ def test_a_compiled_run_of_reservations_is_the_loop_of_earliest_and_add(seed):
     assert function(compiled.steps(), now) == function(python_steps(python), now)
 
 
+def test_a_search_skips_the_rows_whose_gaps_are_all_too_short_and_not_one_that_fits_by_rounding():
+    """One GPU, taken 1 s of every 2 (gaps of 1 s), then a gap from 76.38 to 78.92999999999999: measured as a
+    difference it is 2.549999999999997, under 2.55, but 76.38 + 2.55 rounds to its end, so a job of 2.55 fits
+    there (the search's own comparison). The rows of short gaps are skipped by their summaries and that one is
+    not: the answer is the Python profile's and the plain step function's. A change in a row marks its summary
+    stale; the next search makes it again."""
+    python, compiled = Profile(0.0, 1, []), CompiledProfile(0.0, 1, [])
+    plain = PlainProfile(1, [])
+    changes = [(2.0 * k + 1.0, 2.0 * k + 2.0, -1) for k in range(35)]
+    changes += [(70.0, 76.38, -1), (78.92999999999999, 80.0, -1)]
+    changes += [(80.5 + k, 81.0 + k, -1) for k in range(10)]
+    for begin, end, change in changes:
+        python.add(begin, end, change)
+        compiled.add(begin, end, change)
+    plain.changes.extend(changes)
+    for duration in (2.55, 0.5, 1.0, 2.0, 2.6, 9.0):  # 2.55 first: no floor of a shorter search starts it in its row
+        found = compiled.earliest(1, duration, 0.0)
+        assert found == python.earliest(1, duration, 0.0) == plain.earliest(1, duration, 0.0), duration
+    assert compiled.earliest(1, 2.55, 0.0) == 76.38
+    assert 76.38 + 2.55 == 78.92999999999999 and 78.92999999999999 - 76.38 < 2.55
+    rows = [int(row) for row in compiled.O[:compiled.H[0]]]
+    made = [row for row in rows if compiled.M[row, profile_jit.KEY] != profile_jit.STALE]
+    assert len(rows) >= 2 and made == rows  # every row was entered at its first step and summarized
+    assert_rows(compiled)
+    last = rows[-1]
+    compiled.add(85.2, 85.3, -1)
+    python.add(85.2, 85.3, -1)
+    assert compiled.M[last, profile_jit.KEY] == profile_jit.STALE
+    compiled.add(200.0, 201.0, 1)  # GPUs come back: the floors are cleared, the next search walks from 0 again
+    python.add(200.0, 201.0, 1)
+    assert compiled.earliest(1, 2.55, 0.0) == python.earliest(1, 2.55, 0.0) == 76.38
+    assert_rows(compiled)
+
+
 def test_every_reason_to_stop_shows_up():
     """The seeds above stop a run for each reason."""
     seen = set()
@@ -188,7 +237,7 @@ def test_every_reason_to_stop_shows_up():
         for target, idle_now, hoped in ((-1, total, -1), (5, -1, -1), (-1, -1, total), (-1, -1, -1)):
             room = compiled.room(hoped, 0.0) if hoped >= 0 else 0.0
             seen.add(profile_jit.reserve_run(compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H,
-                                             compiled.FD, compiled.FN, compiled.FF, compiled.FC, compiled.FG,
+                                             compiled.Q, compiled.FD, compiled.FN, compiled.FF, compiled.FC, compiled.FG,
                                              positions.copy(), 0, 10, target, 0.0, idle_now, hoped, 1e9, room)[0])
     assert seen >= {profile_jit.TRY, profile_jit.TARGET, profile_jit.LOST, profile_jit.END}
 
@@ -339,8 +388,8 @@ def test_a_run_short_of_rows_stops_before_a_reservation_and_goes_on_once_they_gr
     start, stops = 0, []
     while True:
         why, after, *_ = profile_jit.reserve_run(
-            compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.FD, compiled.FN,
-            compiled.FF, compiled.FC, compiled.FG, positions, start, count, -1, 0.0, -1, -1, 0.0, math.inf)
+            compiled.T, compiled.V, compiled.M, compiled.O, compiled.S, compiled.H, compiled.Q, compiled.FD,
+            compiled.FN, compiled.FF, compiled.FC, compiled.FG, positions, start, count, -1, 0.0, -1, -1, 0.0, math.inf)
         stops.append(why)
         assert (positions[after:, BEGIN] == -1.0).all()  # nothing reserved past where it stopped
         if why != profile_jit.GROW:

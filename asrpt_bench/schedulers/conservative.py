@@ -203,9 +203,9 @@ class ConservativeFold(Generic[T]):
         lowest = math.inf
         while True:
             why, self.n, hoped_room, low, first = jit.reserve_run(
-                profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
-                profile.FC, profile.FG, self.positions, self.n, stop,
-                target, self._now, idle, hoped_gpus, hoped_length, hoped_room)
+                profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.Q, profile.FD, profile.FN,
+                profile.FF, profile.FC, profile.FG, self.positions, self.n, stop, target, self._now, idle, hoped_gpus,
+                hoped_length, hoped_room)
             lowest = min(lowest, low)
             self.low = min(self.low, first)
             if why != jit.GROW:

@@ -13,6 +13,15 @@ steps (times `T`, free counts before the row's offset `V`); `M[row]` holds the r
 offset, least and greatest count; `O[:H[0]]` lists the rows in time order; `S[:H[1]]` is a stack of unused
 rows. A search skips every row that cannot hold the job or holds it throughout; a change that covers a row
 whole changes its offset only.
+
+Gap summaries (`_gaps`, M's last three columns and Q): for one count of GPUs, a row's first and last step
+with too few and the longest run between two such steps. On a long queue the profile ahead is nearly full
+and a search for one GPU (93% of the reservations on full Philly, `benchmarks/bench_conservative_fold.py`)
+meets many gaps too short for its job, each walked step by step; with the summary it passes a row whose gaps
+are all too short at once. The summary
+is made when a search enters a row for a count it does not hold, and kept until the row's steps change
+(`_summarize` and a change inside one row mark it STALE); a change of the row's offset changes the count a
+search asks of it, so it does not match and is made again.
 """
 
 from __future__ import annotations
@@ -35,7 +44,10 @@ FLOORS = 128
 FLOOR_COUNTS = 1025
 """GPU counts with floors (0 to 1024); searches for more GPUs walk from not_before."""
 
-COUNT, OFFSET, LEAST, MOST = 0, 1, 2, 3
+COUNT, OFFSET, LEAST, MOST, KEY, FIRST_SHORT, LAST_SHORT = 0, 1, 2, 3, 4, 5, 6
+"""Columns of M: a row's step count, pending offset, least and greatest count, and its gap summary (`_gaps`):
+the count it was made for (STALE when the row's steps changed since), its first and last step with less."""
+STALE = -(2 ** 62)
 GPUS, LENGTH, HOLD, BEGIN = 0, 1, 2, 3
 """Columns of a fold's position array: GPUs, queued length, hold (the earliest start as last given by
 hold_until: the start is max(hold, now)), reserved begin."""
@@ -70,8 +82,37 @@ def _step_of(T, M, row, t):
     return lo - 1 if lo > 1 else 0
 
 
-def search(T, V, M, O, H, gpus, duration, not_before):
-    """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (Profile._search)."""
+def _gaps(T, V, M, Q, row, need):
+    """Row `row`'s summary for `need` (the free count before the row's offset a step must have): its first
+    and last step with less, and in Q the longest span from a step after one with less to the next with less."""
+    count = M[row, COUNT]
+    first = count
+    last = -1
+    longest = -math.inf
+    begin = 0  # the first step after the last one with less
+    for j in range(count):
+        if V[row, j] < need:
+            if first == count:
+                first = j
+            elif begin < j:
+                span = T[row, j] - T[row, begin]
+                if span > longest:
+                    longest = span
+            begin = j + 1
+            last = j
+    M[row, KEY], M[row, FIRST_SHORT], M[row, LAST_SHORT] = need, first, last
+    Q[row] = longest
+
+
+def search(T, V, M, O, H, Q, gpus, duration, not_before):
+    """The earliest t >= not_before with at least `gpus` free over [t, t + duration) (Profile._search).
+    A row entered at its first step is read from its gap summary for the count searched (made first when it
+    is stale or for another count): the run from its start is checked against its first step with too few,
+    and the runs between its steps with too few are walked only when the longest of them could hold the job;
+    otherwise the search goes on from the run at its end. Those runs are measured as differences, the search
+    compares begin + duration with a step's start, and the two can differ in the last bit: a row is passed
+    over only when its longest run falls short by more than 1e-12 of the times involved, and one within that
+    is walked step by step."""
     b = _block_of(T, O, H, not_before)
     i = _step_of(T, M, O[b], not_before)
     have = False
@@ -92,7 +133,28 @@ def search(T, V, M, O, H, gpus, duration, not_before):
             have = False
             continue
         need = gpus - offset
-        for j in range(i, M[row, COUNT]):
+        count = M[row, COUNT]
+        if i == 0:
+            if M[row, KEY] != need:
+                _gaps(T, V, M, Q, row, need)
+            first = M[row, FIRST_SHORT]
+            if not have and first > 0:
+                run = T[row, 0] if T[row, 0] > not_before else not_before
+                end = run + duration
+                have = True
+            if have and T[row, first] >= end:
+                return run
+            have = False
+            margin = 1e-12 * (abs(T[row, 0]) + abs(T[row, count - 1]) + duration)
+            if Q[row] + margin < duration:
+                last = M[row, LAST_SHORT]
+                if last < count - 1:
+                    run = T[row, last + 1] if T[row, last + 1] > not_before else not_before
+                    end = run + duration
+                    have = True
+                continue
+            i = first + 1
+        for j in range(i, count):
             if V[row, j] >= need:
                 if not have:
                     run = T[row, j] if T[row, j] > not_before else not_before
@@ -124,14 +186,14 @@ def _floor(FD, FN, FF, FC, gpus, duration, not_before):
     return lo, not_before
 
 
-def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
+def earliest(T, V, M, O, H, Q, FD, FN, FF, FC, FG, gpus, duration, not_before):
     """`search` from the floor of past searches (Profile.earliest): per GPU count (below FC's length), up
     to FLOORS (duration, not_before, earliest) of past searches by duration. While the profile only loses
     GPUs, a search for as many GPUs or more, as long or longer and from no earlier finds nothing earlier, so
     the search starts from the latest floor of its own count and every smaller one (FG[1:FG[0] + 1]: the
     counts with floors, in order). The caller clears FC whenever GPUs come back."""
     if gpus < 0 or gpus >= FC.shape[0]:
-        return search(T, V, M, O, H, gpus, duration, not_before)
+        return search(T, V, M, O, H, Q, gpus, duration, not_before)
     k, start = _floor(FD, FN, FF, FC, gpus, duration, not_before)
     for i in range(1, FG[0] + 1):
         smaller = FG[i]
@@ -141,7 +203,7 @@ def earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, duration, not_before):
             floor = _floor(FD, FN, FF, FC, smaller, duration, not_before)[1]
             if floor > start:
                 start = floor
-    found = search(T, V, M, O, H, gpus, duration, start)
+    found = search(T, V, M, O, H, Q, gpus, duration, start)
     count = FC[gpus]
     if k and FN[gpus, k - 1] <= not_before and FF[gpus, k - 1] >= found:
         return found
@@ -273,6 +335,7 @@ def _summarize(V, M, row):
             high = value
     M[row, LEAST] = low
     M[row, MOST] = high
+    M[row, KEY] = STALE
 
 
 def _fix(T, V, M, O, S, H, b):
@@ -413,6 +476,7 @@ def _add_in_row(T, V, M, O, S, H, b, begin, end, change):
         _summarize(V, M, row)
     else:
         M[row, LEAST], M[row, MOST] = min(least, new_low), max(most, new_high)
+        M[row, KEY] = STALE
 
 
 def add_many(T, V, M, O, S, H, begins, ends, changes, count):
@@ -557,7 +621,7 @@ def forget_before(T, O, S, H, t):
     H[0] -= drop
 
 
-def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
+def reserve_run(T, V, M, O, S, H, Q, FD, FN, FF, FC, FG, P, start, stop, target, now, idle, hoped_gpus, hoped_length,
                 hoped_room):
     """Reserve queue positions start, start + 1, ... in order, each at the earliest interval of the profile
     from max(its hold, now) (the fold's `_append`, its begin in P[:, BEGIN]), until one begins by now and
@@ -575,7 +639,7 @@ def reserve_run(T, V, M, O, S, H, FD, FN, FF, FC, FG, P, start, stop, target, no
         gpus = np.int64(P[p, GPUS])
         length = P[p, LENGTH]
         hold = P[p, HOLD]
-        begin = earliest(T, V, M, O, H, FD, FN, FF, FC, FG, gpus, length, hold if hold > now else now)
+        begin = earliest(T, V, M, O, H, Q, FD, FN, FF, FC, FG, gpus, length, hold if hold > now else now)
         P[p, BEGIN] = begin
         if begin < first:
             first = begin
@@ -625,8 +689,8 @@ def beginning_by(P, n, t, out):
     return found
 
 
-KERNELS = ("_block_of", "_step_of", "search", "_floor", "earliest", "_note_count", "room", "fewest", "shortages",
-           "_split_at", "_delete", "_summarize", "_fix", "add", "_add_in_row", "add_many", "add_sweep",
+KERNELS = ("_block_of", "_step_of", "_gaps", "search", "_floor", "earliest", "_note_count", "room", "fewest",
+           "shortages", "_split_at", "_delete", "_summarize", "_fix", "add", "_add_in_row", "add_many", "add_sweep",
            "first_displaced", "_covering", "forget_before", "reserve_run", "first_ending_after",
            "first_begun_before", "beginning_by")
 """The functions above, in the order written: compiled together by `_compile_kernels`."""
@@ -673,7 +737,8 @@ class CompiledProfile:
         if len(self.T) < rows:
             self.T = np.zeros((rows, CAP))
             self.V = np.zeros((rows, CAP), dtype=np.int64)
-            self.M = np.zeros((rows, 4), dtype=np.int64)
+            self.M = np.zeros((rows, 7), dtype=np.int64)
+            self.Q = np.zeros(rows)
             self.O = np.zeros(rows, dtype=np.int64)
             self.S = np.zeros(rows, dtype=np.int64)
             self.H = np.zeros(2, dtype=np.int64)
@@ -682,7 +747,7 @@ class CompiledProfile:
             chunk_t, chunk_f = times[b * BLOCK:(b + 1) * BLOCK], free[b * BLOCK:(b + 1) * BLOCK]
             self.T[b, :len(chunk_t)] = chunk_t
             self.V[b, :len(chunk_f)] = chunk_f
-            self.M[b] = (len(chunk_t), 0, min(chunk_f), max(chunk_f))
+            self.M[b] = (len(chunk_t), 0, min(chunk_f), max(chunk_f), STALE, 0, 0)
             self.O[b] = b
         spare = list(range(rows - 1, blocks - 1, -1))
         self.S[:len(spare)] = spare
@@ -696,6 +761,7 @@ class CompiledProfile:
         self.T = np.concatenate([self.T, np.zeros_like(self.T)])
         self.V = np.concatenate([self.V, np.zeros_like(self.V)])
         self.M = np.concatenate([self.M, np.zeros_like(self.M)])
+        self.Q = np.concatenate([self.Q, np.zeros_like(self.Q)])
         self.O = np.concatenate([self.O, np.zeros_like(self.O)])
         spare = int(self.H[1])
         self.S = np.concatenate([self.S[:spare], np.arange(2 * rows - 1, rows - 1, -1, dtype=np.int64),
@@ -707,8 +773,8 @@ class CompiledProfile:
             self.grow()
 
     def earliest(self, gpus: int, duration: float, not_before: float) -> float:
-        return float(earliest(self.T, self.V, self.M, self.O, self.H, self.FD, self.FN, self.FF, self.FC, self.FG,
-                              gpus, duration, not_before))
+        return float(earliest(self.T, self.V, self.M, self.O, self.H, self.Q, self.FD, self.FN, self.FF, self.FC,
+                              self.FG, gpus, duration, not_before))
 
     def add(self, begin: float, end: float, change: int) -> None:
         if begin == end or not change:
@@ -793,8 +859,8 @@ def warm() -> None:
     profile.shortages(0.0, 3.0)
     positions = np.array([[2.0, 1.0, 0.0, 0.0], [8.0, 1.0, 0.0, 0.0]])
     profile.earliest(2, 1.0, 0.0)
-    reserve_run(profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.FD, profile.FN, profile.FF,
-                profile.FC, profile.FG, positions, 0, 2, -1, 0.0, 1, 2, 1.0, profile.room(2, 0.0))
+    reserve_run(profile.T, profile.V, profile.M, profile.O, profile.S, profile.H, profile.Q, profile.FD, profile.FN,
+                profile.FF, profile.FC, profile.FG, positions, 0, 2, -1, 0.0, 1, 2, 1.0, profile.room(2, 0.0))
     profile.add_all(np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([-1, 1], dtype=np.int64))
     profile.first_displaced(positions, 2, 0.0, 5.0)
     first_displaced(positions, 2, 0.0, 5.0, np.array([1.0]), np.array([1], dtype=np.int64), 1)
