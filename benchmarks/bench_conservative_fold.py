@@ -9,7 +9,9 @@ drop and keep, the share of all dropped reservations in cuts that keep fewer tha
 profile again rather than return the dropped ones), the decisions that scanned the fold for a reservation
 that began before now (only those where its lower bound on the reserved begins is below now) and how many
 found one, and of the reservations computed again after a cut, how many land later, earlier or where they
-were.
+were; and what each compiled run was for (a job hoped to start now, whose reservation needs every one before
+it, or a job no pass has reached, whose first reservation is its promise) with why it stopped, and the GPU
+counts of the reservations computed.
 
     python benchmarks/bench_conservative_fold.py                          # full trace, asrpt+conservative
     python benchmarks/bench_conservative_fold.py --jobs 30000 --scheduler spjf+conservative
@@ -32,6 +34,9 @@ from asrpt_bench.sim import simulate
 
 LARGE = 100
 """A cut dropping more reservations than this is counted among the large ones."""
+STOPPED = {profile_jit.TRY: "one that may start now", profile_jit.TARGET: "its target",
+           profile_jit.LOST: "the hoped job's room lost", profile_jit.END: "the positions given"}
+"""Why `profile_jit.reserve_run` stopped (GROW never reaches the caller: `_reserve` grows and goes on)."""
 
 
 def main() -> None:
@@ -47,6 +52,9 @@ def main() -> None:
     jobs = workload.jobs[:args.jobs] if args.jobs else workload.jobs
 
     counts: Counter[str] = Counter()
+    purposes: Counter[tuple[str, str]] = Counter()  # (what the run was for, why it stopped) -> reservations
+    purpose_runs: Counter[tuple[str, str]] = Counter()
+    gpu_counts: Counter[int] = Counter()  # GPU count -> reservations computed
     starts: list[tuple[int, int]] = []  # (profile steps, fold length) when a compiled run starts
     large: list[tuple[int, int]] = []  # (kept, fold length) of the large cuts
     dropped_at: dict[Any, float] = {}  # queue key -> the begin of its dropped reservation
@@ -62,12 +70,18 @@ def main() -> None:
                 large.append((k, fold.n))
         cut(fold, k, ctx)
 
-    def counted_reserve(fold: Any, *args: Any) -> Any:
+    def counted_reserve(fold: Any, stop: int, target: int, idle: int, hoped_gpus: int, *args: Any) -> Any:
         start = fold.n
         starts.append((fold.profile.size(), start))
-        answer = reserve(fold, *args)
+        answer = reserve(fold, stop, target, idle, hoped_gpus, *args)
         counts["runs"] += 1
         counts["reservations"] += fold.n - start
+        purpose = ("a job hoped to start" if hoped_gpus >= 0 else "a job not reached" if idle >= 0
+                   else "the head")
+        key = (purpose, STOPPED[answer[0]])
+        purposes[key] += fold.n - start
+        purpose_runs[key] += 1
+        gpu_counts.update(fold.positions[start:fold.n, conservative.GPUS].astype(int).tolist())
         keys = fold.keys if dropped_at else []
         for position in range(start, fold.n if dropped_at else start):
             before = dropped_at.pop(keys[position], None)
@@ -104,6 +118,13 @@ def main() -> None:
               f"{100 * fewer_kept / sum(dropped):.1f}% of what they drop is in cuts that keep fewer than they drop")
     print(f"decisions that scanned the fold for a reservation that began before now: {counts['scans']:,}, "
           f"{counts['began']:,} of them finding one (a cut)")
+    print("what the compiled runs were for, and why they stopped (reservations, runs):")
+    for (purpose, stopped), reserved in purposes.most_common():
+        print(f"  for {purpose}, stopped at {stopped}: {reserved:,} in {purpose_runs[purpose, stopped]:,}")
+    total = sum(gpu_counts.values())
+    if total:
+        print("reservations by GPU count: " + ", ".join(f"{gpus}: {100 * count / total:.1f}%"
+                                                        for gpus, count in sorted(gpu_counts.items())))
     again = counts["later"] + counts["earlier"] + counts["same"]
     if again:
         print(f"computed again after a cut: {again:,}; later {100 * counts['later'] / again:.0f}%, "
