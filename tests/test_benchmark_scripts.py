@@ -64,6 +64,13 @@ def test_bench_conservative_fold_counts_reservations_and_their_cuts() -> None:
     scanned = next(line for line in lines if line.startswith("decisions that scanned the fold"))
     scans, found = (int(word.replace(",", "")) for word in scanned.split(": ")[1].split() if word.replace(",", "").isdigit())
     assert scans >= found >= 0
+    # every reservation is counted under what its run was for and why it stopped, and under its GPU count
+    purposes = lines.index("what the compiled runs were for, and why they stopped (reservations, runs):")
+    rows = [line for line in lines[purposes + 1:] if line.startswith("  for ")]
+    assert rows and sum(int(line.split(": ")[1].split(" in ")[0].replace(",", "")) for line in rows) == computed
+    assert sum(int(line.split(" in ")[-1].replace(",", "")) for line in rows) == runs
+    shares = next(line for line in lines if line.startswith("reservations by GPU count: "))
+    assert abs(sum(float(part.split(": ")[1].rstrip("%")) for part in shares.split(": ", 1)[1].split(", ")) - 100) < 0.5
     assert lines[-1].startswith("computed again after a cut: ")
 
 
