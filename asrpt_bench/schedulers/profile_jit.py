@@ -18,10 +18,9 @@ Gap summaries (`_gaps`, M's last three columns and Q): for one count of GPUs, a 
 with too few and the longest run between two such steps. On a long queue the profile ahead is nearly full
 and a search for one GPU (93% of the reservations on full Philly, `benchmarks/bench_conservative_fold.py`)
 meets many gaps too short for its job, each walked step by step; with the summary it passes a row whose gaps
-are all too short at once. The summary
-is made when a search enters a row for a count it does not hold, and kept until the row's steps change
-(`_summarize` and a change inside one row mark it STALE); a change of the row's offset changes the count a
-search asks of it, so it does not match and is made again.
+are all too short at once. The summary is made when a search enters a row for a count it does not hold, and
+kept until the row's steps change (`_summarize` and a change inside one row mark it STALE); a change of the
+row's offset changes the count a search asks of it, so it does not match and is made again.
 """
 
 from __future__ import annotations
