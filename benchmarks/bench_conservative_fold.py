@@ -9,7 +9,8 @@ drop and keep, the share of all dropped reservations in cuts that keep fewer tha
 profile again rather than return the dropped ones), the decisions that scanned the fold for a reservation
 that began before now (only those where its lower bound on the reserved begins is below now) and how many
 found one, and of the reservations computed again after a cut, how many land later, earlier or where they
-were; and what each compiled run was for (a job hoped to start now, whose reservation needs every one before
+were; what made the cuts (a reservation displaced: a change took GPUs it held; another change of the
+profile or a new head; a job inserted or a head started off its reservation); and what each compiled run was for (a job hoped to start now, whose reservation needs every one before
 it, or a job no pass has reached, whose first reservation is its promise) with why it stopped, and the GPU
 counts of the reservations computed.
 
@@ -55,10 +56,16 @@ def main() -> None:
     purposes: Counter[tuple[str, str]] = Counter()  # (what the run was for, why it stopped) -> reservations
     purpose_runs: Counter[tuple[str, str]] = Counter()
     gpu_counts: Counter[int] = Counter()  # GPU count -> reservations computed
+    dropped_by: Counter[str] = Counter()  # what made a cut -> reservations it dropped
+    cuts_by: Counter[str] = Counter()
+    displaced: list[int] = []  # the first displaced positions found in the decision's refresh (empty outside one)
+    refreshing = [False]
     starts: list[tuple[int, int]] = []  # (profile steps, fold length) when a compiled run starts
     large: list[tuple[int, int]] = []  # (kept, fold length) of the large cuts
     dropped_at: dict[Any, float] = {}  # queue key -> the begin of its dropped reservation
-    cut, reserve = conservative.ConservativeFold._cut, conservative.ConservativeFold._reserve
+    fold_class = conservative.ConservativeFold
+    cut, reserve = fold_class._cut, fold_class._reserve
+    refresh, first_displaced = fold_class._refresh, fold_class._first_displaced
     first_begun_before = profile_jit.first_begun_before
 
     def counted_cut(fold: Any, k: int, ctx: Any = None) -> None:
@@ -68,7 +75,25 @@ def main() -> None:
                 dropped_at[keys[position]] = float(fold.positions[position, conservative.BEGIN])
             if fold.n - k > LARGE:
                 large.append((k, fold.n))
+            why = ("a reservation displaced by a change" if refreshing[0] and displaced and k == min(displaced)
+                   else "a change that gives GPUs back, a reservation begun before now, a new head" if refreshing[0]
+                   else "a job inserted into the queue, or the head started off its reservation")
+            dropped_by[why] += fold.n - k
+            cuts_by[why] += 1
         cut(fold, k, ctx)
+
+    def counted_refresh(fold: Any, *args: Any) -> None:
+        refreshing[0] = True
+        displaced.clear()
+        try:
+            refresh(fold, *args)
+        finally:
+            refreshing[0] = False
+
+    def counted_displaced(fold: Any, begin: float, end: float) -> int:
+        found = first_displaced(fold, begin, end)
+        displaced.append(found)
+        return found
 
     def counted_reserve(fold: Any, stop: int, target: int, idle: int, hoped_gpus: int, *args: Any) -> Any:
         start = fold.n
@@ -97,8 +122,10 @@ def main() -> None:
         return found
 
     profile_jit.first_begun_before = counted_scan
-    conservative.ConservativeFold._cut = counted_cut  # type: ignore[method-assign]
-    conservative.ConservativeFold._reserve = counted_reserve  # type: ignore[method-assign]
+    fold_class._cut = counted_cut  # type: ignore[method-assign]
+    fold_class._reserve = counted_reserve  # type: ignore[method-assign]
+    fold_class._refresh = counted_refresh  # type: ignore[method-assign]
+    fold_class._first_displaced = counted_displaced  # type: ignore[method-assign]
     simulate(jobs, workload.cluster, make_scheduler(args.scheduler), HeavyEdgePlacer(),
              predictions={job.job_id: float(job.iterations) for job in jobs})
 
@@ -116,6 +143,9 @@ def main() -> None:
               f"(mean {statistics.fmean(dropped):,.0f} of a fold of {statistics.fmean(n for _, n in large):,.0f}); "
               f"kept: median {statistics.median(k for k, _ in large):,.1f}, mean {statistics.fmean(k for k, _ in large):,.0f}; "
               f"{100 * fewer_kept / sum(dropped):.1f}% of what they drop is in cuts that keep fewer than they drop")
+    print("cuts by what made them (reservations dropped, cuts):")
+    for why, dropped in dropped_by.most_common():
+        print(f"  {why}: {dropped:,} in {cuts_by[why]:,}")
     print(f"decisions that scanned the fold for a reservation that began before now: {counts['scans']:,}, "
           f"{counts['began']:,} of them finding one (a cut)")
     print("what the compiled runs were for, and why they stopped (reservations, runs):")

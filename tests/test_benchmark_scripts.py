@@ -64,6 +64,16 @@ def test_bench_conservative_fold_counts_reservations_and_their_cuts() -> None:
     scanned = next(line for line in lines if line.startswith("decisions that scanned the fold"))
     scans, found = (int(word.replace(",", "")) for word in scanned.split(": ")[1].split() if word.replace(",", "").isdigit())
     assert scans >= found >= 0
+    # a cut's dropped reservations are counted under what made it; those computed again were dropped first
+    causes = lines.index("cuts by what made them (reservations dropped, cuts):")
+    dropped = 0
+    for line in lines[causes + 1:]:
+        if not line.startswith("  "):
+            break
+        reservations, cuts = (int(part.replace(",", "")) for part in line.rsplit(": ", 1)[1].split(" in "))
+        assert reservations >= cuts > 0
+        dropped += reservations
+    assert dropped >= int(lines[-1].split(": ")[1].split(";")[0].replace(",", ""))
     # every reservation is counted under what its run was for and why it stopped, and under its GPU count
     purposes = lines.index("what the compiled runs were for, and why they stopped (reservations, runs):")
     rows = [line for line in lines[purposes + 1:] if line.startswith("  for ")]
