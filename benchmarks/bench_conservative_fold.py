@@ -9,10 +9,11 @@ drop and keep, the share of all dropped reservations in cuts that keep fewer tha
 profile again rather than return the dropped ones), the decisions that scanned the fold for a reservation
 that began before now (only those where its lower bound on the reserved begins is below now) and how many
 found one, and of the reservations computed again after a cut, how many land later, earlier or where they
-were; what made the cuts (a reservation displaced: a change took GPUs it held; another change of the
-profile or a new head; a job inserted or a head started off its reservation); and what each compiled run was for (a job hoped to start now, whose reservation needs every one before
-it, or a job no pass has reached, whose first reservation is its promise) with why it stopped, and the GPU
-counts of the reservations computed.
+were; what made the cuts (a decision's cut at the first reservation a change displaced, that is a change
+took GPUs it held; another change of the profile or a new head; a job inserted or a head started off its
+reservation); and what each compiled run was for (a job hoped to start now, whose reservation needs every one
+before it, or a job no pass has reached, whose first reservation is its promise) with why it stopped, and the
+GPU counts of the reservations computed.
 
     python benchmarks/bench_conservative_fold.py                          # full trace, asrpt+conservative
     python benchmarks/bench_conservative_fold.py --jobs 30000 --scheduler spjf+conservative
